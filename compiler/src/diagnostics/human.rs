@@ -1,0 +1,1 @@
+//! Renders diagnostics for people (in progress).

@@ -1,0 +1,1 @@
+//! Renders diagnostics as JSON (in progress).

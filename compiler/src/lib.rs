@@ -1,0 +1,103 @@
+//! wsitec: the wsite compiler as a library.
+//!
+//! Pure: it never touches the file system, a clock or a process. Callers (the CLI,
+//! the language server, tests) hand it source texts and a loader for `use`d files,
+//! and get back the parsed program and every diagnostic. The stages are
+//! [`syntax`] (pest grammar → AST), [`check`] (names, types, effects, lints) and
+//! [`diagnostics`] (the data type and its renderers).
+
+pub mod check;
+pub mod diagnostics;
+pub mod syntax;
+
+use diagnostics::{Code, Diagnostic, Diagnostics};
+use syntax::ast::{FileId, SourceFile, Span, UseTarget};
+
+/// One source text and the name it is shown under (usually its path).
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+}
+
+/// Finds the text of a `use "./path.wsite"`: given the importing file's name and
+/// the path as written, returns the new file's display name and text, or a reason.
+pub type Loader<'a> = dyn FnMut(&str, &str) -> Result<Source, String> + 'a;
+
+/// The outcome of compiling one program: its files, their ASTs and diagnostics.
+pub struct Compilation {
+    pub sources: Vec<Source>,
+    pub files: Vec<SourceFile>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compilation {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Parses `roots` and every file they `use` (through `loader`), then runs every
+/// static analysis. Each root is a separate entry file of the same program.
+pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
+    let mut diags = Diagnostics::default();
+    let mut sources = roots;
+    let mut files: Vec<SourceFile> = Vec::new();
+    let mut next_expr = 0u32;
+    let mut i = 0;
+    while i < sources.len() {
+        let id = FileId(i as u32);
+        let parsed = syntax::parse_file(id, &sources[i].text, &mut next_expr, &mut diags);
+        let importer = sources[i].name.clone();
+        for (path, span) in file_uses(&parsed) {
+            load_use(&importer, &path, span, loader, &mut sources, &mut diags);
+        }
+        files.push(parsed);
+        i += 1;
+    }
+    check::check_program(&files, &mut diags);
+    Compilation { sources, files, diagnostics: diags.into_sorted() }
+}
+
+/// Checks one text with no other files (what tests and fuzzers want).
+pub fn compile_str(name: &str, text: &str) -> Compilation {
+    compile(vec![Source { name: name.into(), text: text.into() }], &mut |_, path| {
+        Err(format!("cannot load `{path}`: no files are available here"))
+    })
+}
+
+fn file_uses(file: &SourceFile) -> Vec<(String, Span)> {
+    file.decls
+        .iter()
+        .filter_map(|d| match &d.kind {
+            syntax::ast::DeclKind::Use(u) => match &u.target {
+                UseTarget::File(path, span) => Some((path.clone(), *span)),
+                UseTarget::Std(_) => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Loads a `use`d file once (by display name), reporting E101 when it cannot be.
+fn load_use(
+    importer: &str,
+    path: &str,
+    span: Span,
+    loader: &mut Loader<'_>,
+    sources: &mut Vec<Source>,
+    diags: &mut Diagnostics,
+) {
+    match loader(importer, path) {
+        Ok(src) => {
+            if !sources.iter().any(|s| s.name == src.name) {
+                sources.push(src);
+            }
+        }
+        Err(why) => diags.push(
+            Diagnostic::new(Code::E101, span, format!("unknown module `{path}`"))
+                .label(why)
+                .help("check the path; it is relative to the file that says `use`"),
+        ),
+    }
+}

@@ -1,0 +1,232 @@
+//! Scalar values: `Money` in integer cents, calendar `Date`s and `Time`s of day.
+//!
+//! Parsing here is of the literal *bodies* the grammar already matched (digits in
+//! the right places); what it adds is range checking, so that the compiler can say
+//! "month 13 does not exist" (malformed) apart from "February has no 30th"
+//! (impossible date), and rendering in the one format pages show.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// An exact amount of money, in cents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Money(pub i64);
+
+/// A calendar date (proleptic Gregorian).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Date {
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
+}
+
+/// A time of day, 24 h, minute precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Time {
+    pub hour: u8,
+    pub minute: u8,
+}
+
+/// Why a literal body was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiteralError {
+    /// The text is not a literal of this kind at all (wrong shape, out-of-range
+    /// month, hour or minute, too many decimals, overflow).
+    Malformed(String),
+    /// A well-formed date that names a day the calendar does not have.
+    ImpossibleDate(String),
+}
+
+impl Money {
+    /// Parses the text after `$`: digits with optional `_` separators and at most
+    /// two decimals, e.g. `1_299.00`, `14.9`, `0`.
+    pub fn parse_body(body: &str) -> Result<Money, LiteralError> {
+        let (whole, frac) = match body.split_once('.') {
+            Some((w, f)) => (w, f),
+            None => (body, ""),
+        };
+        let whole: String = whole.chars().filter(|c| *c != '_').collect();
+        if whole.is_empty() || !whole.chars().all(|c| c.is_ascii_digit()) {
+            return Err(LiteralError::Malformed(format!("`${body}` is not an amount of money")));
+        }
+        if !frac.chars().all(|c| c.is_ascii_digit()) {
+            return Err(LiteralError::Malformed(format!("`${body}` is not an amount of money")));
+        }
+        if frac.len() > 2 {
+            return Err(LiteralError::Malformed(format!(
+                "`${body}` has {} decimals; money has at most 2",
+                frac.len()
+            )));
+        }
+        if body.contains('.') && frac.is_empty() {
+            return Err(LiteralError::Malformed(format!("`${body}` ends with a bare `.`")));
+        }
+        let overflow = || LiteralError::Malformed(format!("`${body}` is too large"));
+        let units: i64 = whole.parse().map_err(|_| overflow())?;
+        let cents: i64 = match frac.len() {
+            0 => 0,
+            1 => frac.parse::<i64>().map_err(|_| overflow())? * 10,
+            _ => frac.parse().map_err(|_| overflow())?,
+        };
+        units.checked_mul(100).and_then(|c| c.checked_add(cents)).map(Money).ok_or_else(overflow)
+    }
+}
+
+impl fmt::Display for Money {
+    /// `$1,299.00`, `-$25.00`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        let units = (abs / 100).to_string();
+        let mut grouped = String::with_capacity(units.len() + units.len() / 3);
+        for (i, ch) in units.chars().enumerate() {
+            if i > 0 && (units.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(ch);
+        }
+        write!(f, "{sign}${grouped}.{:02}", abs % 100)
+    }
+}
+
+/// Days in `month` of `year`, or `None` for a month that does not exist.
+pub fn days_in_month(year: i32, month: u8) -> Option<u8> {
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => Some(31),
+        4 | 6 | 9 | 11 => Some(30),
+        2 => Some(if leap { 29 } else { 28 }),
+        _ => None,
+    }
+}
+
+impl Date {
+    /// Parses `YYYY-MM-DD`. A month outside 1..=12 or a day outside 1..=31 is
+    /// malformed; a day past the end of its month (`2026-02-30`) is impossible.
+    pub fn parse_body(body: &str) -> Result<Date, LiteralError> {
+        let malformed = |why: &str| LiteralError::Malformed(format!("`@{body}` {why}"));
+        let parts: Vec<&str> = body.split('-').collect();
+        let [y, m, d] = parts.as_slice() else {
+            return Err(malformed("is not a date; write `@YYYY-MM-DD`"));
+        };
+        let digits = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_digit());
+        if !(digits(y, 4) && digits(m, 2) && digits(d, 2)) {
+            return Err(malformed("is not a date; write `@YYYY-MM-DD`"));
+        }
+        let (year, month, day) = (num(y) as i32, num(m) as u8, num(d) as u8);
+        if !(1..=12).contains(&month) {
+            return Err(malformed(&format!("has month {month}; months run from 01 to 12")));
+        }
+        if !(1..=31).contains(&day) {
+            return Err(malformed(&format!("has day {day}; days run from 01 to 31")));
+        }
+        let last = days_in_month(year, month).unwrap_or(31);
+        if day > last {
+            return Err(LiteralError::ImpossibleDate(format!(
+                "`@{body}` does not exist: {} {year} has {last} days",
+                MONTH_NAMES[usize::from(month) - 1]
+            )));
+        }
+        Ok(Date { year, month, day })
+    }
+
+    /// Days since 0000-03-01 in the proleptic Gregorian calendar; differences of
+    /// these give `days_between`.
+    pub fn day_number(self) -> i64 {
+        let (y, m) = if self.month <= 2 {
+            (i64::from(self.year) - 1, i64::from(self.month) + 9)
+        } else {
+            (i64::from(self.year), i64::from(self.month) - 3)
+        };
+        365 * y + y.div_euclid(4) - y.div_euclid(100) + y.div_euclid(400) + (153 * m + 2) / 5
+            + i64::from(self.day)
+            - 1
+    }
+
+    /// The English month name, for `Month D, YYYY` renderings.
+    pub fn month_name(self) -> &'static str {
+        MONTH_NAMES[usize::from(self.month.clamp(1, 12)) - 1]
+    }
+}
+
+const MONTH_NAMES: [&str; 12] = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+];
+
+fn num(s: &str) -> u32 {
+    s.bytes().fold(0, |acc, b| acc * 10 + u32::from(b - b'0'))
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl Time {
+    /// Parses `H:MM` or `HH:MM`, hours 0..=23, minutes 0..=59.
+    pub fn parse_body(body: &str) -> Result<Time, LiteralError> {
+        let malformed = |why: &str| LiteralError::Malformed(format!("`@{body}` {why}"));
+        let Some((h, m)) = body.split_once(':') else {
+            return Err(malformed("is not a time; write `@HH:MM`"));
+        };
+        let ok = |s: &str, max: usize| !s.is_empty() && s.len() <= max && s.chars().all(|c| c.is_ascii_digit());
+        if !(ok(h, 2) && ok(m, 2) && m.len() == 2) {
+            return Err(malformed("is not a time; write `@HH:MM`"));
+        }
+        let (hour, minute) = (num(h), num(m));
+        if hour > 23 {
+            return Err(malformed(&format!("has hour {hour}; hours run from 00 to 23")));
+        }
+        if minute > 59 {
+            return Err(malformed(&format!("has minute {minute}; minutes run from 00 to 59")));
+        }
+        Ok(Time { hour: hour as u8, minute: minute as u8 })
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02}:{:02}", self.hour, self.minute)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_parses_and_renders_with_grouping() {
+        assert_eq!(Money::parse_body("1_299.00"), Ok(Money(129_900)));
+        assert_eq!(Money::parse_body("14.9"), Ok(Money(1490)));
+        assert_eq!(Money(129_900).to_string(), "$1,299.00");
+        assert_eq!(Money(-2500).to_string(), "-$25.00");
+        assert_eq!(Money(5).to_string(), "$0.05");
+        assert!(matches!(Money::parse_body("1.999"), Err(LiteralError::Malformed(_))));
+        assert!(matches!(Money::parse_body("99999999999999999999"), Err(LiteralError::Malformed(_))));
+    }
+
+    #[test]
+    fn dates_tell_malformed_from_impossible() {
+        assert_eq!(Date::parse_body("2026-11-29").map(|d| d.to_string()), Ok("2026-11-29".into()));
+        assert!(matches!(Date::parse_body("2026-13-01"), Err(LiteralError::Malformed(_))));
+        assert!(matches!(Date::parse_body("2026-02-30"), Err(LiteralError::ImpossibleDate(_))));
+        assert!(Date::parse_body("2024-02-29").is_ok());
+        assert!(matches!(Date::parse_body("2100-02-29"), Err(LiteralError::ImpossibleDate(_))));
+    }
+
+    #[test]
+    fn day_numbers_count_real_days() {
+        let d = |s| Date::parse_body(s).unwrap_or(Date { year: 0, month: 1, day: 1 }).day_number();
+        assert_eq!(d("2026-03-01") - d("2026-02-28"), 1);
+        assert_eq!(d("2025-01-01") - d("2024-01-01"), 366);
+    }
+
+    #[test]
+    fn times_are_range_checked() {
+        assert_eq!(Time::parse_body("9:05"), Ok(Time { hour: 9, minute: 5 }));
+        assert!(Time::parse_body("25:00").is_err());
+        assert!(Time::parse_body("12:60").is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! Shared helpers for the wsite test suites (fixture discovery lives in the test binaries).
