@@ -1,1 +1,165 @@
-//! Shared helpers for the wsite test suites (fixture discovery lives in the test binaries).
+//! Shared pieces of the wsite test suites: finding the conformance fixtures in
+//! `tests/ui/` and reading the diagnostics they expect.
+//!
+//! A fixture states its expected diagnostics inline, as a comment at the end of
+//! the line the diagnostic's primary span starts on:
+//!
+//! ```text
+//!   text "{p.nmae}"   // error[E101]: unknown field
+//!   link "x" -> Nowhere  // error[E101] warning[S103]
+//! ```
+//!
+//! A full-line comment starting `// ^` points at the nearest line above it that is
+//! not itself such a comment (for lines that cannot end in a comment, such as an
+//! unterminated string). The text after `:` is a prefix of the expected message;
+//! it may only follow a single expectation.
+
+use std::path::{Path, PathBuf};
+
+/// One expected diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Expected {
+    pub line: usize,
+    pub severity: String,
+    pub code: String,
+    pub message: Option<String>,
+}
+
+/// The folder holding the `.wsite` fixtures.
+pub fn ui_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("ui")
+}
+
+/// The repository root (for examples and the like).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// Every `tests/ui/*.wsite`, sorted by name.
+pub fn fixtures() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(ui_dir())
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "wsite"));
+    files.sort();
+    files
+}
+
+/// Every example site (`examples/<domain>/*.wsite`), sorted.
+pub fn examples() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(domains) = std::fs::read_dir(repo_root().join("examples")) else { return out };
+    for domain in domains.filter_map(Result::ok) {
+        if let Ok(files) = std::fs::read_dir(domain.path()) {
+            out.extend(files.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "wsite")));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Reads the inline expectations of a fixture.
+pub fn expectations(text: &str) -> Vec<Expected> {
+    let mut out = Vec::new();
+    let mut last_code_line = 1;
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let Some((comment_at, annotations)) = find_annotation(line) else {
+            last_code_line = line_no;
+            continue;
+        };
+        let points_up = line[..comment_at].trim().is_empty() && annotations.trim_start().starts_with('^');
+        let target = if points_up { last_code_line } else { line_no };
+        if !points_up {
+            last_code_line = line_no;
+        }
+        out.extend(parse_annotations(annotations.trim_start().trim_start_matches('^'), target));
+    }
+    out.sort();
+    out
+}
+
+/// The byte offset of an annotation comment in `line`, and the text after `//`.
+fn find_annotation(line: &str) -> Option<(usize, &str)> {
+    let mut from = 0;
+    while let Some(rel) = line.get(from..)?.find("//") {
+        let at = from + rel;
+        let rest = line.get(at + 2..)?;
+        let body = rest.trim_start().trim_start_matches('^').trim_start();
+        if ["error[", "warning[", "info["].iter().any(|p| body.starts_with(p)) {
+            return Some((at, rest));
+        }
+        from = at + 2;
+    }
+    None
+}
+
+fn parse_annotations(text: &str, line: usize) -> Vec<Expected> {
+    let (codes, message) = match text.split_once("]:") {
+        Some((codes, msg)) => (format!("{codes}]"), Some(msg.trim().to_string())),
+        None => (text.to_string(), None),
+    };
+    let mut out: Vec<Expected> = codes
+        .split_whitespace()
+        .filter_map(|tok| {
+            let (severity, rest) = tok.split_once('[')?;
+            let code = rest.strip_suffix(']')?;
+            Some(Expected { line, severity: severity.to_string(), code: code.to_string(), message: None })
+        })
+        .collect();
+    if let (Some(last), Some(msg)) = (out.last_mut(), message) {
+        last.message = Some(msg).filter(|m| !m.is_empty());
+    }
+    out
+}
+
+/// Compares what a fixture expects with what was reported as
+/// `(line, severity, code, message)`; returns a description of every difference.
+pub fn compare(expected: &[Expected], actual: &[(usize, String, String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut unmatched: Vec<&(usize, String, String, String)> = actual.iter().collect();
+    for e in expected {
+        let pos = unmatched.iter().position(|(line, sev, code, msg)| {
+            *line == e.line
+                && *sev == e.severity
+                && *code == e.code
+                && e.message.as_ref().is_none_or(|m| msg.starts_with(m.as_str()))
+        });
+        match pos {
+            Some(p) => {
+                unmatched.remove(p);
+            }
+            None => problems.push(format!(
+                "expected {}[{}] on line {}{} but it was not reported",
+                e.severity,
+                e.code,
+                e.line,
+                e.message.as_ref().map(|m| format!(" (`{m}`)")).unwrap_or_default()
+            )),
+        }
+    }
+    for (line, sev, code, msg) in unmatched {
+        problems.push(format!("unexpected {sev}[{code}] on line {line}: {msg}"));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_trailing_and_upward_annotations() {
+        let text = "a\nb // error[E101]: unknown\n  \"x\n  // ^ error[E002]\nc // error[E201] warning[S101]\n";
+        let got = expectations(text);
+        assert_eq!(got.len(), 4);
+        assert!(got.contains(&Expected { line: 2, severity: "error".into(), code: "E101".into(), message: Some("unknown".into()) }));
+        assert!(got.contains(&Expected { line: 3, severity: "error".into(), code: "E002".into(), message: None }));
+        assert!(got.iter().any(|e| e.line == 5 && e.code == "S101"));
+    }
+
+    #[test]
+    fn urls_in_strings_are_not_annotations() {
+        assert!(expectations("text \"see https://example.org\"\n").is_empty());
+    }
+}

@@ -1,6 +1,360 @@
-//! Effect checking (in progress).
-use super::{types::Typed, Symbols};
-use crate::diagnostics::Diagnostics;
-use crate::syntax::ast::SourceFile;
+//! Effect checking (spec §2.3): each marker's actual reads and writes against its
+//! declared permissions, and persistent writes where no marker is.
+//!
+//! For every marker (an extern marker through its `default` body) this pass walks
+//! the `requires` clauses and the body, collecting each access that needs a
+//! permission: reading a plain field (`T.f`), setting a field, inserting or
+//! deleting rows (the whole table `T`), setting a session variable. Free accesses
+//! need none and use none: reading `id`, reading a reference field, iterating or
+//! counting rows, reading session variables. Each needed access must be covered:
+//! a read by `T` or `T.f` in `reads` or `writes` (E302), a field write by `T` or
+//! `T.f` in `writes`, a row insert or delete by `T` in `writes`, a session write
+//! by `session.v` in `writes` (E301). A permission that covers no access is S107.
+//! Statements among page elements that write are E303.
+//!
+//! What each expression reads comes from the type checker's [`Typed`]; this pass
+//! never resolves a name itself. Permissions naming unknown things were reported
+//! (E101) by the type checker and are skipped here.
 
-pub fn check(_files: &[SourceFile], _symbols: &Symbols<'_>, _typed: &Typed, _diags: &mut Diagnostics) {}
+use super::types::{table_fields, Access, Typed};
+use super::Symbols;
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::syntax::ast::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, typed: &Typed, diags: &mut Diagnostics) {
+    let tables = table_fields(files, symbols);
+    let known = Known { tables: &tables, symbols };
+    for decl in files.iter().flat_map(|f| &f.decls) {
+        match &decl.kind {
+            DeclKind::Marker(m) => check_marker(m, typed, &known, diags),
+            DeclKind::Page(p) => page_writes(&p.name, &p.body, diags),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a statement writes persistent state (the database or the session).
+pub(crate) fn writes_state(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Insert { .. } | StmtKind::Set { .. } | StmtKind::Delete(_) | StmtKind::DeleteAll { .. } => true,
+        StmtKind::For { body, .. } => body.iter().any(writes_state),
+        StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(writes_state),
+        StmtKind::Let { .. } | StmtKind::Reject(_) | StmtKind::Go(_) => false,
+    }
+}
+
+/// What names exist, to tell valid permissions from ones already reported.
+struct Known<'k, 'a> {
+    tables: &'k BTreeMap<&'a str, &'a [FieldDecl]>,
+    symbols: &'k Symbols<'a>,
+}
+
+/// An access that needs a permission.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Need {
+    /// Reading `T.f` (a plain, non-reference, non-`id` field).
+    Read(String, String),
+    /// `set r.f` on a row of `T`.
+    WriteField(String, String),
+    /// `insert` into or `delete` from `T` (needs the whole table).
+    WriteRows(String, &'static str),
+    /// `set session.v`.
+    WriteSession(String),
+}
+
+/// A declared permission, as the item it grants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Item<'a> {
+    Table(&'a str),
+    Field(&'a str, &'a str),
+    Session(&'a str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clause {
+    Reads,
+    Writes,
+}
+
+struct Grant<'a> {
+    item: Item<'a>,
+    clause: Clause,
+    perm: &'a Permission,
+    used: bool,
+}
+
+/// Collects the needed accesses of one marker, in source order.
+struct Collector<'t> {
+    typed: &'t Typed,
+    needs: Vec<(Need, Span)>,
+}
+
+fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mut Diagnostics) {
+    let mut collector = Collector { typed, needs: Vec::new() };
+    for r in &m.requires {
+        collector.expr(&r.cond);
+        if let Some(message) = &r.message {
+            collector.text(message);
+        }
+    }
+    collector.stmts(&m.body);
+    let mut grants = grants(m, known);
+    let mut reported: BTreeSet<Need> = BTreeSet::new();
+    for (need, span) in collector.needs {
+        let covered = cover(&need, &mut grants);
+        if !covered && reported.insert(need.clone()) {
+            diags.push(uncovered(m, &need, span));
+        }
+    }
+    // An extern marker's permissions are the gate for effects proposed at run
+    // time, which its `default` body need not exercise: no S107 for them.
+    if !m.is_extern {
+        for g in grants.iter().filter(|g| !g.used) {
+            diags.push(unused(m, g));
+        }
+    }
+}
+
+/// The marker's valid permissions (unknown names were reported by the type checker).
+fn grants<'a>(m: &'a MarkerDecl, known: &Known<'_, '_>) -> Vec<Grant<'a>> {
+    let reads = m.reads.iter().map(|p| (p, Clause::Reads));
+    let writes = m.writes.iter().map(|p| (p, Clause::Writes));
+    reads
+        .chain(writes)
+        .filter_map(|(perm, clause)| Some(Grant { item: item(perm, known)?, clause, perm, used: false }))
+        .collect()
+}
+
+fn item<'a>(p: &'a Permission, known: &Known<'_, '_>) -> Option<Item<'a>> {
+    let base = p.base.name.as_str();
+    let field = p.field.as_ref().map(|f| f.name.as_str());
+    if base == "session" && !known.tables.contains_key(base) {
+        let var = field?;
+        return known.symbols.session.contains_key(var).then_some(Item::Session(var));
+    }
+    let fields = known.tables.get(base)?;
+    match field {
+        None => Some(Item::Table(base)),
+        Some(f) if f == "id" || fields.iter().any(|d| d.name.name == f) => Some(Item::Field(base, f)),
+        Some(_) => None,
+    }
+}
+
+/// Marks every grant that covers `need` as used; whether any did.
+fn cover(need: &Need, grants: &mut [Grant<'_>]) -> bool {
+    let mut covered = false;
+    for g in grants.iter_mut() {
+        let hit = match (need, &g.item) {
+            (Need::Read(t, _), Item::Table(gt)) => t == gt,
+            (Need::Read(t, f), Item::Field(gt, gf)) => t == gt && f == gf,
+            (Need::WriteField(t, _), Item::Table(gt)) => g.clause == Clause::Writes && t == gt,
+            (Need::WriteField(t, f), Item::Field(gt, gf)) => g.clause == Clause::Writes && t == gt && f == gf,
+            (Need::WriteRows(t, _), Item::Table(gt)) => g.clause == Clause::Writes && t == gt,
+            (Need::WriteSession(v), Item::Session(gv)) => g.clause == Clause::Writes && v == gv,
+            _ => false,
+        };
+        if hit {
+            g.used = true;
+            covered = true;
+        }
+    }
+    covered
+}
+
+/// The span of a whole clause (first to last permission), if it has any.
+fn clause_span(perms: &[Permission]) -> Option<Span> {
+    let first = perms.first()?;
+    let last = perms.last()?;
+    Some(first.span.to(last.span))
+}
+
+/// E301 or E302 for an access no permission covers.
+fn uncovered(m: &MarkerDecl, need: &Need, span: Span) -> Diagnostic {
+    let name = &m.name.name;
+    let (code, message, label, clause, item) = match need {
+        Need::Read(t, f) => (Code::E302, format!("marker `{name}` reads `{t}.{f}` without permission"), "read here", "reads", format!("{t}.{f}")),
+        Need::WriteField(t, f) => {
+            (Code::E301, format!("marker `{name}` sets `{t}.{f}` without permission"), "written here", "writes", format!("{t}.{f}"))
+        }
+        Need::WriteRows(t, verb) => {
+            (Code::E301, format!("marker `{name}` {verb} `{t}` rows without permission"), "written here", "writes", t.clone())
+        }
+        Need::WriteSession(v) => (
+            Code::E301,
+            format!("marker `{name}` sets `session.{v}` without permission"),
+            "written here",
+            "writes",
+            format!("session.{v}"),
+        ),
+    };
+    let mut help = format!("add `{item}` to `{clause}`");
+    if matches!(need, Need::WriteRows(..)) {
+        help.push_str(" (inserting and deleting rows need the whole table, not single fields)");
+    }
+    let d = Diagnostic::new(code, span, message).label(label).help(help).object(format!("marker {name}"));
+    let perms = if clause == "reads" { &m.reads } else { &m.writes };
+    match clause_span(perms) {
+        Some(s) => d.related(s, format!("the marker's `{clause}`")),
+        None if clause == "writes" => match m.writes_span {
+            Some(s) => d.related(s, "the marker's `writes`"),
+            None => d.related(m.name.span, format!("`{name}` is declared here")),
+        },
+        None => d.related(m.name.span, format!("`{name}` has no `reads`")),
+    }
+}
+
+/// S107 for a permission no access uses.
+fn unused(m: &MarkerDecl, g: &Grant<'_>) -> Diagnostic {
+    let clause = if g.clause == Clause::Reads { "reads" } else { "writes" };
+    let text = match &g.item {
+        Item::Table(t) => t.to_string(),
+        Item::Field(t, f) => format!("{t}.{f}"),
+        Item::Session(v) => format!("session.{v}"),
+    };
+    let why = match (&g.item, g.clause) {
+        (Item::Field(_, "id"), _) => " (reading `id` needs no permission)",
+        (Item::Session(_), Clause::Reads) => " (reading a session variable needs no permission)",
+        _ => "",
+    };
+    Diagnostic::new(Code::S107, g.perm.span, format!("permission `{text}` is never used"))
+        .label(format!("in `{clause}` of marker `{}`", m.name.name))
+        .help(format!("remove `{text}` from `{clause}`{why}"))
+        .object(format!("marker {}", m.name.name))
+}
+
+impl Collector<'_> {
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Let { value, .. } => self.expr(value),
+            StmtKind::Insert { table, fields, .. } => {
+                self.needs.push((Need::WriteRows(table.name.clone(), "inserts"), table.span));
+                for f in fields {
+                    self.expr(&f.value);
+                }
+            }
+            StmtKind::Set { target, value } => self.set(target, value),
+            StmtKind::Delete(row) => {
+                if let Some(t) = self.typed.ty(row.id).row_table() {
+                    self.needs.push((Need::WriteRows(t.to_string(), "deletes"), s.span));
+                }
+                self.expr(row);
+            }
+            StmtKind::DeleteAll { table, filter, .. } => {
+                self.needs.push((Need::WriteRows(table.name.clone(), "deletes"), s.span));
+                self.opt(filter.as_ref());
+            }
+            StmtKind::For { filter, body, .. } => {
+                self.opt(filter.as_ref());
+                self.stmts(body);
+            }
+            StmtKind::If { cond, then, otherwise } => {
+                self.expr(cond);
+                self.stmts(then);
+                self.stmts(otherwise);
+            }
+            StmtKind::Reject(message) => self.text(message),
+            StmtKind::Go(target) => target.args.iter().for_each(|a| self.expr(a)),
+        }
+    }
+
+    /// The target's own field is written; what leads to its row is read.
+    fn set(&mut self, target: &Expr, value: &Expr) {
+        match self.typed.sets.get(&target.id) {
+            Some(Access::Field { table, field }) => {
+                self.needs.push((Need::WriteField(table.clone(), field.clone()), target.span));
+            }
+            Some(Access::Session(v)) => self.needs.push((Need::WriteSession(v.clone()), target.span)),
+            None => {}
+        }
+        match &target.kind {
+            ExprKind::Field(base, _) => self.expr(base),
+            _ => self.expr(target),
+        }
+        self.expr(value);
+    }
+
+    fn opt(&mut self, e: Option<&Expr>) {
+        if let Some(e) = e {
+            self.expr(e);
+        }
+    }
+
+    fn text(&mut self, t: &TextLit) {
+        for e in t.interpolations() {
+            self.expr(e);
+        }
+    }
+
+    /// Records the reads of `e` and everything in it.
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Field(base, _) => {
+                self.field_read(e);
+                self.expr(base);
+            }
+            ExprKind::Text(t) => self.text(t),
+            ExprKind::List(items) | ExprKind::Call(_, items) => items.iter().for_each(|i| self.expr(i)),
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::In(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::Unary(_, x) => self.expr(x),
+            ExprKind::Quantifier { filter, body, .. } => {
+                self.opt(filter.as_deref());
+                self.expr(body);
+            }
+            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => self.opt(filter.as_deref()),
+            ExprKind::Aggregate { value, filter, .. } => {
+                self.opt(filter.as_deref());
+                self.expr(value);
+            }
+            ExprKind::Visited(r) | ExprKind::PageIs(r) => r.args.iter().for_each(|a| self.expr(a)),
+            ExprKind::Int(_)
+            | ExprKind::Money(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Date(_)
+            | ExprKind::Time(_)
+            | ExprKind::None
+            | ExprKind::Name(_)
+            | ExprKind::Error => {}
+        }
+    }
+
+    /// A field read needs a permission unless it is `id`, a reference field, or
+    /// a session variable.
+    fn field_read(&mut self, e: &Expr) {
+        let Some(Access::Field { table, field }) = self.typed.fields.get(&e.id) else { return };
+        if field == "id" || self.typed.ty(e.id).row_table().is_some() {
+            return;
+        }
+        self.needs.push((Need::Read(table.clone(), field.clone()), e.span));
+    }
+}
+
+/// E303 for every writing statement among a page's elements, nested ones included.
+fn page_writes(page: &Ident, elements: &[Element], diags: &mut Diagnostics) {
+    for el in elements {
+        match &el.kind {
+            ElementKind::Stmt(s) if writes_state(s) => diags.push(
+                Diagnostic::new(Code::E303, s.span, format!("page `{}` writes persistent state", page.name))
+                    .label("a write among page elements")
+                    .help("pages only show state; move this into a marker and trigger it with a `button`")
+                    .object(format!("page {}", page.name)),
+            ),
+            ElementKind::Section { body, .. } => page_writes(page, body, diags),
+            ElementKind::For(f) => page_writes(page, &f.body, diags),
+            ElementKind::If { then, otherwise, .. } => {
+                page_writes(page, then, diags);
+                page_writes(page, otherwise, diags);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,6 +1,333 @@
-//! Structural lints (in progress).
-use super::Symbols;
-use crate::diagnostics::Diagnostics;
-use crate::syntax::ast::SourceFile;
+//! Structural lints over the navigation graph: unreachable pages (S101), markers no
+//! element triggers (S102), dead-end pages (S103) and empty pages (S105).
+//!
+//! The navigation graph (spec §4) has an edge from a page to every page its links
+//! and navigating buttons lead to, and to every page named by a `go` anywhere in the
+//! body of a marker one of its buttons triggers. Names that resolve to nothing are
+//! skipped here: the resolver reports them (E101), and guessing would only add
+//! noise. S107 (unused permissions) belongs to the effect checker, not this file.
+//! Everything is kept in `BTreeMap`s and `Vec`s so the walk, and the order in which
+//! diagnostics are produced, is the same on every run.
 
-pub fn check(_files: &[SourceFile], _symbols: &Symbols<'_>, _diags: &mut Diagnostics) {}
+use super::Symbols;
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::syntax::ast::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One edge of the navigation graph, with the element that creates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
+    /// The link or button target (for a marker's `go`, the button's target).
+    pub via: Span,
+}
+
+/// The navigation graph: pages by name, their outgoing edges in document order,
+/// and which markers some element triggers (with the first trigger's span).
+#[derive(Default, Debug)]
+pub struct NavGraph<'a> {
+    pub edges: BTreeMap<&'a str, Vec<Edge<'a>>>,
+    pub triggered: BTreeMap<&'a str, Span>,
+}
+
+impl<'a> NavGraph<'a> {
+    /// Builds the graph over every page in `symbols`.
+    pub fn build(symbols: &Symbols<'a>) -> NavGraph<'a> {
+        let mut graph = NavGraph::default();
+        for (name, page) in &symbols.pages {
+            let mut out = Vec::new();
+            graph.walk_elements(symbols, name, &page.body, &mut out);
+            graph.edges.insert(name, out);
+        }
+        graph
+    }
+
+    /// Edges leaving `page` (none for an unknown page).
+    pub fn out(&self, page: &str) -> &[Edge<'a>] {
+        self.edges.get(page).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every page reachable from `start` (itself included), breadth-first.
+    pub fn reachable_from(&self, start: &'a str) -> BTreeSet<&'a str> {
+        let mut seen = BTreeSet::from([start]);
+        let mut queue = std::collections::VecDeque::from([start]);
+        while let Some(page) = queue.pop_front() {
+            for edge in self.out(page) {
+                if seen.insert(edge.to) {
+                    queue.push_back(edge.to);
+                }
+            }
+        }
+        seen
+    }
+
+    fn walk_elements(&mut self, symbols: &Symbols<'a>, page: &'a str, body: &'a [Element], out: &mut Vec<Edge<'a>>) {
+        for element in body {
+            match &element.kind {
+                // Links and buttons are treated alike: a link naming a marker is a
+                // type error reported elsewhere, and counting it as a trigger here
+                // avoids a second, misleading S102 for the same mistake.
+                ElementKind::Link { target, .. } | ElementKind::Button { target, .. } => {
+                    self.target(symbols, page, target, out)
+                }
+                ElementKind::Section { body, .. } => self.walk_elements(symbols, page, body, out),
+                ElementKind::For(f) => self.walk_elements(symbols, page, &f.body, out),
+                ElementKind::If { then, otherwise, .. } => {
+                    self.walk_elements(symbols, page, then, out);
+                    self.walk_elements(symbols, page, otherwise, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Adds the edges a link or button target creates on `page`.
+    fn target(&mut self, symbols: &Symbols<'a>, page: &'a str, target: &'a Target, out: &mut Vec<Edge<'a>>) {
+        let name = target.name.name.as_str();
+        if let Some((to, _)) = symbols.pages.get_key_value(name) {
+            out.push(Edge { from: page, to, via: target.span });
+        } else if let Some((marker_name, marker)) = symbols.markers.get_key_value(name) {
+            self.triggered.entry(marker_name).or_insert(target.span);
+            let mut gos = Vec::new();
+            collect_gos(&marker.body, &mut gos);
+            for go in gos {
+                if let Some((to, _)) = symbols.pages.get_key_value(go.name.name.as_str()) {
+                    out.push(Edge { from: page, to, via: target.span });
+                }
+            }
+        }
+    }
+}
+
+/// Every `go` in a statement list, nested `if` branches and `for` bodies included
+/// (the spec allows one `go` per run, but different branches may go elsewhere).
+fn collect_gos<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a PageRef>) {
+    for stmt in stmts {
+        match &stmt.kind {
+            StmtKind::Go(to) => out.push(to),
+            StmtKind::For { body, .. } => collect_gos(body, out),
+            StmtKind::If { then, otherwise, .. } => {
+                collect_gos(then, out);
+                collect_gos(otherwise, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs S101, S102, S103 and S105 over the program.
+pub fn check(_files: &[SourceFile], symbols: &Symbols<'_>, diags: &mut Diagnostics) {
+    let graph = NavGraph::build(symbols);
+    check_unreachable(symbols, &graph, diags);
+    check_untriggered(symbols, &graph, diags);
+    check_dead_ends_and_empty(symbols, &graph, diags);
+}
+
+/// The site's start page, when the site names one that exists (otherwise the
+/// resolver has reported the problem and S101 has nothing to measure from).
+fn start_page<'a>(symbols: &Symbols<'a>) -> Option<(&'a str, &'a PageRef)> {
+    let start = symbols.site?.start.as_ref()?;
+    let (name, _) = symbols.pages.get_key_value(start.name.name.as_str())?;
+    Some((name, start))
+}
+
+/// S101: pages the start page cannot reach.
+fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+    let Some((start, start_ref)) = start_page(symbols) else { return };
+    let reachable = graph.reachable_from(start);
+    for (name, page) in &symbols.pages {
+        if reachable.contains(name) {
+            continue;
+        }
+        let mut d = Diagnostic::new(
+            Code::S101,
+            page.name.span,
+            format!("page `{name}` is unreachable from the start page `{start}`"),
+        )
+        .label("no chain of links or buttons leads here")
+        .related(start_ref.span, "the site starts here")
+        .help(format!("link to `{name}` from a reachable page such as `{start}`"))
+        .object(format!("page {name}"));
+        // An incoming edge from another unreachable page explains why the link the
+        // author did write does not help.
+        if let Some(edge) = incoming(graph, name).find(|e| !reachable.contains(e.from)) {
+            d = d.related(edge.via, format!("only reached from `{}`, which is itself unreachable", edge.from));
+        }
+        diags.push(d);
+    }
+}
+
+/// Edges into `page` from other pages, in page-name then document order.
+fn incoming<'g, 'a>(graph: &'g NavGraph<'a>, page: &'g str) -> impl Iterator<Item = &'g Edge<'a>> + 'g {
+    graph.edges.values().flatten().filter(move |e| e.to == page && e.from != page)
+}
+
+/// S102: markers (extern ones included) that no element names.
+fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+    for (name, marker) in &symbols.markers {
+        if graph.triggered.contains_key(name) {
+            continue;
+        }
+        let args: Vec<&str> = marker.params.iter().map(|p| p.name.name.as_str()).collect();
+        let call = if args.is_empty() { (*name).to_string() } else { format!("{name}({})", args.join(", ")) };
+        let kind = if marker.is_extern { "extern marker" } else { "marker" };
+        diags.push(
+            Diagnostic::new(Code::S102, marker.name.span, format!("{kind} `{name}` is never triggered"))
+                .label("no button names this marker")
+                .help(format!("add a button that triggers it, e.g. `button \"...\" -> {call}`, or remove the marker"))
+                .object(format!("marker {name}")),
+        );
+    }
+}
+
+/// S105 for pages that show nothing, S103 for the other pages no edge leaves.
+/// An empty page is also a dead end; only S105 is reported for it, since adding
+/// content is the first fix and S103 would say the same thing twice.
+fn check_dead_ends_and_empty(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+    for (name, page) in &symbols.pages {
+        if !page.body.iter().any(renders) {
+            diags.push(empty_page(name, page));
+        } else if symbols.pages.len() > 1 && !graph.out(name).iter().any(|e| e.to != *name) {
+            // With a single page there is nowhere to go, so a missing link is no
+            // defect. Self-loops (a page linking to itself, a marker whose `go`
+            // returns to the same page) do not lead anywhere new, so they do not
+            // keep a page from being a dead end.
+            diags.push(dead_end(symbols, name, page));
+        }
+    }
+}
+
+/// Whether an element puts anything into the observation (statements written
+/// among elements do not; loops and conditions do when something inside does).
+fn renders(element: &Element) -> bool {
+    match &element.kind {
+        ElementKind::For(f) => f.body.iter().any(renders),
+        ElementKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(renders),
+        ElementKind::Stmt(_) => false,
+        _ => true,
+    }
+}
+
+fn empty_page(name: &str, page: &PageDecl) -> Diagnostic {
+    Diagnostic::new(Code::S105, page.name.span, format!("page `{name}` is empty"))
+        .label("this page has no elements")
+        .help("add elements such as `heading \"...\"`, `text \"...\"` or `link \"...\" -> SomePage`, or remove the page")
+        .object(format!("page {name}"))
+}
+
+fn dead_end(symbols: &Symbols<'_>, name: &str, page: &PageDecl) -> Diagnostic {
+    let back = link_back_target(symbols, name);
+    Diagnostic::new(Code::S103, page.name.span, format!("page `{name}` is a dead end"))
+        .label("no link or button leads from here to another page")
+        .help(format!("add a link back, for example `link \"{back}\" -> {back}`"))
+        .object(format!("page {name}"))
+}
+
+/// The page to suggest a link to: the start page, or for the start page itself
+/// the first other page by name.
+fn link_back_target<'a>(symbols: &Symbols<'a>, from: &str) -> &'a str {
+    match start_page(symbols) {
+        Some((start, _)) if start != from => start,
+        _ => symbols.pages.keys().copied().find(|p| *p != from).unwrap_or("Home"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostics::Code;
+
+    /// (code, 1-based line) of every S-code diagnostic for `text`.
+    fn found(text: &str) -> Vec<(Code, usize)> {
+        let c = crate::compile_str("test.wsite", text);
+        c.diagnostics
+            .iter()
+            .filter(|d| d.code.as_str().starts_with('S') && d.code != Code::S107)
+            .map(|d| (d.code, line_of(text, d.span.start as usize)))
+            .collect()
+    }
+
+    fn line_of(text: &str, offset: usize) -> usize {
+        text.get(..offset).map_or(0, |s| s.matches('\n').count()) + 1
+    }
+
+    fn parser_ready() -> bool {
+        !crate::compile_str("t.wsite", "site S { title \"t\" domain other start P }\npage P { text \"x\" }").files[0]
+            .decls
+            .is_empty()
+    }
+
+    const SHOP: &str = r#"site Shop { title "Shop" domain ecommerce start Home }
+table Item { name: Text  stock: Int }
+seed Item [ { name: "Pen", stock: 3 } ]
+page Home {
+  heading "Welcome"
+  section "Menu" {
+    for i in Item { button "Buy" -> buy(i) }
+  }
+}
+page Cart {
+  text "Cart"
+  if true { link "Home" -> Home } else { text "none" }
+}
+page Orphan {
+  text "Lonely"
+  link "Home" -> Home
+}
+page Stuck {
+  text "Stuck"
+}
+page Blank {
+  title "Blank"
+}
+marker buy(i: Item) reads Item.stock writes Item.stock requires i.stock > 0 {
+  set i.stock = i.stock - 1
+  if i.stock == 0 { go Stuck } else { go Cart }
+}
+marker unused() writes Item { delete all x in Item }
+"#;
+
+    #[test]
+    fn graph_follows_marker_gos_into_nested_branches() {
+        if !parser_ready() {
+            return;
+        }
+        let got = found(SHOP);
+        // Stuck and Cart are reached through `buy`'s two `go`s; Orphan and Blank
+        // are not; Stuck is a dead end, Blank is empty (and only S105).
+        assert!(got.contains(&(Code::S101, 14)), "{got:?}");
+        assert!(got.contains(&(Code::S101, 21)), "{got:?}");
+        assert!(got.contains(&(Code::S103, 18)), "{got:?}");
+        assert!(got.contains(&(Code::S105, 21)), "{got:?}");
+        assert!(got.contains(&(Code::S102, 28)), "{got:?}");
+        assert_eq!(got.len(), 5, "{got:?}");
+    }
+
+    #[test]
+    fn single_page_site_is_not_a_dead_end() {
+        if !parser_ready() {
+            return;
+        }
+        let got = found("site S { title \"t\" domain other start P }\npage P { text \"x\" }\n");
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn unknown_start_skips_reachability() {
+        if !parser_ready() {
+            return;
+        }
+        let text = "site S { title \"t\" domain other start Nope }\npage P { link \"Q\" -> Q }\npage Q { link \"P\" -> P }\npage R { link \"P\" -> P }\n";
+        let got = found(text);
+        assert!(!got.iter().any(|(c, _)| *c == Code::S101), "{got:?}");
+    }
+
+    #[test]
+    fn self_loop_does_not_count_as_a_way_out() {
+        if !parser_ready() {
+            return;
+        }
+        let text = "site S { title \"t\" domain other start P }\npage P { link \"Q\" -> Q }\npage Q { link \"Again\" -> Q }\n";
+        assert_eq!(found(text), vec![(Code::S103, 3)]);
+    }
+}

@@ -62,7 +62,6 @@ impl<'a> SourceDb<'a> {
     }
 }
 
-use std::io::Write as _;
 
 /// "2 errors, 1 warning" (or "no problems").
 pub fn summary(diags: &[Diagnostic]) -> String {

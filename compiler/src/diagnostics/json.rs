@@ -65,6 +65,30 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// `page Cart`, `marker buy`, ...: the declaration a span lies in, for defects
+/// whose analysis did not name an object itself.
+fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
+    use crate::syntax::ast::DeclKind;
+    let decl = files
+        .get(span.file.0 as usize)?
+        .decls
+        .iter()
+        .find(|d| d.span.start <= span.start && span.start < d.span.end)?;
+    let (kind, name) = match &decl.kind {
+        DeclKind::Site(s) => ("site", s.name.name.as_str()),
+        DeclKind::Enum(e) => ("enum", e.name.name.as_str()),
+        DeclKind::Table(t) => ("table", t.name.name.as_str()),
+        DeclKind::Seed(s) => ("seed", s.table.name.as_str()),
+        DeclKind::Session(_) => ("session", ""),
+        DeclKind::Invariant(i) => ("invariant", i.name.name.as_str()),
+        DeclKind::Page(p) => ("page", p.name.name.as_str()),
+        DeclKind::Marker(m) => ("marker", m.name.name.as_str()),
+        DeclKind::Task(t) => ("task", t.name.name.as_str()),
+        DeclKind::Use(_) => ("use", ""),
+    };
+    Some(if name.is_empty() { kind.to_string() } else { format!("{kind} {name}") })
+}
+
 fn priority(d: &Diagnostic, dependents: usize) -> f64 {
     let sev = match d.severity() {
         Severity::Error => 3.0,
@@ -112,7 +136,7 @@ pub fn report(file_name: &str, sources: &[Source], files: &[SourceFile], diags: 
                 "code": d.code.as_str(),
                 "category": d.code.category().as_str(),
                 "severity": d.severity().as_str(),
-                "object": d.object,
+                "object": d.object.clone().or_else(|| enclosing_object(files, d.span)),
                 "message": d.message,
                 "span": span_json(sources, d.span),
                 "label": d.label,

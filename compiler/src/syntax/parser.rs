@@ -25,6 +25,9 @@ const MAX_NESTING: usize = 200;
 /// Parses one file. Always returns a (possibly partial) AST; every problem goes
 /// into `diags`. `next_expr` numbers expressions uniquely across files.
 pub fn parse_file(file: FileId, text: &str, next_expr: &mut u32, diags: &mut Diagnostics) -> SourceFile {
+    // Track literal tokens in errors too (see `Walker::pest_error`). Set on every
+    // call, never cleared, so every parse in the process reports alike.
+    pest::set_error_detail(true);
     let mut walker = Walker { file, text, next_expr, diags };
     if let Some(at) = too_deep(text) {
         walker.diags.push(
@@ -138,18 +141,34 @@ impl<'t> Walker<'t, '_> {
     // ------------------------------------------------------------ errors
 
     /// Turns a pest error from a parse that began at `base` into an E001.
+    ///
+    /// pest's own position is that of the last *rule* it tried, which after a
+    /// complete string is the string's insides. With error detail on it also
+    /// tracks literal tokens (`:`, `->`, `}`), and the farthest of those is where
+    /// the input really went wrong.
     fn pest_error(&self, err: pest::error::Error<Rule>, base: usize) -> Diagnostic {
         use pest::error::{ErrorVariant, InputLocation};
-        let pos = base
-            + match err.location {
-                InputLocation::Pos(p) => p,
-                InputLocation::Span((p, _)) => p,
-            };
-        let expected = match &err.variant {
-            ErrorVariant::ParsingError { positives, .. } => describe_expected(positives),
-            ErrorVariant::CustomError { message } => message.clone(),
+        let rule_pos = match err.location {
+            InputLocation::Pos(p) => p,
+            InputLocation::Span((p, _)) => p,
         };
-        self.unexpected_at(pos, &expected)
+        let positives: Vec<Rule> = match &err.variant {
+            ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+            ErrorVariant::CustomError { .. } => Vec::new(),
+        };
+        let positives: Vec<Rule> = positives.into_iter().filter(|r| !is_text_inner(*r)).collect();
+        let (pos, mut labels) = (rule_pos, describe_rules(&positives));
+        let (pos, labels) = match err.parse_attempts() {
+            Some(attempts) if attempts.max_position > pos => {
+                (attempts.max_position, token_labels(&attempts.expected_tokens()))
+            }
+            Some(attempts) if attempts.max_position == pos => {
+                labels.extend(token_labels(&attempts.expected_tokens()));
+                (pos, labels)
+            }
+            _ => (pos, labels),
+        };
+        self.unexpected_at(base + pos, &join_labels(labels))
     }
 
     /// E001 "expected X, found Y" pointing at the token at `pos`.
@@ -171,7 +190,7 @@ impl<'t> Walker<'t, '_> {
             Some(Err(err)) => self.pest_error(err, start),
             _ => self.unexpected_at(start, what),
         };
-        let diag = if diag.message.contains("found") && !what.is_empty() {
+        let diag = if diag.message.starts_with("unexpected") && !what.is_empty() {
             diag.help(format!("this line should be {what}"))
         } else {
             diag
@@ -1417,7 +1436,7 @@ fn token_at(text: &str, pos: usize) -> (usize, usize, String) {
     let len = if first.is_alphanumeric() || first == '_' {
         rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len())
     } else if first == '"' {
-        return (start, start + 1, "a string".to_string());
+        return (start, start + 1, "`\"`".to_string());
     } else {
         first.len_utf8()
     };
@@ -1425,24 +1444,47 @@ fn token_at(text: &str, pos: usize) -> (usize, usize, String) {
     (start, start + len, format!("`{token}`"))
 }
 
-/// "`}`, a name or an expression" from pest's expected rules.
-fn describe_expected(rules: &[Rule]) -> String {
-    let mut labels: Vec<&'static str> = Vec::new();
+/// Labels for pest's expected rules, without repeats.
+fn describe_rules(rules: &[Rule]) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
     for rule in rules {
         let label = describe_rule(*rule);
-        if !label.is_empty() && !labels.contains(&label) {
-            labels.push(label);
+        if !label.is_empty() && !labels.iter().any(|l| l == label) {
+            labels.push(label.to_string());
         }
     }
-    if labels.iter().filter(|l| l.starts_with("an element")).count() > 0 {
-        labels.retain(|l| !l.starts_with('`') || *l == "`}`");
-    }
+    labels
+}
+
+/// Labels for literal tokens pest expected (`:`, `->`), skipping layout and
+/// character ranges (pest does not export its token type, only its `Display`).
+fn token_labels<T: std::fmt::Display>(tokens: &[T]) -> Vec<String> {
+    tokens
+        .iter()
+        .map(|t| t.to_string())
+        .filter(|t| !t.trim().is_empty() && t != "//" && !t.contains("..") && t.chars().all(|c| !c.is_alphanumeric()))
+        .map(|t| format!("`{t}`"))
+        .collect()
+}
+
+/// "`}`, a name or an expression".
+fn join_labels(mut labels: Vec<String>) -> String {
+    let mut seen = Vec::new();
+    labels.retain(|l| {
+        let new = !seen.contains(l);
+        seen.push(l.clone());
+        new
+    });
     match labels.len() {
         0 => String::new(),
-        1 => labels[0].to_string(),
+        1 => labels.remove(0),
         n if n > 6 => format!("{}, or another item", labels[..5].join(", ")),
         n => format!("{} or {}", labels[..n - 1].join(", "), labels[n - 1]),
     }
+}
+
+fn is_text_inner(rule: Rule) -> bool {
+    matches!(rule, Rule::text_chars | Rule::escape | Rule::interp | Rule::unterminated)
 }
 
 fn describe_rule(rule: Rule) -> &'static str {
@@ -1464,6 +1506,7 @@ fn describe_rule(rule: Rule) -> &'static str {
         add_op | mul_op => "an operator",
         field_access => "`.`",
         index => "`[`",
+        arrow => "`->`",
         opt_mark => "`?`",
         close_brace => "`}`",
         close_bracket => "`]`",

@@ -1,0 +1,346 @@
+//! Declarations (spec §2): each kind's names, types and shape rules. The site,
+//! enums, tables and module table parameters, seed rows (E204, constants), the
+//! session, invariants, pages, markers (their permissions' names) and tasks
+//! (exactly one of `goal`/`answer`, binders, key nodes).
+
+use super::stmt::RowMode;
+use super::suggest::did_you_mean;
+use super::{collect_element_names, list_names, Checker, Local, LocalKind, Place, Ty};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::syntax::ast::*;
+
+/// The domains a `site` may name (spec §2).
+const DOMAINS: &[&str] = &["banking", "ecommerce", "education", "government", "healthcare", "other", "social"];
+
+impl<'a> Checker<'a, '_> {
+    pub(super) fn decl(&mut self, d: &'a Decl) {
+        match &d.kind {
+            DeclKind::Use(u) => self.use_decl(u),
+            DeclKind::Site(s) => self.site(s),
+            DeclKind::Enum(e) => self.enum_decl(e),
+            DeclKind::Table(t) => {
+                self.enter(format!("table {}", t.name.name));
+                self.fields(&t.fields);
+            }
+            DeclKind::Seed(s) => self.seed(s),
+            DeclKind::Session(s) => self.session(s),
+            DeclKind::Invariant(i) => {
+                self.enter(format!("invariant {}", i.name.name));
+                self.cond(&i.cond, "an invariant");
+            }
+            DeclKind::Page(p) => self.page(p),
+            DeclKind::Marker(m) => self.marker(m),
+            DeclKind::Task(t) => self.task(t),
+        }
+    }
+
+    /// `module cart(Item: table { ... })`: the parameters' fields.
+    pub(super) fn module_header(&mut self, m: &'a ModuleHeader) {
+        self.enter(format!("module {}", m.name.name));
+        for p in &m.params {
+            self.fields(&p.fields);
+        }
+    }
+
+    /// `use std::cart(Item = Product)`: each binding names a table.
+    fn use_decl(&mut self, u: &'a UseDecl) {
+        self.enter("use".to_string());
+        for (_, table) in &u.bindings {
+            self.table_ty(table);
+        }
+    }
+
+    /// The type a written type names; E101 when it names nothing.
+    pub(super) fn decl_type(&mut self, te: &TypeExpr) -> Ty {
+        if self.named_type(&te.name.name).is_none() {
+            let name = te.name.name.as_str();
+            let mut candidates: Vec<&str> = vec!["Int", "Money", "Bool", "Text", "Date", "Time"];
+            candidates.extend(self.syms.enums.keys().copied());
+            candidates.extend(self.tables.keys().copied());
+            let help = did_you_mean(name, candidates)
+                .unwrap_or_else(|| "a type is `Int`, `Money`, `Bool`, `Text`, `Date`, `Time`, an enum or a table".to_string());
+            self.report(
+                Diagnostic::new(Code::E101, te.name.span, format!("unknown type `{name}`")).label("no such type").help(help),
+            );
+        }
+        self.type_of(te)
+    }
+
+    fn site(&mut self, s: &'a SiteDecl) {
+        self.enter(format!("site {}", s.name.name));
+        if let Some(title) = &s.title {
+            self.text(title);
+        }
+        if let Some(domain) = &s.domain {
+            if !DOMAINS.contains(&domain.name.as_str()) {
+                let help = did_you_mean(&domain.name, DOMAINS.iter().copied())
+                    .unwrap_or_else(|| format!("the domains are {}", list_names(DOMAINS)));
+                self.report(
+                    Diagnostic::new(Code::E101, domain.span, format!("unknown domain `{}`", domain.name))
+                        .label("no such domain")
+                        .help(help),
+                );
+            }
+        }
+        if let Some(start) = &s.start {
+            self.page_ref(start);
+        }
+        if let Some(today) = &s.today {
+            self.seed_value(today, &Ty::Date, "`today`");
+        }
+    }
+
+    fn enum_decl(&mut self, e: &'a EnumDecl) {
+        self.enter(format!("enum {}", e.name.name));
+        for (i, v) in e.variants.iter().enumerate() {
+            if let Some(first) = e.variants.iter().take(i).find(|w| w.name == v.name) {
+                self.duplicate(v, first.span, "variant");
+            }
+        }
+    }
+
+    /// Field declarations: known types, no duplicates, no explicit `id`.
+    fn fields(&mut self, fields: &'a [FieldDecl]) {
+        for (i, f) in fields.iter().enumerate() {
+            self.decl_type(&f.ty);
+            if f.name.name == "id" {
+                self.report(
+                    Diagnostic::new(Code::E102, f.name.span, "duplicate field `id`")
+                        .label("declared here")
+                        .help("every table has an implicit, read-only `id: Int`; remove this field"),
+                );
+            } else if let Some(first) = fields.iter().take(i).find(|g| g.name.name == f.name.name) {
+                self.duplicate(&f.name, first.name.span, "field");
+            }
+        }
+    }
+
+    fn duplicate(&mut self, name: &Ident, first: Span, what: &str) {
+        self.report(crate::check::symbols::duplicate(name, first, what));
+    }
+
+    fn seed(&mut self, s: &'a SeedDecl) {
+        self.enter(format!("seed {}", s.table.name));
+        let known = !self.table_ty(&s.table).is_error();
+        let table = known.then_some(s.table.name.as_str());
+        for row in &s.rows {
+            self.row_fields(table, &row.fields, row.span, RowMode::Seed);
+        }
+    }
+
+    /// A seed (or `today`) value: a constant of the expected type (spec §3).
+    pub(super) fn seed_value(&mut self, value: &'a Expr, want: &Ty, what: &str) {
+        if is_constant(value) {
+            self.expect(value, want, what);
+            return;
+        }
+        self.report(
+            Diagnostic::new(Code::E201, value.span, format!("expected a constant for {what}"))
+                .label("not a constant")
+                .help("seed values are literals, `-` before a number or money, `none`, enum variants and `T[id]` references"),
+        );
+    }
+
+    fn session(&mut self, s: &'a SessionDecl) {
+        self.enter("session".to_string());
+        for var in &s.vars {
+            let ty = self.decl_type(&var.ty);
+            self.expect(&var.init, &ty, &format!("session variable `{}`", var.name.name));
+        }
+    }
+
+    /// Parameters as locals (E101 for unknown types, E102 for repeated names).
+    fn params(&mut self, params: &'a [Param]) -> Vec<Local<'a>> {
+        let mut locals: Vec<Local<'a>> = Vec::new();
+        for p in params {
+            let ty = self.decl_type(&p.ty);
+            if let Some(first) = locals.iter().find(|l| l.name == p.name.name) {
+                let first = first.span;
+                self.duplicate(&p.name, first, "parameter");
+            }
+            locals.push(Local::new(&p.name, ty, LocalKind::Param));
+        }
+        locals
+    }
+
+    fn page(&mut self, p: &'a PageDecl) {
+        self.enter(format!("page {}", p.name.name));
+        self.page_element_names(p);
+        let params = self.params(&p.params);
+        self.scoped(params, |c| {
+            if let Some(route) = &p.route {
+                c.text(route);
+            }
+            for (i, title) in p.titles.iter().enumerate() {
+                c.text(title);
+                if i > 0 {
+                    c.report(
+                        Diagnostic::new(Code::E102, title.span, format!("page `{}` has a second `title`", p.name.name))
+                            .label("second title")
+                            .help("a page has at most one `title`; remove one"),
+                    );
+                }
+            }
+            c.elements(&p.body);
+        });
+    }
+
+    /// E102 for a `#name` used twice on one page.
+    fn page_element_names(&mut self, p: &'a PageDecl) {
+        let mut named = Vec::new();
+        collect_element_names(&p.body, &mut named);
+        for (i, n) in named.iter().enumerate() {
+            if let Some(first) = named.iter().take(i).find(|m| m.name == n.name) {
+                self.duplicate(n, first.span, "element name");
+            }
+        }
+    }
+
+    fn marker(&mut self, m: &'a MarkerDecl) {
+        self.enter(format!("marker {}", m.name.name));
+        for perm in m.reads.iter().chain(&m.writes) {
+            self.permission(perm);
+        }
+        let params = self.params(&m.params);
+        self.ctx.place = Place::Marker;
+        self.scoped(params, |c| {
+            for r in &m.requires {
+                c.cond(&r.cond, "a `requires` condition");
+                if let Some(message) = &r.message {
+                    c.text(message);
+                }
+            }
+            c.stmts(&m.body);
+        });
+    }
+
+    /// A permission names a table, one of its fields, or a session variable (E101).
+    fn permission(&mut self, p: &'a Permission) {
+        let base = p.base.name.as_str();
+        if base == "session" && !self.tables.contains_key(base) {
+            match &p.field {
+                Some(var) if !self.syms.session.contains_key(var.name.as_str()) => {
+                    self.unknown_session_var(var, Code::E101);
+                }
+                Some(_) => {}
+                None => self.report(
+                    Diagnostic::new(Code::E101, p.span, "expected a session variable after `session`")
+                        .label("which variable?")
+                        .help("write `session.name` for the variable it may write"),
+                ),
+            }
+            return;
+        }
+        if self.table_ty(&p.base).is_error() {
+            return;
+        }
+        if let Some(field) = &p.field {
+            if field.name != "id" && self.field_decl(base, &field.name).is_none() {
+                self.unknown_field(base, field, Code::E101);
+            }
+        }
+    }
+
+    fn task(&mut self, t: &'a TaskDecl) {
+        self.enter(format!("task {}", t.name.name));
+        for item in &t.repeated {
+            self.report(
+                Diagnostic::new(Code::E102, item.span, format!("`{}` given twice in task `{}`", item.name, t.name.name))
+                    .label("given again here")
+                    .help(format!("a task has at most one `{}`; keep one", item.name)),
+            );
+        }
+        self.goal_or_answer(t);
+        let Some(tpl) = &t.template else {
+            self.task_body(t);
+            return;
+        };
+        if let Some(limit) = &tpl.limit {
+            self.expect(limit, &Ty::Int, "`limit`");
+        }
+        self.with_row_binder(&tpl.binder, &tpl.table, |c| {
+            c.filter(tpl.filter.as_ref());
+            c.task_body(t);
+        });
+    }
+
+    /// Exactly one of `goal` and `answer` (E001).
+    fn goal_or_answer(&mut self, t: &'a TaskDecl) {
+        let name = &t.name.name;
+        let d = match (&t.goal, &t.answer) {
+            (Some(_), None) | (None, Some(_)) => return,
+            (Some(goal), Some(answer)) => Diagnostic::new(Code::E001, answer.span, format!("task `{name}` has both `goal` and `answer`"))
+                .label("second success condition")
+                .related(goal.span, "the goal is here"),
+            (None, None) => Diagnostic::new(Code::E001, t.name.span, format!("task `{name}` has neither `goal` nor `answer`"))
+                .label("no success condition"),
+        };
+        self.report(d.help("an operation task states a `goal`; a retrieval task states an `answer`; give exactly one"));
+    }
+
+    fn task_body(&mut self, t: &'a TaskDecl) {
+        if let Some(say) = &t.say {
+            self.text(say);
+        }
+        if let Some(start) = &t.start {
+            self.page_ref(start);
+        }
+        self.ctx.task_pred = true;
+        if let Some(goal) = &t.goal {
+            self.cond(goal, "a task goal");
+        }
+        for item in &t.progress {
+            self.cond(&item.pred, "a progress predicate");
+        }
+        self.ctx.task_pred = false;
+        if let Some(answer) = &t.answer {
+            self.infer(answer, None);
+        }
+        for node in t.key.iter().flatten() {
+            self.key_node(node);
+        }
+        for value in &t.values {
+            self.text(value);
+        }
+        if let Some(setup) = &t.setup {
+            self.ctx.place = Place::Setup;
+            self.stmts(setup);
+            self.ctx.place = Place::Other;
+        }
+    }
+
+    fn key_node(&mut self, node: &'a KeyNode) {
+        match node {
+            KeyNode::Page(r) => self.page_ref(r),
+            KeyNode::Element(id) if !self.element_names.contains(id.name.as_str()) => {
+                let mut d = Diagnostic::new(Code::E101, id.span, format!("unknown element `#{}`", id.name))
+                    .label("no element has this name");
+                let help = super::closest(&id.name, self.element_names.iter().copied())
+                    .map(|c| format!("did you mean `#{c}`?"))
+                    .unwrap_or_else(|| "name an element with `#name` right after its keyword: `button #add ...`".into());
+                d = d.help(help);
+                self.report(d);
+            }
+            KeyNode::Element(_) => {}
+        }
+    }
+}
+
+/// Whether `e` is a constant expression (spec §3): a literal, `-` before a
+/// number or money, `none`, an enum variant (a bare name) or `T[id]`.
+fn is_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_)
+        | ExprKind::Money(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Date(_)
+        | ExprKind::Time(_)
+        | ExprKind::None
+        | ExprKind::Name(_)
+        | ExprKind::Error => true,
+        ExprKind::Text(t) => t.interpolations().next().is_none(),
+        ExprKind::Unary(UnaryOp::Neg, x) => matches!(x.kind, ExprKind::Int(_) | ExprKind::Money(_)),
+        ExprKind::Index(base, index) => matches!(base.kind, ExprKind::Name(_)) && matches!(index.kind, ExprKind::Int(_)),
+        _ => false,
+    }
+}

@@ -1,0 +1,205 @@
+//! Page elements (spec §2.2): their texts, targets and conditions, and the form
+//! variables `input`, `select` and `checkbox` declare.
+//!
+//! A form variable is visible to every expression after its declaration in the
+//! same block and the blocks nested in it, so elements are walked in document
+//! order and each declaration is bound in the innermost scope as it is met. Each
+//! `section`, `for` body and `if` branch is a block of its own. Types follow
+//! DECISIONS 10.
+
+use super::{Checker, Local, LocalKind, Ty};
+use crate::check::effects;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::syntax::ast::*;
+
+impl<'a> Checker<'a, '_> {
+    /// A block of elements, in a scope of its own.
+    pub(super) fn elements(&mut self, elements: &'a [Element]) {
+        self.scoped(Vec::new(), |c| {
+            for el in elements {
+                c.element(el);
+            }
+        });
+    }
+
+    fn element(&mut self, el: &'a Element) {
+        match &el.kind {
+            ElementKind::Heading(t) | ElementKind::Text(t) | ElementKind::Image(t) => self.text(t),
+            ElementKind::Link { label, target, disabled } => {
+                self.text(label);
+                self.page_ref(target);
+                self.disabled(disabled.as_ref());
+            }
+            ElementKind::Button { label, target, disabled } => {
+                self.text(label);
+                self.button_target(target);
+                self.disabled(disabled.as_ref());
+            }
+            ElementKind::Input { var, ty, label } => {
+                self.text(label);
+                let t = self.input_type(ty.as_ref());
+                self.declare_form(var, t);
+            }
+            ElementKind::SelectList { var, label, options } => {
+                self.text(label);
+                for option in options {
+                    self.expect(option, &Ty::Text, "a select option");
+                }
+                self.declare_form(var, Ty::Text);
+            }
+            ElementKind::SelectFrom { var, ty, label, binder, table, filter, show } => {
+                self.text(label);
+                let t = self.select_from(var, ty, binder, table, filter.as_ref(), show);
+                self.declare_form(var, t);
+            }
+            ElementKind::Checkbox { var, label } => {
+                self.text(label);
+                self.declare_form(var, Ty::Bool);
+            }
+            ElementKind::Section { label, body } => {
+                self.text(label);
+                self.elements(body);
+            }
+            ElementKind::For(f) => self.for_element(f),
+            ElementKind::If { cond, then, otherwise } => {
+                self.cond(cond, "an `if` condition");
+                self.elements(then);
+                self.elements(otherwise);
+            }
+            ElementKind::Stmt(s) => self.page_stmt(s),
+        }
+    }
+
+    fn disabled(&mut self, cond: Option<&'a Expr>) {
+        if let Some(c) = cond {
+            self.cond(c, "a `disabled when` condition");
+        }
+    }
+
+    /// Binds a form variable; a second one of the same name in the same block is E102.
+    fn declare_form(&mut self, var: &'a Ident, ty: Ty) {
+        let first = self.scopes.last().and_then(|s| s.iter().find(|l| l.name == var.name && l.kind == LocalKind::Form));
+        if let Some(first) = first {
+            let first = first.span;
+            self.report(
+                Diagnostic::new(Code::E102, var.span, format!("duplicate form variable `{}`", var.name))
+                    .label("declared again here")
+                    .related(first, "first declared here")
+                    .help("give each input, select and checkbox of a block its own name"),
+            );
+        }
+        self.bind(Local::new(var, ty, LocalKind::Form));
+    }
+
+    /// The variable type of `input x: T` (DECISIONS 10).
+    fn input_type(&mut self, ty: Option<&'a TypeExpr>) -> Ty {
+        let Some(te) = ty else { return Ty::Text };
+        let t = match te.name.name.as_str() {
+            "Text" if !te.optional => Ty::Text,
+            "Int" if !te.optional => Ty::Int,
+            "Money" if !te.optional => Ty::Money,
+            // Date and time inputs start empty, so their variables are optional.
+            "Date" => Ty::Date.optional(),
+            "Time" => Ty::Time.optional(),
+            _ => {
+                if !self.decl_type(te).is_error() {
+                    self.report(
+                        Diagnostic::new(Code::E201, te.span, format!("`{}` is not an input type", te.name.name))
+                            .label("inputs hold `Text`, `Int`, `Money`, `Date` or `Time`")
+                            .help("use a `checkbox` for a `Bool`, and `select x: T \"...\" from r in T show r.name` for a row"),
+                    );
+                }
+                Ty::Error
+            }
+        };
+        t
+    }
+
+    /// `select x: T "label" from r in T where c show e`: the variable is a `T` row.
+    fn select_from(
+        &mut self,
+        var: &'a Ident,
+        ty: &'a TypeExpr,
+        binder: &'a Ident,
+        table: &'a Ident,
+        filter: Option<&'a Expr>,
+        show: &'a Expr,
+    ) -> Ty {
+        let declared = self.decl_type(ty);
+        let row = self.with_row_binder(binder, table, |c| {
+            c.filter(filter);
+            c.infer(show, None);
+            c.lookup(&binder.name).map(|l| l.ty.clone()).unwrap_or(Ty::Error)
+        });
+        if !declared.is_error() && !row.is_error() && declared != row {
+            self.report(
+                Diagnostic::new(Code::E201, ty.span, format!("select `{}` is declared `{declared}`, but its options are `{row}` rows", var.name))
+                    .label(format!("expected `{row}`"))
+                    .help(format!("write `select {}: {row} ...`", var.name)),
+            );
+        }
+        row
+    }
+
+    fn for_element(&mut self, f: &'a ForElement) {
+        let item = match &f.source {
+            LoopSource::Table(table) => self.table_ty(table),
+            LoopSource::List(items, _) => match self.list(items, None) {
+                Ty::List(item) => *item,
+                _ => Ty::Error,
+            },
+        };
+        if let Some(limit) = &f.limit {
+            self.expect(limit, &Ty::Int, "`limit`");
+        }
+        self.scoped(vec![Local::new(&f.binder, item, LocalKind::Binder)], |c| {
+            c.filter(f.filter.as_ref());
+            if let Some(order) = &f.order {
+                c.order_key(&order.key);
+            }
+            c.elements(&f.body);
+        });
+    }
+
+    fn order_key(&mut self, key: &'a Expr) {
+        let t = self.infer(key, None);
+        if !t.is_error() && !t.is_ordered() {
+            self.bad_operator(
+                key.span,
+                format!("cannot order by `{t}`"),
+                "order by an `Int`, `Money`, `Date`, `Time` or `Text` value",
+            );
+        }
+    }
+
+    /// A statement among page elements. A writing one is the effect pass's E303;
+    /// any other kind is not a page element at all (E001, as the parser would say
+    /// for any other misplaced keyword). `go` reports itself (markers only).
+    fn page_stmt(&mut self, s: &'a Stmt) {
+        if !effects::writes_state(s) && !matches!(s.kind, StmtKind::Go(_)) {
+            self.report(
+                Diagnostic::new(Code::E001, s.span, format!("`{}` is not a page element", stmt_word(&s.kind)))
+                    .label("statement among page elements")
+                    .help("statements belong in a marker body or a task's `setup`"),
+            );
+        }
+        let saved = self.ctx.place;
+        self.ctx.place = super::Place::Page;
+        self.stmt(s);
+        self.ctx.place = saved;
+    }
+}
+
+/// The keyword that starts a statement, for messages.
+fn stmt_word(kind: &StmtKind) -> &'static str {
+    match kind {
+        StmtKind::Let { .. } => "let",
+        StmtKind::Insert { .. } => "insert",
+        StmtKind::Set { .. } => "set",
+        StmtKind::Delete(_) | StmtKind::DeleteAll { .. } => "delete",
+        StmtKind::For { .. } => "for",
+        StmtKind::If { .. } => "if",
+        StmtKind::Reject(_) => "reject",
+        StmtKind::Go(_) => "go",
+    }
+}

@@ -1,0 +1,34 @@
+//! Argument parsing and dispatch: one file per subcommand. Exit codes: 0 on
+//! success, 1 on a user error (reported as a diagnostic), 2 on bad usage.
+
+mod check;
+mod load;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "wsitec", version, about = "The wsite compiler: verified training worlds for web agents")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse, resolve, type- and effect-check, and lint .wsite files.
+    Check(check::CheckArgs),
+}
+
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check::run(args),
+    }
+}
