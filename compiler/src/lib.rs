@@ -49,7 +49,7 @@ pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
         let id = FileId(i as u32);
         let parsed = syntax::parse_file(id, &sources[i].text, &mut next_expr, &mut diags);
         let importer = sources[i].name.clone();
-        for (path, span) in file_uses(&parsed) {
+        for (path, span) in file_uses(&parsed, &mut diags) {
             load_use(&importer, &path, span, loader, &mut sources, &mut diags);
         }
         files.push(parsed);
@@ -66,17 +66,32 @@ pub fn compile_str(name: &str, text: &str) -> Compilation {
     })
 }
 
-fn file_uses(file: &SourceFile) -> Vec<(String, Span)> {
-    file.decls
-        .iter()
-        .filter_map(|d| match &d.kind {
-            syntax::ast::DeclKind::Use(u) => match &u.target {
-                UseTarget::File(path, span) => Some((path.clone(), *span)),
-                UseTarget::Std(_) => None,
-            },
-            _ => None,
-        })
-        .collect()
+/// The files a parsed file `use`s. Standard-library modules and module
+/// parameters are reported here: neither is available yet (the standard library
+/// is its own piece of work), and saying so beats resolving them wrongly.
+fn file_uses(file: &SourceFile, diags: &mut Diagnostics) -> Vec<(String, Span)> {
+    let mut out = Vec::new();
+    for decl in &file.decls {
+        let syntax::ast::DeclKind::Use(u) = &decl.kind else { continue };
+        if let Some((param, _)) = u.bindings.first() {
+            diags.push(
+                Diagnostic::new(Code::E101, param.span, format!("module parameter `{}` cannot be bound yet", param.name))
+                    .help("module parameters are not supported by this version of wsitec; copy the module and name the table directly"),
+            );
+        }
+        match &u.target {
+            UseTarget::File(path, span) => out.push((path.clone(), *span)),
+            UseTarget::Std(path) => {
+                let name: Vec<&str> = path.iter().map(|i| i.name.as_str()).collect();
+                let span = path.first().map(|f| f.span.to(path.last().map(|l| l.span).unwrap_or(f.span))).unwrap_or(decl.span);
+                diags.push(
+                    Diagnostic::new(Code::E101, span, format!("unknown module `std::{}`", name.join("::")))
+                        .help("the standard library is not available in this version of wsitec; use a file with `use \"./file.wsite\"`"),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// Loads a `use`d file once (by display name), reporting E101 when it cannot be.

@@ -94,3 +94,25 @@ fn examples_check_clean_through_the_binary() {
         assert_eq!(out.status.code(), Some(0), "{}:\n{}", path.display(), String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn use_joins_files_into_one_program() {
+    let dir = std::env::temp_dir().join(format!("wsitec-use-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("parts")).expect("temp dir");
+    std::fs::write(
+        dir.join("main.wsite"),
+        "use \"./parts/catalog.wsite\"\nsite S { title \"t\" domain other start Home }\npage Home {\n  for p in Product { text \"{p.name}\" }\n  link \"About\" -> About\n}\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("parts/catalog.wsite"), "table Product { name: Text }\nseed Product [ { name: \"Lamp\" } ]\npage About { link \"Home\" -> Home }\n")
+        .expect("write");
+    let out = wsitec(&["check", "--color", "never", dir.join("main.wsite").to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // A mistake in the used file is reported against that file.
+    std::fs::write(dir.join("parts/catalog.wsite"), "table Product { name: Text }\npage About { link \"Home\" -> Hom }\n").expect("write");
+    let out = wsitec(&["check", "--color", "never", dir.join("main.wsite").to_str().unwrap_or_default()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("catalog.wsite:2:"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

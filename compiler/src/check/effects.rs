@@ -44,6 +44,35 @@ pub(crate) fn writes_state(s: &Stmt) -> bool {
     }
 }
 
+/// A statement's span from its keyword to the end of its last part. (The
+/// parser's span of a statement that ends in an optional part may run on over
+/// the whitespace and comments after it.) Block statements keep their own span,
+/// which ends at their `}`.
+pub(crate) fn stmt_span(s: &Stmt) -> Span {
+    let end = match &s.kind {
+        StmtKind::Let { value, .. } => Some(value.span),
+        StmtKind::Set { value, .. } => Some(value.span),
+        StmtKind::Delete(row) => Some(row.span),
+        StmtKind::DeleteAll { table, filter, .. } => Some(filter.as_ref().map_or(table.span, |f| f.span)),
+        StmtKind::Reject(message) => Some(message.span),
+        StmtKind::Go(target) => Some(page_ref_span(target)),
+        StmtKind::Insert { .. } | StmtKind::For { .. } | StmtKind::If { .. } => None,
+    };
+    match end {
+        Some(end) if end.end >= s.span.start && end.end <= s.span.end => Span { end: end.end, ..s.span },
+        _ => s.span,
+    }
+}
+
+/// A page reference's span, `Name` alone when it has no `( )`.
+pub(crate) fn page_ref_span(r: &PageRef) -> Span {
+    if r.has_parens {
+        r.span
+    } else {
+        r.name.span
+    }
+}
+
 /// What names exist, to tell valid permissions from ones already reported.
 struct Known<'k, 'a> {
     tables: &'k BTreeMap<&'a str, &'a [FieldDecl]>,
@@ -162,24 +191,47 @@ fn cover(need: &Need, grants: &mut [Grant<'_>]) -> bool {
     covered
 }
 
+/// The span of a permission's words. (Built from its idents: the parser's span
+/// may run on over the whitespace after the permission.)
+fn perm_span(p: &Permission) -> Span {
+    match &p.field {
+        Some(f) => p.base.span.to(f.span),
+        None => p.base.span,
+    }
+}
+
 /// The span of a whole clause (first to last permission), if it has any.
 fn clause_span(perms: &[Permission]) -> Option<Span> {
     let first = perms.first()?;
     let last = perms.last()?;
-    Some(first.span.to(last.span))
+    Some(perm_span(first).to(perm_span(last)))
 }
 
 /// E301 or E302 for an access no permission covers.
 fn uncovered(m: &MarkerDecl, need: &Need, span: Span) -> Diagnostic {
     let name = &m.name.name;
     let (code, message, label, clause, item) = match need {
-        Need::Read(t, f) => (Code::E302, format!("marker `{name}` reads `{t}.{f}` without permission"), "read here", "reads", format!("{t}.{f}")),
-        Need::WriteField(t, f) => {
-            (Code::E301, format!("marker `{name}` sets `{t}.{f}` without permission"), "written here", "writes", format!("{t}.{f}"))
-        }
-        Need::WriteRows(t, verb) => {
-            (Code::E301, format!("marker `{name}` {verb} `{t}` rows without permission"), "written here", "writes", t.clone())
-        }
+        Need::Read(t, f) => (
+            Code::E302,
+            format!("marker `{name}` reads `{t}.{f}` without permission"),
+            "read here",
+            "reads",
+            format!("{t}.{f}"),
+        ),
+        Need::WriteField(t, f) => (
+            Code::E301,
+            format!("marker `{name}` sets `{t}.{f}` without permission"),
+            "written here",
+            "writes",
+            format!("{t}.{f}"),
+        ),
+        Need::WriteRows(t, verb) => (
+            Code::E301,
+            format!("marker `{name}` {verb} `{t}` rows without permission"),
+            "written here",
+            "writes",
+            t.clone(),
+        ),
         Need::WriteSession(v) => (
             Code::E301,
             format!("marker `{name}` sets `session.{v}` without permission"),
@@ -217,7 +269,7 @@ fn unused(m: &MarkerDecl, g: &Grant<'_>) -> Diagnostic {
         (Item::Session(_), Clause::Reads) => " (reading a session variable needs no permission)",
         _ => "",
     };
-    Diagnostic::new(Code::S107, g.perm.span, format!("permission `{text}` is never used"))
+    Diagnostic::new(Code::S107, perm_span(g.perm), format!("permission `{text}` is never used"))
         .label(format!("in `{clause}` of marker `{}`", m.name.name))
         .help(format!("remove `{text}` from `{clause}`{why}"))
         .object(format!("marker {}", m.name.name))
@@ -242,12 +294,12 @@ impl Collector<'_> {
             StmtKind::Set { target, value } => self.set(target, value),
             StmtKind::Delete(row) => {
                 if let Some(t) = self.typed.ty(row.id).row_table() {
-                    self.needs.push((Need::WriteRows(t.to_string(), "deletes"), s.span));
+                    self.needs.push((Need::WriteRows(t.to_string(), "deletes"), stmt_span(s)));
                 }
                 self.expr(row);
             }
             StmtKind::DeleteAll { table, filter, .. } => {
-                self.needs.push((Need::WriteRows(table.name.clone(), "deletes"), s.span));
+                self.needs.push((Need::WriteRows(table.name.clone(), "deletes"), stmt_span(s)));
                 self.opt(filter.as_ref());
             }
             StmtKind::For { filter, body, .. } => {
@@ -343,7 +395,7 @@ fn page_writes(page: &Ident, elements: &[Element], diags: &mut Diagnostics) {
     for el in elements {
         match &el.kind {
             ElementKind::Stmt(s) if writes_state(s) => diags.push(
-                Diagnostic::new(Code::E303, s.span, format!("page `{}` writes persistent state", page.name))
+                Diagnostic::new(Code::E303, stmt_span(s), format!("page `{}` writes persistent state", page.name))
                     .label("a write among page elements")
                     .help("pages only show state; move this into a marker and trigger it with a `button`")
                     .object(format!("page {}", page.name)),

@@ -12,7 +12,7 @@
 use super::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::syntax::ast::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use wsite_runtime::value::Money;
 
 /// The id one seed row gets, and where that id comes from.
@@ -37,14 +37,22 @@ pub struct SeedId<'a> {
 /// tables that do not exist are included under their written name.
 pub fn seed_ids<'a>(symbols: &Symbols<'a>) -> BTreeMap<&'a str, Vec<SeedId<'a>>> {
     let mut out: BTreeMap<&'a str, Vec<SeedId<'a>>> = BTreeMap::new();
+    // The largest id so far per table, so numbering stays linear in the rows.
+    let mut largest: BTreeMap<&'a str, i64> = BTreeMap::new();
     for seed in &symbols.seeds {
-        let rows = out.entry(seed.table.name.as_str()).or_default();
+        let table = seed.table.name.as_str();
+        let rows = out.entry(table).or_default();
         for row in &seed.rows {
-            let next = rows.iter().map(|r| r.id).max().map_or(1, |m| m.saturating_add(1));
             let explicit = explicit_id(row);
+            let id = match explicit {
+                Some((id, _)) => id,
+                None => largest.get(table).map_or(1, |m| m.saturating_add(1)),
+            };
+            largest.entry(table).and_modify(|m| *m = (*m).max(id)).or_insert(id);
+            let span = explicit.map_or(row.span, |(_, span)| span);
             rows.push(SeedId {
-                id: explicit.map_or(next, |(id, _)| id),
-                span: explicit.map_or(row.span, |(_, span)| span),
+                id,
+                span,
                 explicit: explicit.is_some(),
                 row,
             });
@@ -82,15 +90,43 @@ pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, diags: &mut Diagnostic
     let ids = seed_ids(symbols);
     check_seed_values(symbols, diags);
     check_duplicate_ids(&ids, diags);
-    let mut walk = Walk::default();
+    let id_sets: BTreeMap<&str, BTreeSet<i64>> = ids
+        .iter()
+        .map(|(t, rows)| (*t, rows.iter().map(|r| r.id).collect()))
+        .collect();
+    // One walk per declaration, so each finding can name the declaration it is in.
     for decl in files.iter().flat_map(|f| &f.decls) {
+        let mut walk = Walk::default();
         walk.decl(decl);
+        let object = object_of(decl);
+        for text in &walk.texts {
+            check_placeholder(text, object.as_deref(), diags);
+        }
+        for expr in &walk.exprs {
+            check_row_reference(symbols, &id_sets, expr, object.as_deref(), diags);
+        }
     }
-    for text in &walk.texts {
-        check_placeholder(text, diags);
+}
+
+/// What a declaration is called in a diagnostic's `object` field.
+fn object_of(decl: &Decl) -> Option<String> {
+    match &decl.kind {
+        DeclKind::Site(s) => Some(format!("site {}", s.name.name)),
+        DeclKind::Seed(s) => Some(format!("table {}", s.table.name)),
+        DeclKind::Session(_) => Some("session".to_string()),
+        DeclKind::Invariant(i) => Some(format!("invariant {}", i.name.name)),
+        DeclKind::Page(p) => Some(format!("page {}", p.name.name)),
+        DeclKind::Marker(m) => Some(format!("marker {}", m.name.name)),
+        DeclKind::Task(t) => Some(format!("task {}", t.name.name)),
+        DeclKind::Use(_) | DeclKind::Enum(_) | DeclKind::Table(_) => None,
     }
-    for expr in &walk.exprs {
-        check_row_reference(symbols, &ids, expr, diags);
+}
+
+/// Sets `object` on `d` when there is one.
+fn with_object(d: Diagnostic, object: Option<&str>) -> Diagnostic {
+    match object {
+        Some(o) => d.object(o),
+        None => d,
     }
 }
 
@@ -115,10 +151,16 @@ fn negative_money(table: &str, init: &FieldInit, cents: i64) -> Diagnostic {
     let field = &init.name.name;
     let shown = Money(cents).to_string();
     let positive = Money(cents.saturating_neg()).to_string();
-    Diagnostic::new(Code::M201, init.value.span, format!("negative money `{shown}` in seed data"))
-        .label(format!("`{table}.{field}` is seeded with a negative amount"))
-        .help(format!("seed amounts are zero or more; write `{positive}` if that is what you meant"))
-        .object(format!("table {table}"))
+    Diagnostic::new(
+        Code::M201,
+        init.value.span,
+        format!("negative money `{shown}` in seed data"),
+    )
+    .label(format!("`{table}.{field}` is seeded with a negative amount"))
+    .help(format!(
+        "seed amounts are zero or more; write `{positive}` if that is what you meant"
+    ))
+    .object(format!("table {table}"))
 }
 
 /// `""`: a text literal with no characters and no interpolation.
@@ -131,15 +173,23 @@ fn is_empty_text(e: &Expr) -> bool {
 
 /// Whether `table.field` is declared `Text` (not `Text?`).
 fn is_required_text(symbols: &Symbols<'_>, table: &str, field: &str) -> bool {
-    symbols.field(table, field).is_some_and(|f| f.ty.name.name == "Text" && !f.ty.optional)
+    symbols
+        .field(table, field)
+        .is_some_and(|f| f.ty.name.name == "Text" && !f.ty.optional)
 }
 
 fn empty_text(table: &str, init: &FieldInit) -> Diagnostic {
     let field = &init.name.name;
-    Diagnostic::new(Code::M206, init.value.span, format!("empty text in required field `{table}.{field}`"))
-        .label("this row shows nothing here")
-        .help(format!("write the text this row should have, or declare `{field}: Text?` and seed `none`"))
-        .object(format!("table {table}"))
+    Diagnostic::new(
+        Code::M206,
+        init.value.span,
+        format!("empty text in required field `{table}.{field}`"),
+    )
+    .label("this row shows nothing here")
+    .help(format!(
+        "write the text this row should have, or declare `{field}: Text?` and seed `none`"
+    ))
+    .object(format!("table {table}"))
 }
 
 // ---------------------------------------------------------------------------
@@ -161,12 +211,20 @@ fn check_duplicate_ids(ids: &BTreeMap<&str, Vec<SeedId<'_>>>, diags: &mut Diagno
 
 fn duplicate_id(table: &str, row: &SeedId<'_>, earlier: &SeedId<'_>) -> Diagnostic {
     let id = row.id;
-    let how = if earlier.explicit { "first used here" } else { "this earlier row gets it implicitly" };
-    Diagnostic::new(Code::M204, row.span, format!("duplicate id `{id}` in seed data for `{table}`"))
-        .label("a second row with this id")
-        .related(earlier.span, format!("id `{id}` {how}"))
-        .help("give each row its own id, or leave `id` out so the row is numbered after the rows above it")
-        .object(format!("table {table}"))
+    let how = if earlier.explicit {
+        format!("id `{id}` first used here")
+    } else {
+        format!("this earlier row gets id `{id}` implicitly")
+    };
+    Diagnostic::new(
+        Code::M204,
+        row.span,
+        format!("duplicate id `{id}` in seed data for `{table}`"),
+    )
+    .label("a second row with this id")
+    .related(earlier.span, how)
+    .help("give each row its own id, or leave `id` out so the row is numbered after the rows above it")
+    .object(format!("table {table}"))
 }
 
 // ---------------------------------------------------------------------------
@@ -174,34 +232,34 @@ fn duplicate_id(table: &str, row: &SeedId<'_>, earlier: &SeedId<'_>) -> Diagnost
 
 fn check_row_reference(
     symbols: &Symbols<'_>,
-    ids: &BTreeMap<&str, Vec<SeedId<'_>>>,
+    ids: &BTreeMap<&str, BTreeSet<i64>>,
     expr: &Expr,
+    object: Option<&str>,
     diags: &mut Diagnostics,
 ) {
-    let ExprKind::Index(base, index) = &expr.kind else { return };
+    let ExprKind::Index(base, index) = &expr.kind else {
+        return;
+    };
     let ExprKind::Name(table) = &base.kind else { return };
     let Some(n) = const_int(index) else { return };
     if !symbols.tables.contains_key(table.name.as_str()) {
         return;
     }
-    let seeded = ids.get(table.name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-    if !seeded.iter().any(|r| r.id == n) {
-        diags.push(missing_row(&table.name, n, expr.span, seeded));
+    let empty = BTreeSet::new();
+    let seeded = ids.get(table.name.as_str()).unwrap_or(&empty);
+    if !seeded.contains(&n) {
+        diags.push(with_object(missing_row(&table.name, n, expr.span, seeded), object));
     }
 }
 
-fn missing_row(table: &str, n: i64, span: Span, seeded: &[SeedId<'_>]) -> Diagnostic {
+fn missing_row(table: &str, n: i64, span: Span, known: &BTreeSet<i64>) -> Diagnostic {
     let d = Diagnostic::new(Code::M205, span, format!("no `{table}` row with id `{n}`"))
-        .label(format!("`{table}[{n}]` is not a seeded row"))
-        .object(format!("table {table}"));
-    if seeded.is_empty() {
+        .label(format!("`{table}[{n}]` is not a seeded row"));
+    if known.is_empty() {
         return d.help(format!(
             "`{table}` has no seed rows, so no row exists at the start; add `seed {table} [ {{ id: {n}, ... }} ]`"
         ));
     }
-    let mut known: Vec<i64> = seeded.iter().map(|r| r.id).collect();
-    known.sort_unstable();
-    known.dedup();
     let shown: Vec<String> = known.iter().take(10).map(i64::to_string).collect();
     let more = if known.len() > 10 { ", ..." } else { "" };
     d.help(format!(
@@ -218,7 +276,7 @@ fn missing_row(table: &str, n: i64, span: Span, seeded: &[SeedId<'_>]) -> Diagno
 const PLACEHOLDER_WORDS: [&str; 5] = ["todo", "tbd", "fixme", "xxx", "placeholder"];
 const PLACEHOLDER_PHRASES: [(&str, &str); 2] = [("lorem", "ipsum"), ("sample", "text")];
 
-fn check_placeholder(text: &TextLit, diags: &mut Diagnostics) {
+fn check_placeholder(text: &TextLit, object: Option<&str>, diags: &mut Diagnostics) {
     // Each literal chunk separately: an interpolation between two chunks is not
     // whitespace, so `lorem {x} ipsum` is not the phrase.
     for part in &text.parts {
@@ -226,11 +284,10 @@ fn check_placeholder(text: &TextLit, diags: &mut Diagnostics) {
         if let Some(range) = find_placeholder(chunk) {
             let found = chunk.get(range.clone()).unwrap_or_default();
             let span = precise_span(text, chunk, range).unwrap_or(text.span);
-            diags.push(
-                Diagnostic::new(Code::M203, span, format!("placeholder text `{found}`"))
-                    .label("this looks unfinished")
-                    .help("replace it with the real text the site should show"),
-            );
+            let d = Diagnostic::new(Code::M203, span, format!("placeholder text `{found}`"))
+                .label("this looks unfinished")
+                .help("replace it with the real text the site should show");
+            diags.push(with_object(d, object));
             return;
         }
     }
@@ -363,7 +420,16 @@ impl<'a> Walk<'a> {
     fn element(&mut self, e: &'a Element) {
         match &e.kind {
             ElementKind::Heading(t) | ElementKind::Text(t) | ElementKind::Image(t) => self.text(t),
-            ElementKind::Link { label, target, disabled } | ElementKind::Button { label, target, disabled } => {
+            ElementKind::Link {
+                label,
+                target,
+                disabled,
+            }
+            | ElementKind::Button {
+                label,
+                target,
+                disabled,
+            } => {
                 self.text(label);
                 self.page_ref(target);
                 self.opt_expr(disabled.as_ref());
@@ -373,7 +439,9 @@ impl<'a> Walk<'a> {
                 self.text(label);
                 options.iter().for_each(|o| self.expr(o));
             }
-            ElementKind::SelectFrom { label, filter, show, .. } => {
+            ElementKind::SelectFrom {
+                label, filter, show, ..
+            } => {
                 self.text(label);
                 self.opt_expr(filter.as_ref());
                 self.expr(show);
@@ -518,14 +586,13 @@ mod tests {
         c.diagnostics
             .iter()
             .filter(|d| d.code.as_str().starts_with('M'))
-            .map(|d| (d.code, text.get(..d.span.start as usize).map_or(0, |s| s.matches('\n').count()) + 1))
+            .map(|d| {
+                (
+                    d.code,
+                    text.get(..d.span.start as usize).map_or(0, |s| s.matches('\n').count()) + 1,
+                )
+            })
             .collect()
-    }
-
-    fn parser_ready() -> bool {
-        !crate::compile_str("t.wsite", "site S { title \"t\" domain other start P }\npage P { text \"x\" }").files[0]
-            .decls
-            .is_empty()
     }
 
     const SEEDS: &str = r#"site S { title "Shop" domain ecommerce start Home }
@@ -553,9 +620,6 @@ page Home {
 
     #[test]
     fn seed_lints_find_their_lines() {
-        if !parser_ready() {
-            return;
-        }
         let got = found(SEEDS);
         let want = vec![
             (Code::M201, 6),
@@ -567,5 +631,60 @@ page Home {
             (Code::M205, 19),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn seed_ids_number_rows_across_blocks() {
+        let text = r#"site S { title "t" domain other start P }
+table T { name: Text }
+table U { name: Text }
+seed T [ { name: "a" }, { id: 7, name: "b" }, { name: "c" }, { id: -2, name: "d" } ]
+seed U [ { name: "x" } ]
+seed T [ { name: "e" }, { id: 3, name: "f" }, { name: "g" } ]
+page P { text "x" }
+"#;
+        let c = crate::compile_str("t.wsite", text);
+        let mut sink = crate::diagnostics::Diagnostics::default();
+        let symbols = crate::check::Symbols::collect(&c.files, &mut sink);
+        let ids = super::seed_ids(&symbols);
+        let of = |t: &str| ids.get(t).map(|rows| rows.iter().map(|r| r.id).collect::<Vec<_>>());
+        assert_eq!(of("T"), Some(vec![1, 7, 8, -2, 9, 3, 10]));
+        assert_eq!(of("U"), Some(vec![1]));
+        let explicit: Vec<bool> = ids
+            .get("T")
+            .map(|r| r.iter().map(|r| r.explicit).collect())
+            .unwrap_or_default();
+        assert_eq!(explicit, vec![false, true, false, true, false, true, false]);
+    }
+
+    #[test]
+    fn row_references_outside_seeds_and_zero_money() {
+        let text = r#"site S { title "t" domain other start P }
+table T { name: Text  price: Money }
+seed T [ { name: "a", price: -$0 } ]
+page P {
+  text "{T[1].name}"
+}
+task t {
+  say "Look"
+  setup { set T[2].name = "b" }
+  goal T[1].name == "a" and T[-1].name == "a"
+}
+"#;
+        assert_eq!(found(text), vec![(Code::M205, 9), (Code::M205, 10)]);
+    }
+
+    #[test]
+    fn placeholder_span_is_the_word_when_the_literal_has_no_escapes() {
+        let text =
+            "site S { title \"t\" domain other start P }\npage P { text \"see TODO\" text \"a \\\"b\\\" TODO\" }\n";
+        let c = crate::compile_str("t.wsite", text);
+        let spans: Vec<&str> = c
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::M203)
+            .filter_map(|d| text.get(d.span.range()))
+            .collect();
+        assert_eq!(spans, vec!["TODO", "\"a \\\"b\\\" TODO\""]);
     }
 }

@@ -438,6 +438,73 @@ mod tests {
         assert!(!comparable(&Ty::List(Box::new(Ty::Int)), &Ty::List(Box::new(Ty::Int))));
     }
 
+    /// Types a program and returns what the checker recorded, plus the codes.
+    fn typed(text: &str) -> (Typed, Vec<&'static str>) {
+        let compiled = crate::compile_str("t.wsite", text);
+        let mut diags = Diagnostics::default();
+        let symbols = Symbols::collect(&compiled.files, &mut diags);
+        let typed = check(&compiled.files, &symbols, &mut diags);
+        (typed, diags.into_sorted().iter().map(|d| d.code.as_str()).collect())
+    }
+
+    const SLOTS: &str = "site S { title \"t\" domain other start Home }
+        enum State { free, taken }
+        table Slot { taken: Bool  state: State }
+        table Booking { slot: Slot }
+        page Home { for b in Booking { button \"x\" -> book(b) } link \"h\" -> Home }
+        marker book(b: Booking) writes Slot.taken, Slot.state {
+          set b.slot.taken = not b.slot.taken
+          set b.slot.state = taken
+        }";
+
+    #[test]
+    fn field_reads_and_set_targets_are_recorded() {
+        let (typed, codes) = typed(SLOTS);
+        assert!(codes.is_empty(), "{codes:?}");
+        let reads: Vec<&Access> = typed.fields.values().collect();
+        let slot_taken = Access::Field { table: "Slot".into(), field: "taken".into() };
+        let booking_slot = Access::Field { table: "Booking".into(), field: "slot".into() };
+        assert!(reads.contains(&&slot_taken) && reads.contains(&&booking_slot));
+        let sets: Vec<&Access> = typed.sets.values().collect();
+        assert_eq!(sets.len(), 2);
+        assert!(sets.contains(&&slot_taken));
+        let variants = typed.names.values().filter(|r| matches!(r, Resolved::Variant { .. })).count();
+        assert_eq!(variants, 1, "`taken` after `set b.slot.state =` is the variant");
+    }
+
+    #[test]
+    fn every_expression_of_a_clean_program_has_a_type() {
+        let compiled = crate::compile_str("t.wsite", SLOTS);
+        let (typed, _) = typed(SLOTS);
+        let mut missing = 0;
+        fn count(e: &crate::syntax::ast::Expr, typed: &Typed, missing: &mut usize) {
+            use crate::syntax::ast::ExprKind;
+            let head = matches!(typed.names.get(&e.id), Some(Resolved::Session | Resolved::Table(_)));
+            if !head && !typed.types.contains_key(&e.id) {
+                *missing += 1;
+            }
+            match &e.kind {
+                ExprKind::Field(b, _) | ExprKind::Unary(_, b) => count(b, typed, missing),
+                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                    count(a, typed, missing);
+                    count(b, typed, missing);
+                }
+                _ => {}
+            }
+        }
+        for decl in compiled.files.iter().flat_map(|f| &f.decls) {
+            if let crate::syntax::ast::DeclKind::Marker(m) = &decl.kind {
+                for s in &m.body {
+                    if let crate::syntax::ast::StmtKind::Set { target, value } = &s.kind {
+                        count(target, &typed, &mut missing);
+                        count(value, &typed, &mut missing);
+                    }
+                }
+            }
+        }
+        assert_eq!(missing, 0);
+    }
+
     #[test]
     fn display_and_lists() {
         assert_eq!(Ty::Row("Product".into()).optional().to_string(), "Product?");

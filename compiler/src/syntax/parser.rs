@@ -690,6 +690,9 @@ impl<'t> Walker<'t, '_> {
             Some(list) => (self.args(list), true),
             None => (Vec::new(), false),
         };
+        // pest's span for `Cart` (no parentheses) runs on over the whitespace it
+        // skipped looking for `(`; the name alone is the reference then.
+        let span = if has_parens { span } else { name.span };
         PageRef { name, args, has_parens, span }
     }
 

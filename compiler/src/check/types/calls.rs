@@ -4,6 +4,7 @@
 
 use super::suggest::did_you_mean;
 use super::{plural, Checker, Ty};
+use crate::check::effects;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::ast::*;
 
@@ -102,7 +103,7 @@ impl<'a> Checker<'a, '_> {
             self.report(
                 Diagnostic::new(
                     Code::E103,
-                    r.span,
+                    effects::page_ref_span(r),
                     format!("{kind} `{name}` takes {}, found {}", plural(params.len(), "argument"), r.args.len()),
                 )
                 .label("wrong number of arguments")
@@ -165,8 +166,12 @@ impl<'a> Checker<'a, '_> {
             Ty::Int | Ty::Money | Ty::Error => t,
             _ => {
                 self.report(
-                    Diagnostic::new(Code::E201, arg.span, format!("expected `Int` or `Money` for argument 1 of `{}`, found `{t}`", f.name))
-                        .label(format!("this is `{t}`")),
+                    Diagnostic::new(
+                        Code::E201,
+                        arg.span,
+                        format!("expected `Int` or `Money` for argument 1 of `{}`, found `{t}`", f.name),
+                    )
+                    .label(format!("this is `{t}`")),
                 );
                 Ty::Error
             }
@@ -175,7 +180,8 @@ impl<'a> Checker<'a, '_> {
 
     fn unknown_function(&mut self, f: &Ident) {
         let name = f.name.as_str();
-        let d = Diagnostic::new(Code::E101, f.span, format!("unknown function `{name}`")).label("not a built-in function");
+        let d =
+            Diagnostic::new(Code::E101, f.span, format!("unknown function `{name}`")).label("not a built-in function");
         let help = if self.syms.markers.contains_key(name) {
             format!("`{name}` is a marker; markers are triggered by buttons, not called")
         } else {

@@ -57,10 +57,13 @@ impl<'a> Checker<'a, '_> {
             let mut candidates: Vec<&str> = vec!["Int", "Money", "Bool", "Text", "Date", "Time"];
             candidates.extend(self.syms.enums.keys().copied());
             candidates.extend(self.tables.keys().copied());
-            let help = did_you_mean(name, candidates)
-                .unwrap_or_else(|| "a type is `Int`, `Money`, `Bool`, `Text`, `Date`, `Time`, an enum or a table".to_string());
+            let help = did_you_mean(name, candidates).unwrap_or_else(|| {
+                "a type is `Int`, `Money`, `Bool`, `Text`, `Date`, `Time`, an enum or a table".to_string()
+            });
             self.report(
-                Diagnostic::new(Code::E101, te.name.span, format!("unknown type `{name}`")).label("no such type").help(help),
+                Diagnostic::new(Code::E101, te.name.span, format!("unknown type `{name}`"))
+                    .label("no such type")
+                    .help(help),
             );
         }
         self.type_of(te)
@@ -137,7 +140,9 @@ impl<'a> Checker<'a, '_> {
         self.report(
             Diagnostic::new(Code::E201, value.span, format!("expected a constant for {what}"))
                 .label("not a constant")
-                .help("seed values are literals, `-` before a number or money, `none`, enum variants and `T[id]` references"),
+                .help(
+                "seed values are literals, `-` before a number or money, `none`, enum variants and `T[id]` references",
+            ),
         );
     }
 
@@ -224,7 +229,7 @@ impl<'a> Checker<'a, '_> {
                 }
                 Some(_) => {}
                 None => self.report(
-                    Diagnostic::new(Code::E101, p.span, "expected a session variable after `session`")
+                    Diagnostic::new(Code::E101, p.base.span, "expected a session variable after `session`")
                         .label("which variable?")
                         .help("write `session.name` for the variable it may write"),
                 ),
@@ -245,9 +250,13 @@ impl<'a> Checker<'a, '_> {
         self.enter(format!("task {}", t.name.name));
         for item in &t.repeated {
             self.report(
-                Diagnostic::new(Code::E102, item.span, format!("`{}` given twice in task `{}`", item.name, t.name.name))
-                    .label("given again here")
-                    .help(format!("a task has at most one `{}`; keep one", item.name)),
+                Diagnostic::new(
+                    Code::E102,
+                    item.span,
+                    format!("`{}` given twice in task `{}`", item.name, t.name.name),
+                )
+                .label("given again here")
+                .help(format!("a task has at most one `{}`; keep one", item.name)),
             );
         }
         self.goal_or_answer(t);
@@ -269,11 +278,15 @@ impl<'a> Checker<'a, '_> {
         let name = &t.name.name;
         let d = match (&t.goal, &t.answer) {
             (Some(_), None) | (None, Some(_)) => return,
-            (Some(goal), Some(answer)) => Diagnostic::new(Code::E001, answer.span, format!("task `{name}` has both `goal` and `answer`"))
-                .label("second success condition")
-                .related(goal.span, "the goal is here"),
-            (None, None) => Diagnostic::new(Code::E001, t.name.span, format!("task `{name}` has neither `goal` nor `answer`"))
-                .label("no success condition"),
+            (Some(goal), Some(answer)) => {
+                Diagnostic::new(Code::E001, answer.span, format!("task `{name}` has both `goal` and `answer`"))
+                    .label("second success condition")
+                    .related(goal.span, "the goal is here")
+            }
+            (None, None) => {
+                Diagnostic::new(Code::E001, t.name.span, format!("task `{name}` has neither `goal` nor `answer`"))
+                    .label("no success condition")
+            }
         };
         self.report(d.help("an operation task states a `goal`; a retrieval task states an `answer`; give exactly one"));
     }
@@ -317,7 +330,9 @@ impl<'a> Checker<'a, '_> {
                     .label("no element has this name");
                 let help = super::closest(&id.name, self.element_names.iter().copied())
                     .map(|c| format!("did you mean `#{c}`?"))
-                    .unwrap_or_else(|| "name an element with `#name` right after its keyword: `button #add ...`".into());
+                    .unwrap_or_else(|| {
+                        "name an element with `#name` right after its keyword: `button #add ...`".into()
+                    });
                 d = d.help(help);
                 self.report(d);
             }
@@ -340,7 +355,9 @@ fn is_constant(e: &Expr) -> bool {
         | ExprKind::Error => true,
         ExprKind::Text(t) => t.interpolations().next().is_none(),
         ExprKind::Unary(UnaryOp::Neg, x) => matches!(x.kind, ExprKind::Int(_) | ExprKind::Money(_)),
-        ExprKind::Index(base, index) => matches!(base.kind, ExprKind::Name(_)) && matches!(index.kind, ExprKind::Int(_)),
+        ExprKind::Index(base, index) => {
+            matches!(base.kind, ExprKind::Name(_)) && matches!(index.kind, ExprKind::Int(_))
+        }
         _ => false,
     }
 }

@@ -104,7 +104,7 @@ impl<'a> Checker<'a, '_> {
             _ => {
                 if !self.decl_type(te).is_error() {
                     self.report(
-                        Diagnostic::new(Code::E201, te.span, format!("`{}` is not an input type", te.name.name))
+                        Diagnostic::new(Code::E201, te.name.span, format!("`{}` is not an input type", te.name.name))
                             .label("inputs hold `Text`, `Int`, `Money`, `Date` or `Time`")
                             .help("use a `checkbox` for a `Bool`, and `select x: T \"...\" from r in T show r.name` for a row"),
                     );
@@ -133,9 +133,13 @@ impl<'a> Checker<'a, '_> {
         });
         if !declared.is_error() && !row.is_error() && declared != row {
             self.report(
-                Diagnostic::new(Code::E201, ty.span, format!("select `{}` is declared `{declared}`, but its options are `{row}` rows", var.name))
-                    .label(format!("expected `{row}`"))
-                    .help(format!("write `select {}: {row} ...`", var.name)),
+                Diagnostic::new(
+                    Code::E201,
+                    ty.name.span,
+                    format!("select `{}` is declared `{declared}`, but its options are `{row}` rows", var.name),
+                )
+                .label(format!("expected `{row}`"))
+                .help(format!("write `select {}: {row} ...`", var.name)),
             );
         }
         row
@@ -178,9 +182,13 @@ impl<'a> Checker<'a, '_> {
     fn page_stmt(&mut self, s: &'a Stmt) {
         if !effects::writes_state(s) && !matches!(s.kind, StmtKind::Go(_)) {
             self.report(
-                Diagnostic::new(Code::E001, s.span, format!("`{}` is not a page element", stmt_word(&s.kind)))
-                    .label("statement among page elements")
-                    .help("statements belong in a marker body or a task's `setup`"),
+                Diagnostic::new(
+                    Code::E001,
+                    effects::stmt_span(s),
+                    format!("`{}` is not a page element", stmt_word(&s.kind)),
+                )
+                .label("statement among page elements")
+                .help("statements belong in a marker body or a task's `setup`"),
             );
         }
         let saved = self.ctx.place;

@@ -121,7 +121,12 @@ impl<'a> Checker<'a, '_> {
 
     /// Runs `f` with `binder` bound to a row of `table` (E101 for an unknown
     /// table, after which the binder has the error type).
-    pub(super) fn with_row_binder<R>(&mut self, binder: &'a Ident, table: &'a Ident, f: impl FnOnce(&mut Self) -> R) -> R {
+    pub(super) fn with_row_binder<R>(
+        &mut self,
+        binder: &'a Ident,
+        table: &'a Ident,
+        f: impl FnOnce(&mut Self) -> R,
+    ) -> R {
         let ty = self.table_ty(table);
         self.scoped(vec![Local::new(binder, ty, LocalKind::Binder)], f)
     }
@@ -193,11 +198,12 @@ impl<'a> Checker<'a, '_> {
             Some(kind) => {
                 let what = if n == "session" { "`session`".to_string() } else { format!("{kind} `{n}`") };
                 Diagnostic::new(Code::E101, id.span, format!("expected a value, found {what}"))
-                .label("not a value")
+                    .label("not a value")
                     .help(not_a_value_help(kind, n))
             }
             None => {
-                let d = Diagnostic::new(Code::E101, id.span, format!("unknown name `{n}`")).label("not found in this scope");
+                let d = Diagnostic::new(Code::E101, id.span, format!("unknown name `{n}`"))
+                    .label("not found in this scope");
                 match self.name_help(n, hint) {
                     Some(help) => d.help(help),
                     None => d,
@@ -264,9 +270,13 @@ impl<'a> Checker<'a, '_> {
         }
         if !base_ty.is_error() {
             self.report(
-                Diagnostic::new(Code::E201, base.span, format!("expected a row before `.{}`, found `{base_ty}`", field.name))
-                    .label(format!("this is `{base_ty}`"))
-                    .help("only rows (`T`, `T?`) and `session` have fields"),
+                Diagnostic::new(
+                    Code::E201,
+                    base.span,
+                    format!("expected a row before `.{}`, found `{base_ty}`", field.name),
+                )
+                .label(format!("this is `{base_ty}`"))
+                .help("only rows (`T`, `T?`) and `session` have fields"),
             );
         }
         Ty::Error
@@ -335,9 +345,13 @@ impl<'a> Checker<'a, '_> {
             self.infer(index, None);
             if !base_ty.is_error() {
                 self.report(
-                    Diagnostic::new(Code::E201, base.span, format!("expected a table name before `[...]`, found `{base_ty}`"))
-                        .label("not a table")
-                        .help("`T[id]` looks up the row of table `T` with that id"),
+                    Diagnostic::new(
+                        Code::E201,
+                        base.span,
+                        format!("expected a table name before `[...]`, found `{base_ty}`"),
+                    )
+                    .label("not a table")
+                    .help("`T[id]` looks up the row of table `T` with that id"),
                 );
             }
             return Ty::Error;
@@ -360,7 +374,11 @@ impl<'a> Checker<'a, '_> {
             (UnaryOp::Neg, Ty::Int | Ty::Money) => t,
             (UnaryOp::Not, Ty::Bool) => Ty::Bool,
             (UnaryOp::Neg, _) => {
-                self.bad_operator(e.span, format!("operator `-` is not defined for `{t}`"), "`-` negates `Int` and `Money`");
+                self.bad_operator(
+                    e.span,
+                    format!("operator `-` is not defined for `{t}`"),
+                    "`-` negates `Int` and `Money`",
+                );
                 Ty::Error
             }
             (UnaryOp::Not, _) => {
@@ -450,7 +468,11 @@ impl<'a> Checker<'a, '_> {
             return t;
         }
         let sym = op.symbol();
-        self.bad_operator(e.span, format!("operator `{sym}` is not defined for `{lt}` and `{rt}`"), arith_help(op, &lt, &rt));
+        self.bad_operator(
+            e.span,
+            format!("operator `{sym}` is not defined for `{lt}` and `{rt}`"),
+            arith_help(op, &lt, &rt),
+        );
         Ty::Error
     }
 
@@ -496,7 +518,11 @@ impl<'a> Checker<'a, '_> {
             AggKind::Sum if matches!(vt, Ty::Int | Ty::Money) => vt,
             AggKind::Min | AggKind::Max if vt.is_ordered() => vt.base().clone().optional(),
             AggKind::Sum => {
-                self.bad_operator(e.span, format!("`sum` is not defined for `{vt}`"), "`sum` adds `Int` or `Money` values");
+                self.bad_operator(
+                    e.span,
+                    format!("`sum` is not defined for `{vt}`"),
+                    "`sum` adds `Int` or `Money` values",
+                );
                 Ty::Error
             }
             AggKind::Min | AggKind::Max => {
@@ -515,9 +541,13 @@ impl<'a> Checker<'a, '_> {
     fn page_predicate(&mut self, span: Span, word: &str, r: &'a PageRef) -> Ty {
         if !self.ctx.task_pred {
             self.report(
-                Diagnostic::new(Code::E101, span, format!("`{word}` is only available in a task's `goal` and `progress`"))
-                    .label("not available here")
-                    .help("pages and markers see the current state, not the episode's history"),
+                Diagnostic::new(
+                    Code::E101,
+                    span,
+                    format!("`{word}` is only available in a task's `goal` and `progress`"),
+                )
+                .label("not available here")
+                .help("pages and markers see the current state, not the episode's history"),
             );
         }
         self.page_ref(r);
@@ -530,9 +560,10 @@ fn arith_result(op: BinaryOp, l: &Ty, r: &Ty) -> Option<Ty> {
     use BinaryOp::{Add, Div, Mul, Sub};
     match (op, l, r) {
         (_, Ty::Int, Ty::Int) => Some(Ty::Int),
-        (Add | Sub, Ty::Money, Ty::Money) | (Mul, Ty::Money, Ty::Int) | (Mul, Ty::Int, Ty::Money) | (Div, Ty::Money, Ty::Int) => {
-            Some(Ty::Money)
-        }
+        (Add | Sub, Ty::Money, Ty::Money)
+        | (Mul, Ty::Money, Ty::Int)
+        | (Mul, Ty::Int, Ty::Money)
+        | (Div, Ty::Money, Ty::Int) => Some(Ty::Money),
         _ => None,
     }
 }

@@ -56,7 +56,7 @@ impl<'a> Checker<'a, '_> {
             }
             StmtKind::If { cond, then, otherwise } => self.if_stmt(cond, then, otherwise),
             StmtKind::Reject(message) => self.text(message),
-            StmtKind::Go(target) => self.go(s.span, target),
+            StmtKind::Go(target) => self.go(crate::check::effects::stmt_span(s), target),
         }
     }
 
@@ -78,7 +78,9 @@ impl<'a> Checker<'a, '_> {
                 "keep one `go`, as the last thing the marker does; `if` branches may each have one",
             )),
             Place::Marker => None,
-            Place::Setup => Some(("`go` is not allowed in a task's `setup`", "choose the first page with `start Page`")),
+            Place::Setup => {
+                Some(("`go` is not allowed in a task's `setup`", "choose the first page with `start Page`"))
+            }
             Place::Page | Place::Other => Some((
                 "`go` is only allowed in a marker body",
                 "navigate with `link \"...\" -> Page` or `button \"...\" -> Page`",
@@ -167,11 +169,9 @@ impl<'a> Checker<'a, '_> {
             _ if t.is_error() => return None,
             _ => "cannot assign to this expression".to_string(),
         };
-        self.report(
-            Diagnostic::new(Code::E205, target.span, message)
-                .label("not a field or session variable")
-                .help("`set` assigns a field of a row (`set r.field = ...`) or a session variable (`set session.var = ...`)"),
-        );
+        self.report(Diagnostic::new(Code::E205, target.span, message).label("not a field or session variable").help(
+            "`set` assigns a field of a row (`set r.field = ...`) or a session variable (`set session.var = ...`)",
+        ));
         None
     }
 
@@ -244,7 +244,9 @@ impl<'a> Checker<'a, '_> {
         let Some(fields) = self.tables.get(table) else { return };
         let missing: Vec<&str> = fields
             .iter()
-            .filter(|f| !f.ty.optional && !given.iter().any(|g| g.name == f.name.name))
+            // A field of an unknown type was reported at the table; asking for it again would only repeat that.
+            .filter(|f| !f.ty.optional && f.name.name != "id" && self.named_type(&f.ty.name.name).is_some())
+            .filter(|f| !given.iter().any(|g| g.name == f.name.name))
             .map(|f| f.name.name.as_str())
             .collect();
         if missing.is_empty() {
@@ -252,10 +254,14 @@ impl<'a> Checker<'a, '_> {
         }
         let what = if missing.len() == 1 { "field" } else { "fields" };
         let (message, label) = match mode {
-            RowMode::Seed => (format!("seed row misses required {what} {}", super::list_names(&missing)), "in this row"),
-            RowMode::Insert => (format!("`insert` misses required {what} {}", super::list_names(&missing)), "inserted here"),
+            RowMode::Seed => {
+                (format!("seed row misses required {what} {}", super::list_names(&missing)), "in this row")
+            }
+            RowMode::Insert => {
+                (format!("`insert` misses required {what} {}", super::list_names(&missing)), "inserted here")
+            }
         };
-        let example: Vec<String> = missing.iter().map(|m| format!("{m}: ...")).collect();
+        let example: Vec<String> = missing.iter().map(|m| format!("`{m}: ...`")).collect();
         self.report(
             Diagnostic::new(Code::E204, span, message)
                 .label(label)
