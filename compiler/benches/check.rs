@@ -25,11 +25,20 @@ fn bench_check(c: &mut Criterion) {
             b.iter(|| {
                 let mut diags = Diagnostics::default();
                 let mut next = 0;
-                black_box(wsitec::syntax::parse_file(FileId(0), black_box(&text), &mut next, &mut diags))
+                black_box(wsitec::syntax::parse_file(
+                    FileId(0),
+                    black_box(&text),
+                    &mut next,
+                    &mut diags,
+                ))
             })
         });
         group.bench_function(format!("check/{name}"), |b| {
-            b.iter(|| black_box(wsitec::compile_str(&name, black_box(&text))).diagnostics.len())
+            b.iter(|| {
+                black_box(wsitec::compile_str(&name, black_box(&text)))
+                    .diagnostics
+                    .len()
+            })
         });
     }
     group.finish();

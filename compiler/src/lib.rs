@@ -56,14 +56,22 @@ pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
         i += 1;
     }
     check::check_program(&files, &mut diags);
-    Compilation { sources, files, diagnostics: diags.into_sorted() }
+    Compilation {
+        sources,
+        files,
+        diagnostics: diags.into_sorted(),
+    }
 }
 
 /// Checks one text with no other files (what tests and fuzzers want).
 pub fn compile_str(name: &str, text: &str) -> Compilation {
-    compile(vec![Source { name: name.into(), text: text.into() }], &mut |_, path| {
-        Err(format!("cannot load `{path}`: no files are available here"))
-    })
+    compile(
+        vec![Source {
+            name: name.into(),
+            text: text.into(),
+        }],
+        &mut |_, path| Err(format!("cannot load `{path}`: no files are available here")),
+    )
 }
 
 /// The files a parsed file `use`s. Standard-library modules and module
@@ -72,7 +80,9 @@ pub fn compile_str(name: &str, text: &str) -> Compilation {
 fn file_uses(file: &SourceFile, diags: &mut Diagnostics) -> Vec<(String, Span)> {
     let mut out = Vec::new();
     for decl in &file.decls {
-        let syntax::ast::DeclKind::Use(u) = &decl.kind else { continue };
+        let syntax::ast::DeclKind::Use(u) = &decl.kind else {
+            continue;
+        };
         if let Some((param, _)) = u.bindings.first() {
             diags.push(
                 Diagnostic::new(Code::E101, param.span, format!("module parameter `{}` cannot be bound yet", param.name))
@@ -83,7 +93,10 @@ fn file_uses(file: &SourceFile, diags: &mut Diagnostics) -> Vec<(String, Span)> 
             UseTarget::File(path, span) => out.push((path.clone(), *span)),
             UseTarget::Std(path) => {
                 let name: Vec<&str> = path.iter().map(|i| i.name.as_str()).collect();
-                let span = path.first().map(|f| f.span.to(path.last().map(|l| l.span).unwrap_or(f.span))).unwrap_or(decl.span);
+                let span = path
+                    .first()
+                    .map(|f| f.span.to(path.last().map(|l| l.span).unwrap_or(f.span)))
+                    .unwrap_or(decl.span);
                 diags.push(
                     Diagnostic::new(Code::E101, span, format!("unknown module `std::{}`", name.join("::")))
                         .help("the standard library is not available in this version of wsitec; use a file with `use \"./file.wsite\"`"),

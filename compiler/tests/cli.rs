@@ -5,14 +5,22 @@
 use std::process::Command;
 
 fn wsitec(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_wsitec")).args(args).output().expect("the wsitec binary runs")
+    Command::new(env!("CARGO_BIN_EXE_wsitec"))
+        .args(args)
+        .output()
+        .expect("the wsitec binary runs")
 }
 
 #[test]
 fn json_reports_every_planted_defect_at_its_line() {
     let mut failures = Vec::new();
     for path in wsite_tests::fixtures() {
-        let out = wsitec(&["check", "--format", "json", path.to_str().unwrap_or_default()]);
+        let out = wsitec(&[
+            "check",
+            "--format",
+            "json",
+            path.to_str().unwrap_or_default(),
+        ]);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let expected = wsite_tests::expectations(&text);
         let code = out.status.code();
@@ -51,12 +59,34 @@ fn json_reports_every_planted_defect_at_its_line() {
 
 #[test]
 fn json_defects_carry_the_contract_fields() {
-    let fixture = wsite_tests::fixtures().into_iter().next().expect("at least one fixture");
-    let out = wsitec(&["check", "--format", "json", fixture.to_str().unwrap_or_default()]);
+    let fixture = wsite_tests::fixtures()
+        .into_iter()
+        .next()
+        .expect("at least one fixture");
+    let out = wsitec(&[
+        "check",
+        "--format",
+        "json",
+        fixture.to_str().unwrap_or_default(),
+    ]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert!(report["file"].is_string());
     for d in report["defects"].as_array().expect("defects") {
-        for field in ["id", "code", "category", "severity", "object", "message", "span", "related", "evidence", "help", "confidence", "depends_on", "priority"] {
+        for field in [
+            "id",
+            "code",
+            "category",
+            "severity",
+            "object",
+            "message",
+            "span",
+            "related",
+            "evidence",
+            "help",
+            "confidence",
+            "depends_on",
+            "priority",
+        ] {
             assert!(d.get(field).is_some(), "missing `{field}` in {d}");
         }
         for field in ["file", "line", "column", "start", "end"] {
@@ -71,27 +101,60 @@ fn human_output_shows_source_and_help_and_exit_codes_follow_the_contract() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let bad = dir.join("bad.wsite");
     std::fs::write(&bad, "site S { title \"t\" domain other start Home }\npage Home {\n  text \"{nope}\"\n  link \"h\" -> Home\n}\n").expect("write");
-    let out = wsitec(&["check", "--color", "never", bad.to_str().unwrap_or_default()]);
+    let out = wsitec(&[
+        "check",
+        "--color",
+        "never",
+        bad.to_str().unwrap_or_default(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("error[E101]"), "{stderr}");
     assert!(stderr.contains("bad.wsite:3:"), "{stderr}");
 
-    assert_eq!(wsitec(&["check"]).status.code(), Some(2), "missing FILE is bad usage");
-    assert_eq!(wsitec(&["frobnicate"]).status.code(), Some(2), "unknown command is bad usage");
+    assert_eq!(
+        wsitec(&["check"]).status.code(),
+        Some(2),
+        "missing FILE is bad usage"
+    );
+    assert_eq!(
+        wsitec(&["frobnicate"]).status.code(),
+        Some(2),
+        "unknown command is bad usage"
+    );
     let missing = wsitec(&["check", dir.join("nope.wsite").to_str().unwrap_or_default()]);
-    assert_eq!(missing.status.code(), Some(1), "an unreadable file is a user error");
+    assert_eq!(
+        missing.status.code(),
+        Some(1),
+        "an unreadable file is a user error"
+    );
     let binary = dir.join("binary.wsite");
     std::fs::write(&binary, [0xffu8, 0xfe, 0x00, 0x41]).expect("write");
-    assert_eq!(wsitec(&["check", binary.to_str().unwrap_or_default()]).status.code(), Some(1));
+    assert_eq!(
+        wsitec(&["check", binary.to_str().unwrap_or_default()])
+            .status
+            .code(),
+        Some(1)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn examples_check_clean_through_the_binary() {
     for path in wsite_tests::examples() {
-        let out = wsitec(&["check", "--color", "never", path.to_str().unwrap_or_default()]);
-        assert_eq!(out.status.code(), Some(0), "{}:\n{}", path.display(), String::from_utf8_lossy(&out.stderr));
+        let out = wsitec(&[
+            "check",
+            "--color",
+            "never",
+            path.to_str().unwrap_or_default(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}:\n{}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -106,11 +169,30 @@ fn use_joins_files_into_one_program() {
     .expect("write");
     std::fs::write(dir.join("parts/catalog.wsite"), "table Product { name: Text }\nseed Product [ { name: \"Lamp\" } ]\npage About { link \"Home\" -> Home }\n")
         .expect("write");
-    let out = wsitec(&["check", "--color", "never", dir.join("main.wsite").to_str().unwrap_or_default()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = wsitec(&[
+        "check",
+        "--color",
+        "never",
+        dir.join("main.wsite").to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A mistake in the used file is reported against that file.
-    std::fs::write(dir.join("parts/catalog.wsite"), "table Product { name: Text }\npage About { link \"Home\" -> Hom }\n").expect("write");
-    let out = wsitec(&["check", "--color", "never", dir.join("main.wsite").to_str().unwrap_or_default()]);
+    std::fs::write(
+        dir.join("parts/catalog.wsite"),
+        "table Product { name: Text }\npage About { link \"Home\" -> Hom }\n",
+    )
+    .expect("write");
+    let out = wsitec(&[
+        "check",
+        "--color",
+        "never",
+        dir.join("main.wsite").to_str().unwrap_or_default(),
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("catalog.wsite:2:"), "{stderr}");

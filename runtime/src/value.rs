@@ -47,10 +47,14 @@ impl Money {
         };
         let whole: String = whole.chars().filter(|c| *c != '_').collect();
         if whole.is_empty() || !whole.chars().all(|c| c.is_ascii_digit()) {
-            return Err(LiteralError::Malformed(format!("`${body}` is not an amount of money")));
+            return Err(LiteralError::Malformed(format!(
+                "`${body}` is not an amount of money"
+            )));
         }
         if !frac.chars().all(|c| c.is_ascii_digit()) {
-            return Err(LiteralError::Malformed(format!("`${body}` is not an amount of money")));
+            return Err(LiteralError::Malformed(format!(
+                "`${body}` is not an amount of money"
+            )));
         }
         if frac.len() > 2 {
             return Err(LiteralError::Malformed(format!(
@@ -59,7 +63,9 @@ impl Money {
             )));
         }
         if body.contains('.') && frac.is_empty() {
-            return Err(LiteralError::Malformed(format!("`${body}` ends with a bare `.`")));
+            return Err(LiteralError::Malformed(format!(
+                "`${body}` ends with a bare `.`"
+            )));
         }
         let overflow = || LiteralError::Malformed(format!("`${body}` is too large"));
         let units: i64 = whole.parse().map_err(|_| overflow())?;
@@ -68,7 +74,11 @@ impl Money {
             1 => frac.parse::<i64>().map_err(|_| overflow())? * 10,
             _ => frac.parse().map_err(|_| overflow())?,
         };
-        units.checked_mul(100).and_then(|c| c.checked_add(cents)).map(Money).ok_or_else(overflow)
+        units
+            .checked_mul(100)
+            .and_then(|c| c.checked_add(cents))
+            .map(Money)
+            .ok_or_else(overflow)
     }
 }
 
@@ -115,7 +125,9 @@ impl Date {
         }
         let (year, month, day) = (num(y) as i32, num(m) as u8, num(d) as u8);
         if !(1..=12).contains(&month) {
-            return Err(malformed(&format!("has month {month}; months run from 01 to 12")));
+            return Err(malformed(&format!(
+                "has month {month}; months run from 01 to 12"
+            )));
         }
         if !(1..=31).contains(&day) {
             return Err(malformed(&format!("has day {day}; days run from 01 to 31")));
@@ -138,7 +150,9 @@ impl Date {
         } else {
             (i64::from(self.year), i64::from(self.month) - 3)
         };
-        365 * y + y.div_euclid(4) - y.div_euclid(100) + y.div_euclid(400) + (153 * m + 2) / 5
+        365 * y + y.div_euclid(4) - y.div_euclid(100)
+            + y.div_euclid(400)
+            + (153 * m + 2) / 5
             + i64::from(self.day)
             - 1
     }
@@ -150,8 +164,18 @@ impl Date {
 }
 
 const MONTH_NAMES: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 
 fn num(s: &str) -> u32 {
@@ -171,18 +195,27 @@ impl Time {
         let Some((h, m)) = body.split_once(':') else {
             return Err(malformed("is not a time; write `@HH:MM`"));
         };
-        let ok = |s: &str, max: usize| !s.is_empty() && s.len() <= max && s.chars().all(|c| c.is_ascii_digit());
+        let ok = |s: &str, max: usize| {
+            !s.is_empty() && s.len() <= max && s.chars().all(|c| c.is_ascii_digit())
+        };
         if !(ok(h, 2) && ok(m, 2) && m.len() == 2) {
             return Err(malformed("is not a time; write `@HH:MM`"));
         }
         let (hour, minute) = (num(h), num(m));
         if hour > 23 {
-            return Err(malformed(&format!("has hour {hour}; hours run from 00 to 23")));
+            return Err(malformed(&format!(
+                "has hour {hour}; hours run from 00 to 23"
+            )));
         }
         if minute > 59 {
-            return Err(malformed(&format!("has minute {minute}; minutes run from 00 to 59")));
+            return Err(malformed(&format!(
+                "has minute {minute}; minutes run from 00 to 59"
+            )));
         }
-        Ok(Time { hour: hour as u8, minute: minute as u8 })
+        Ok(Time {
+            hour: hour as u8,
+            minute: minute as u8,
+        })
     }
 }
 
@@ -203,22 +236,48 @@ mod tests {
         assert_eq!(Money(129_900).to_string(), "$1,299.00");
         assert_eq!(Money(-2500).to_string(), "-$25.00");
         assert_eq!(Money(5).to_string(), "$0.05");
-        assert!(matches!(Money::parse_body("1.999"), Err(LiteralError::Malformed(_))));
-        assert!(matches!(Money::parse_body("99999999999999999999"), Err(LiteralError::Malformed(_))));
+        assert!(matches!(
+            Money::parse_body("1.999"),
+            Err(LiteralError::Malformed(_))
+        ));
+        assert!(matches!(
+            Money::parse_body("99999999999999999999"),
+            Err(LiteralError::Malformed(_))
+        ));
     }
 
     #[test]
     fn dates_tell_malformed_from_impossible() {
-        assert_eq!(Date::parse_body("2026-11-29").map(|d| d.to_string()), Ok("2026-11-29".into()));
-        assert!(matches!(Date::parse_body("2026-13-01"), Err(LiteralError::Malformed(_))));
-        assert!(matches!(Date::parse_body("2026-02-30"), Err(LiteralError::ImpossibleDate(_))));
+        assert_eq!(
+            Date::parse_body("2026-11-29").map(|d| d.to_string()),
+            Ok("2026-11-29".into())
+        );
+        assert!(matches!(
+            Date::parse_body("2026-13-01"),
+            Err(LiteralError::Malformed(_))
+        ));
+        assert!(matches!(
+            Date::parse_body("2026-02-30"),
+            Err(LiteralError::ImpossibleDate(_))
+        ));
         assert!(Date::parse_body("2024-02-29").is_ok());
-        assert!(matches!(Date::parse_body("2100-02-29"), Err(LiteralError::ImpossibleDate(_))));
+        assert!(matches!(
+            Date::parse_body("2100-02-29"),
+            Err(LiteralError::ImpossibleDate(_))
+        ));
     }
 
     #[test]
     fn day_numbers_count_real_days() {
-        let d = |s| Date::parse_body(s).unwrap_or(Date { year: 0, month: 1, day: 1 }).day_number();
+        let d = |s| {
+            Date::parse_body(s)
+                .unwrap_or(Date {
+                    year: 0,
+                    month: 1,
+                    day: 1,
+                })
+                .day_number()
+        };
         assert_eq!(d("2026-03-01") - d("2026-02-28"), 1);
         assert_eq!(d("2025-01-01") - d("2024-01-01"), 366);
     }

@@ -32,7 +32,10 @@ pub fn ui_dir() -> PathBuf {
 
 /// The repository root (for examples and the like).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// Every `tests/ui/*.wsite`, sorted by name.
@@ -48,10 +51,16 @@ pub fn fixtures() -> Vec<PathBuf> {
 /// Every example site (`examples/<domain>/*.wsite`), sorted.
 pub fn examples() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(domains) = std::fs::read_dir(repo_root().join("examples")) else { return out };
+    let Ok(domains) = std::fs::read_dir(repo_root().join("examples")) else {
+        return out;
+    };
     for domain in domains.filter_map(Result::ok) {
         if let Ok(files) = std::fs::read_dir(domain.path()) {
-            out.extend(files.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "wsite")));
+            out.extend(
+                files
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "wsite")),
+            );
         }
     }
     out.sort();
@@ -68,12 +77,16 @@ pub fn expectations(text: &str) -> Vec<Expected> {
             last_code_line = line_no;
             continue;
         };
-        let points_up = line[..comment_at].trim().is_empty() && annotations.trim_start().starts_with('^');
+        let points_up =
+            line[..comment_at].trim().is_empty() && annotations.trim_start().starts_with('^');
         let target = if points_up { last_code_line } else { line_no };
         if !points_up {
             last_code_line = line_no;
         }
-        out.extend(parse_annotations(annotations.trim_start().trim_start_matches('^'), target));
+        out.extend(parse_annotations(
+            annotations.trim_start().trim_start_matches('^'),
+            target,
+        ));
     }
     out.sort();
     out
@@ -86,7 +99,10 @@ fn find_annotation(line: &str) -> Option<(usize, &str)> {
         let at = from + rel;
         let rest = line.get(at + 2..)?;
         let body = rest.trim_start().trim_start_matches('^').trim_start();
-        if ["error[", "warning[", "info["].iter().any(|p| body.starts_with(p)) {
+        if ["error[", "warning[", "info["]
+            .iter()
+            .any(|p| body.starts_with(p))
+        {
             return Some((at, rest));
         }
         from = at + 2;
@@ -104,7 +120,12 @@ fn parse_annotations(text: &str, line: usize) -> Vec<Expected> {
         .filter_map(|tok| {
             let (severity, rest) = tok.split_once('[')?;
             let code = rest.strip_suffix(']')?;
-            Some(Expected { line, severity: severity.to_string(), code: code.to_string(), message: None })
+            Some(Expected {
+                line,
+                severity: severity.to_string(),
+                code: code.to_string(),
+                message: None,
+            })
         })
         .collect();
     if let (Some(last), Some(msg)) = (out.last_mut(), message) {
@@ -123,7 +144,9 @@ pub fn compare(expected: &[Expected], actual: &[(usize, String, String, String)]
             *line == e.line
                 && *sev == e.severity
                 && *code == e.code
-                && e.message.as_ref().is_none_or(|m| msg.starts_with(m.as_str()))
+                && e.message
+                    .as_ref()
+                    .is_none_or(|m| msg.starts_with(m.as_str()))
         });
         match pos {
             Some(p) => {
@@ -134,7 +157,10 @@ pub fn compare(expected: &[Expected], actual: &[(usize, String, String, String)]
                 e.severity,
                 e.code,
                 e.line,
-                e.message.as_ref().map(|m| format!(" (`{m}`)")).unwrap_or_default()
+                e.message
+                    .as_ref()
+                    .map(|m| format!(" (`{m}`)"))
+                    .unwrap_or_default()
             )),
         }
     }
@@ -153,8 +179,18 @@ mod tests {
         let text = "a\nb // error[E101]: unknown\n  \"x\n  // ^ error[E002]\nc // error[E201] warning[S101]\n";
         let got = expectations(text);
         assert_eq!(got.len(), 4);
-        assert!(got.contains(&Expected { line: 2, severity: "error".into(), code: "E101".into(), message: Some("unknown".into()) }));
-        assert!(got.contains(&Expected { line: 3, severity: "error".into(), code: "E002".into(), message: None }));
+        assert!(got.contains(&Expected {
+            line: 2,
+            severity: "error".into(),
+            code: "E101".into(),
+            message: Some("unknown".into())
+        }));
+        assert!(got.contains(&Expected {
+            line: 3,
+            severity: "error".into(),
+            code: "E002".into(),
+            message: None
+        }));
         assert!(got.iter().any(|e| e.line == 5 && e.code == "S101"));
     }
 

@@ -7,10 +7,20 @@ use wsitec::syntax::ast::DeclKind;
 #[test]
 fn every_domain_has_an_example_that_checks_clean() {
     let examples = wsite_tests::examples();
-    let domains = ["ecommerce", "social", "banking", "education", "healthcare", "government"];
+    let domains = [
+        "ecommerce",
+        "social",
+        "banking",
+        "education",
+        "healthcare",
+        "government",
+    ];
     for domain in domains {
         assert!(
-            examples.iter().any(|p| p.parent().and_then(|d| d.file_name()).is_some_and(|d| d == domain)),
+            examples.iter().any(|p| p
+                .parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|d| d == domain)),
             "no example for domain `{domain}`"
         );
     }
@@ -19,10 +29,16 @@ fn every_domain_has_an_example_that_checks_clean() {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         let compiled = wsitec::compile_str(&path.display().to_string(), &text);
         if !compiled.diagnostics.is_empty() {
-            let report = wsitec::diagnostics::human::SourceDb::new(&compiled.sources).render_plain(&compiled.diagnostics);
+            let report = wsitec::diagnostics::human::SourceDb::new(&compiled.sources)
+                .render_plain(&compiled.diagnostics);
             failures.push(report);
         }
-        let decls: Vec<&DeclKind> = compiled.files.iter().flat_map(|f| &f.decls).map(|d| &d.kind).collect();
+        let decls: Vec<&DeclKind> = compiled
+            .files
+            .iter()
+            .flat_map(|f| &f.decls)
+            .map(|d| &d.kind)
+            .collect();
         let count = |f: fn(&DeclKind) -> bool| decls.iter().filter(|d| f(d)).count();
         let pages = count(|d| matches!(d, DeclKind::Page(_)));
         let markers = count(|d| matches!(d, DeclKind::Marker(_)));
@@ -33,7 +49,14 @@ fn every_domain_has_an_example_that_checks_clean() {
         assert!(pages >= 8, "{name}: {pages} pages");
         assert!(markers >= 3, "{name}: {markers} markers");
         assert!(invariants >= 2, "{name}: {invariants} invariants");
-        assert!(goals >= 1 && answers >= 1 && goals + answers >= 3, "{name}: {goals} goal and {answers} answer tasks");
+        assert!(
+            goals >= 1 && answers >= 1 && goals + answers >= 3,
+            "{name}: {goals} goal and {answers} answer tasks"
+        );
     }
-    assert!(failures.is_empty(), "examples with diagnostics:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "examples with diagnostics:\n{}",
+        failures.join("\n")
+    );
 }

@@ -8,7 +8,10 @@ use wsitec::diagnostics::json::line_col;
 use wsitec::diagnostics::Code;
 
 fn corpus() -> Vec<String> {
-    wsite_tests::examples().iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect()
+    wsite_tests::examples()
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
 }
 
 /// Applies `edits` (position fraction, kind, byte) to `text`, on char boundaries.
@@ -28,8 +31,16 @@ fn mutate(text: &str, edits: &[(f64, u8, char)]) -> String {
             2 => s[i] = ch,
             _ => {
                 // Drop a whole line: the most common mistake a model makes.
-                let start = s[..i].iter().rposition(|c| *c == '\n').map(|p| p + 1).unwrap_or(0);
-                let end = s[i..].iter().position(|c| *c == '\n').map(|p| i + p + 1).unwrap_or(s.len());
+                let start = s[..i]
+                    .iter()
+                    .rposition(|c| *c == '\n')
+                    .map(|p| p + 1)
+                    .unwrap_or(0);
+                let end = s[i..]
+                    .iter()
+                    .position(|c| *c == '\n')
+                    .map(|p| i + p + 1)
+                    .unwrap_or(s.len());
                 s.drain(start..end);
             }
         }
@@ -37,7 +48,9 @@ fn mutate(text: &str, edits: &[(f64, u8, char)]) -> String {
     s.into_iter().collect()
 }
 
-const INTERESTING: &[char] = &['{', '}', '(', ')', '[', ']', '"', '\\', '$', '@', '.', ':', '-', '#', '\n', 'x', '0', ' '];
+const INTERESTING: &[char] = &[
+    '{', '}', '(', ')', '[', ']', '"', '\\', '$', '@', '.', ':', '-', '#', '\n', 'x', '0', ' ',
+];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
@@ -68,7 +81,11 @@ proptest! {
 fn spans_give_the_right_line_and_column() {
     let text = "site S { title \"t\" domain other start A }\npage A {\n  link \"b\" -> B\n    text \"{nope}\"\n}\npage B { link \"a\" -> A }\n";
     let compiled = wsitec::compile_str("s.wsite", text);
-    let unknown = compiled.diagnostics.iter().find(|d| d.code == Code::E101).expect("an E101 for `nope`");
+    let unknown = compiled
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::E101)
+        .expect("an E101 for `nope`");
     assert_eq!(line_col(text, unknown.span.start as usize), (4, 12));
     assert_eq!(&text[unknown.span.range()], "nope");
 }
@@ -77,12 +94,19 @@ fn spans_give_the_right_line_and_column() {
 fn a_bad_line_in_one_page_leaves_the_other_pages_checked() {
     let text = "site S { title \"t\" domain other start A }\npage A {\n  link \"b\" => B\n  text \"{missing_a}\"\n}\npage B {\n  link \"a\" -> A\n  text \"{missing_b}\"\n}\n";
     let compiled = wsitec::compile_str("s.wsite", text);
-    let codes: Vec<(Code, usize)> =
-        compiled.diagnostics.iter().map(|d| (d.code, line_col(text, d.span.start as usize).0)).collect();
+    let codes: Vec<(Code, usize)> = compiled
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, line_col(text, d.span.start as usize).0))
+        .collect();
     assert!(codes.contains(&(Code::E001, 3)), "{codes:?}");
     assert!(codes.contains(&(Code::E101, 4)), "{codes:?}");
     assert!(codes.contains(&(Code::E101, 8)), "{codes:?}");
-    assert_eq!(codes.iter().filter(|(c, _)| *c == Code::E001).count(), 1, "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|(c, _)| *c == Code::E001).count(),
+        1,
+        "{codes:?}"
+    );
 }
 
 #[test]

@@ -11,14 +11,22 @@ use wsitec::diagnostics::json::line_col;
 
 fn check_fixture(path: &std::path::Path) -> (Vec<String>, String) {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let name = format!("tests/ui/{}", path.file_name().and_then(|n| n.to_str()).unwrap_or("?"));
+    let name = format!(
+        "tests/ui/{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("?")
+    );
     let compiled = wsitec::compile_str(&name, &text);
     let actual: Vec<(usize, String, String, String)> = compiled
         .diagnostics
         .iter()
         .map(|d| {
             let (line, _) = line_col(&text, d.span.start as usize);
-            (line, d.severity().as_str().to_string(), d.code.as_str().to_string(), d.message.clone())
+            (
+                line,
+                d.severity().as_str().to_string(),
+                d.code.as_str().to_string(),
+                d.message.clone(),
+            )
         })
         .collect();
     let problems = compare(&expectations(&text), &actual);
@@ -29,7 +37,11 @@ fn check_fixture(path: &std::path::Path) -> (Vec<String>, String) {
 #[test]
 fn fixtures_report_exactly_their_expected_diagnostics() {
     let all = fixtures();
-    assert!(all.len() > 10, "the fixtures went missing: found {}", all.len());
+    assert!(
+        all.len() > 10,
+        "the fixtures went missing: found {}",
+        all.len()
+    );
     let mut failures = Vec::new();
     for path in &all {
         let (problems, _) = check_fixture(path);
@@ -37,7 +49,12 @@ fn fixtures_report_exactly_their_expected_diagnostics() {
             failures.push(format!("{}: {p}", path.display()));
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -48,7 +65,11 @@ fn rendered_reports_match_snapshots() {
     settings.bind(|| {
         for path in fixtures() {
             let (_, report) = check_fixture(&path);
-            let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("unnamed").to_string();
+            let name = path
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .unwrap_or("unnamed")
+                .to_string();
             insta::assert_snapshot!(name, report);
         }
     });
@@ -57,9 +78,15 @@ fn rendered_reports_match_snapshots() {
 #[test]
 fn every_static_code_has_a_fixture() {
     use wsitec::diagnostics::{Category, Code};
-    let texts: Vec<String> = fixtures().iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()).collect();
-    let expected: std::collections::BTreeSet<String> =
-        texts.iter().flat_map(|t| expectations(t)).map(|e| e.code).collect();
+    let texts: Vec<String> = fixtures()
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    let expected: std::collections::BTreeSet<String> = texts
+        .iter()
+        .flat_map(|t| expectations(t))
+        .map(|e| e.code)
+        .collect();
     // The consistency and feasibility codes need execution (the prover); C303 is
     // a heuristic that needs it too. Every other code must be exercised.
     let missing: Vec<&str> = Code::ALL

@@ -24,7 +24,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, typed: &Typed, diags: &mut Diagnostics) {
     let tables = table_fields(files, symbols);
-    let known = Known { tables: &tables, symbols };
+    let known = Known {
+        tables: &tables,
+        symbols,
+    };
     for decl in files.iter().flat_map(|f| &f.decls) {
         match &decl.kind {
             DeclKind::Marker(m) => check_marker(m, typed, &known, diags),
@@ -37,9 +40,14 @@ pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, typed: &Typed, diags: 
 /// Whether a statement writes persistent state (the database or the session).
 pub(crate) fn writes_state(s: &Stmt) -> bool {
     match &s.kind {
-        StmtKind::Insert { .. } | StmtKind::Set { .. } | StmtKind::Delete(_) | StmtKind::DeleteAll { .. } => true,
+        StmtKind::Insert { .. }
+        | StmtKind::Set { .. }
+        | StmtKind::Delete(_)
+        | StmtKind::DeleteAll { .. } => true,
         StmtKind::For { body, .. } => body.iter().any(writes_state),
-        StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(writes_state),
+        StmtKind::If {
+            then, otherwise, ..
+        } => then.iter().chain(otherwise).any(writes_state),
         StmtKind::Let { .. } | StmtKind::Reject(_) | StmtKind::Go(_) => false,
     }
 }
@@ -53,13 +61,18 @@ pub(crate) fn stmt_span(s: &Stmt) -> Span {
         StmtKind::Let { value, .. } => Some(value.span),
         StmtKind::Set { value, .. } => Some(value.span),
         StmtKind::Delete(row) => Some(row.span),
-        StmtKind::DeleteAll { table, filter, .. } => Some(filter.as_ref().map_or(table.span, |f| f.span)),
+        StmtKind::DeleteAll { table, filter, .. } => {
+            Some(filter.as_ref().map_or(table.span, |f| f.span))
+        }
         StmtKind::Reject(message) => Some(message.span),
         StmtKind::Go(target) => Some(page_ref_span(target)),
         StmtKind::Insert { .. } | StmtKind::For { .. } | StmtKind::If { .. } => None,
     };
     match end {
-        Some(end) if end.end >= s.span.start && end.end <= s.span.end => Span { end: end.end, ..s.span },
+        Some(end) if end.end >= s.span.start && end.end <= s.span.end => Span {
+            end: end.end,
+            ..s.span
+        },
         _ => s.span,
     }
 }
@@ -110,6 +123,8 @@ struct Grant<'a> {
     item: Item<'a>,
     clause: Clause,
     perm: &'a Permission,
+    /// The item is a reference field (a field whose type is a table).
+    reference: bool,
     used: bool,
 }
 
@@ -120,7 +135,10 @@ struct Collector<'t> {
 }
 
 fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mut Diagnostics) {
-    let mut collector = Collector { typed, needs: Vec::new() };
+    let mut collector = Collector {
+        typed,
+        needs: Vec::new(),
+    };
     for r in &m.requires {
         collector.expr(&r.cond);
         if let Some(message) = &r.message {
@@ -151,8 +169,29 @@ fn grants<'a>(m: &'a MarkerDecl, known: &Known<'_, '_>) -> Vec<Grant<'a>> {
     let writes = m.writes.iter().map(|p| (p, Clause::Writes));
     reads
         .chain(writes)
-        .filter_map(|(perm, clause)| Some(Grant { item: item(perm, known)?, clause, perm, used: false }))
+        .filter_map(|(perm, clause)| {
+            let item = item(perm, known)?;
+            let reference = is_reference(&item, known);
+            Some(Grant {
+                item,
+                clause,
+                perm,
+                reference,
+                used: false,
+            })
+        })
         .collect()
+}
+
+fn is_reference(item: &Item<'_>, known: &Known<'_, '_>) -> bool {
+    let Item::Field(table, field) = item else {
+        return false;
+    };
+    let decl = known
+        .tables
+        .get(table)
+        .and_then(|fs| fs.iter().find(|f| f.name.name == *field));
+    decl.is_some_and(|d| known.tables.contains_key(d.ty.name.name.as_str()))
 }
 
 fn item<'a>(p: &'a Permission, known: &Known<'_, '_>) -> Option<Item<'a>> {
@@ -160,12 +199,18 @@ fn item<'a>(p: &'a Permission, known: &Known<'_, '_>) -> Option<Item<'a>> {
     let field = p.field.as_ref().map(|f| f.name.as_str());
     if base == "session" && !known.tables.contains_key(base) {
         let var = field?;
-        return known.symbols.session.contains_key(var).then_some(Item::Session(var));
+        return known
+            .symbols
+            .session
+            .contains_key(var)
+            .then_some(Item::Session(var));
     }
     let fields = known.tables.get(base)?;
     match field {
         None => Some(Item::Table(base)),
-        Some(f) if f == "id" || fields.iter().any(|d| d.name.name == f) => Some(Item::Field(base, f)),
+        Some(f) if f == "id" || fields.iter().any(|d| d.name.name == f) => {
+            Some(Item::Field(base, f))
+        }
         Some(_) => None,
     }
 }
@@ -178,7 +223,9 @@ fn cover(need: &Need, grants: &mut [Grant<'_>]) -> bool {
             (Need::Read(t, _), Item::Table(gt)) => t == gt,
             (Need::Read(t, f), Item::Field(gt, gf)) => t == gt && f == gf,
             (Need::WriteField(t, _), Item::Table(gt)) => g.clause == Clause::Writes && t == gt,
-            (Need::WriteField(t, f), Item::Field(gt, gf)) => g.clause == Clause::Writes && t == gt && f == gf,
+            (Need::WriteField(t, f), Item::Field(gt, gf)) => {
+                g.clause == Clause::Writes && t == gt && f == gf
+            }
             (Need::WriteRows(t, _), Item::Table(gt)) => g.clause == Clause::Writes && t == gt,
             (Need::WriteSession(v), Item::Session(gv)) => g.clause == Clause::Writes && v == gv,
             _ => false,
@@ -240,12 +287,24 @@ fn uncovered(m: &MarkerDecl, need: &Need, span: Span) -> Diagnostic {
             format!("session.{v}"),
         ),
     };
-    let mut help = format!("add `{item}` to `{clause}`");
+    let mut help = match moved_from_reads(m, need) {
+        Some(read) => format!(
+            "move `{read}` from `reads` to `writes` (a permission in `reads` grants no write)"
+        ),
+        None => format!("add `{item}` to `{clause}`"),
+    };
     if matches!(need, Need::WriteRows(..)) {
         help.push_str(" (inserting and deleting rows need the whole table, not single fields)");
     }
-    let d = Diagnostic::new(code, span, message).label(label).help(help).object(format!("marker {name}"));
-    let perms = if clause == "reads" { &m.reads } else { &m.writes };
+    let d = Diagnostic::new(code, span, message)
+        .label(label)
+        .help(help)
+        .object(format!("marker {name}"));
+    let perms = if clause == "reads" {
+        &m.reads
+    } else {
+        &m.writes
+    };
     match clause_span(perms) {
         Some(s) => d.related(s, format!("the marker's `{clause}`")),
         None if clause == "writes" => match m.writes_span {
@@ -256,9 +315,33 @@ fn uncovered(m: &MarkerDecl, need: &Need, span: Span) -> Diagnostic {
     }
 }
 
+/// For a field or session write: the permission in `reads` that would cover it
+/// in `writes`, as written.
+fn moved_from_reads(m: &MarkerDecl, need: &Need) -> Option<String> {
+    let covers = |p: &&Permission| {
+        let field = p.field.as_ref().map(|f| f.name.as_str());
+        match need {
+            Need::WriteField(t, f) => {
+                p.base.name == *t && (field.is_none() || field == Some(f.as_str()))
+            }
+            Need::WriteSession(v) => p.base.name == "session" && field == Some(v.as_str()),
+            Need::Read(..) | Need::WriteRows(..) => false,
+        }
+    };
+    let p = m.reads.iter().find(covers)?;
+    Some(match &p.field {
+        Some(f) => format!("{}.{}", p.base.name, f.name),
+        None => p.base.name.clone(),
+    })
+}
+
 /// S107 for a permission no access uses.
 fn unused(m: &MarkerDecl, g: &Grant<'_>) -> Diagnostic {
-    let clause = if g.clause == Clause::Reads { "reads" } else { "writes" };
+    let clause = if g.clause == Clause::Reads {
+        "reads"
+    } else {
+        "writes"
+    };
     let text = match &g.item {
         Item::Table(t) => t.to_string(),
         Item::Field(t, f) => format!("{t}.{f}"),
@@ -267,12 +350,20 @@ fn unused(m: &MarkerDecl, g: &Grant<'_>) -> Diagnostic {
     let why = match (&g.item, g.clause) {
         (Item::Field(_, "id"), _) => " (reading `id` needs no permission)",
         (Item::Session(_), Clause::Reads) => " (reading a session variable needs no permission)",
+        (Item::Field(..), Clause::Reads) if g.reference => {
+            " (reading a reference field needs no permission)"
+        }
+        (Item::Table(_), Clause::Reads) => " (iterating and counting rows need no permission)",
         _ => "",
     };
-    Diagnostic::new(Code::S107, perm_span(g.perm), format!("permission `{text}` is never used"))
-        .label(format!("in `{clause}` of marker `{}`", m.name.name))
-        .help(format!("remove `{text}` from `{clause}`{why}"))
-        .object(format!("marker {}", m.name.name))
+    Diagnostic::new(
+        Code::S107,
+        perm_span(g.perm),
+        format!("permission `{text}` is never used"),
+    )
+    .label(format!("in `{clause}` of marker `{}`", m.name.name))
+    .help(format!("remove `{text}` from `{clause}`{why}"))
+    .object(format!("marker {}", m.name.name))
 }
 
 impl Collector<'_> {
@@ -286,7 +377,8 @@ impl Collector<'_> {
         match &s.kind {
             StmtKind::Let { value, .. } => self.expr(value),
             StmtKind::Insert { table, fields, .. } => {
-                self.needs.push((Need::WriteRows(table.name.clone(), "inserts"), table.span));
+                self.needs
+                    .push((Need::WriteRows(table.name.clone(), "inserts"), table.span));
                 for f in fields {
                     self.expr(&f.value);
                 }
@@ -294,19 +386,25 @@ impl Collector<'_> {
             StmtKind::Set { target, value } => self.set(target, value),
             StmtKind::Delete(row) => {
                 if let Some(t) = self.typed.ty(row.id).row_table() {
-                    self.needs.push((Need::WriteRows(t.to_string(), "deletes"), stmt_span(s)));
+                    self.needs
+                        .push((Need::WriteRows(t.to_string(), "deletes"), stmt_span(s)));
                 }
                 self.expr(row);
             }
             StmtKind::DeleteAll { table, filter, .. } => {
-                self.needs.push((Need::WriteRows(table.name.clone(), "deletes"), stmt_span(s)));
+                self.needs
+                    .push((Need::WriteRows(table.name.clone(), "deletes"), stmt_span(s)));
                 self.opt(filter.as_ref());
             }
             StmtKind::For { filter, body, .. } => {
                 self.opt(filter.as_ref());
                 self.stmts(body);
             }
-            StmtKind::If { cond, then, otherwise } => {
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.expr(cond);
                 self.stmts(then);
                 self.stmts(otherwise);
@@ -320,9 +418,12 @@ impl Collector<'_> {
     fn set(&mut self, target: &Expr, value: &Expr) {
         match self.typed.sets.get(&target.id) {
             Some(Access::Field { table, field }) => {
-                self.needs.push((Need::WriteField(table.clone(), field.clone()), target.span));
+                self.needs
+                    .push((Need::WriteField(table.clone(), field.clone()), target.span));
             }
-            Some(Access::Session(v)) => self.needs.push((Need::WriteSession(v.clone()), target.span)),
+            Some(Access::Session(v)) => self
+                .needs
+                .push((Need::WriteSession(v.clone()), target.span)),
             None => {}
         }
         match &target.kind {
@@ -352,7 +453,9 @@ impl Collector<'_> {
                 self.expr(base);
             }
             ExprKind::Text(t) => self.text(t),
-            ExprKind::List(items) | ExprKind::Call(_, items) => items.iter().for_each(|i| self.expr(i)),
+            ExprKind::List(items) | ExprKind::Call(_, items) => {
+                items.iter().for_each(|i| self.expr(i))
+            }
             ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::In(a, b) => {
                 self.expr(a);
                 self.expr(b);
@@ -362,7 +465,9 @@ impl Collector<'_> {
                 self.opt(filter.as_deref());
                 self.expr(body);
             }
-            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => self.opt(filter.as_deref()),
+            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => {
+                self.opt(filter.as_deref())
+            }
             ExprKind::Aggregate { value, filter, .. } => {
                 self.opt(filter.as_deref());
                 self.expr(value);
@@ -382,11 +487,14 @@ impl Collector<'_> {
     /// A field read needs a permission unless it is `id`, a reference field, or
     /// a session variable.
     fn field_read(&mut self, e: &Expr) {
-        let Some(Access::Field { table, field }) = self.typed.fields.get(&e.id) else { return };
+        let Some(Access::Field { table, field }) = self.typed.fields.get(&e.id) else {
+            return;
+        };
         if field == "id" || self.typed.ty(e.id).row_table().is_some() {
             return;
         }
-        self.needs.push((Need::Read(table.clone(), field.clone()), e.span));
+        self.needs
+            .push((Need::Read(table.clone(), field.clone()), e.span));
     }
 }
 
@@ -395,14 +503,22 @@ fn page_writes(page: &Ident, elements: &[Element], diags: &mut Diagnostics) {
     for el in elements {
         match &el.kind {
             ElementKind::Stmt(s) if writes_state(s) => diags.push(
-                Diagnostic::new(Code::E303, stmt_span(s), format!("page `{}` writes persistent state", page.name))
-                    .label("a write among page elements")
-                    .help("pages only show state; move this into a marker and trigger it with a `button`")
-                    .object(format!("page {}", page.name)),
+                Diagnostic::new(
+                    Code::E303,
+                    stmt_span(s),
+                    format!("page `{}` writes persistent state", page.name),
+                )
+                .label("a write among page elements")
+                .help(
+                    "pages only show state; move this into a marker and trigger it with a `button`",
+                )
+                .object(format!("page {}", page.name)),
             ),
             ElementKind::Section { body, .. } => page_writes(page, body, diags),
             ElementKind::For(f) => page_writes(page, &f.body, diags),
-            ElementKind::If { then, otherwise, .. } => {
+            ElementKind::If {
+                then, otherwise, ..
+            } => {
                 page_writes(page, then, diags);
                 page_writes(page, otherwise, diags);
             }

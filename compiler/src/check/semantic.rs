@@ -48,7 +48,10 @@ pub fn seed_ids<'a>(symbols: &Symbols<'a>) -> BTreeMap<&'a str, Vec<SeedId<'a>>>
                 Some((id, _)) => id,
                 None => largest.get(table).map_or(1, |m| m.saturating_add(1)),
             };
-            largest.entry(table).and_modify(|m| *m = (*m).max(id)).or_insert(id);
+            largest
+                .entry(table)
+                .and_modify(|m| *m = (*m).max(id))
+                .or_insert(id);
             let span = explicit.map_or(row.span, |(_, span)| span);
             rows.push(SeedId {
                 id,
@@ -156,7 +159,9 @@ fn negative_money(table: &str, init: &FieldInit, cents: i64) -> Diagnostic {
         init.value.span,
         format!("negative money `{shown}` in seed data"),
     )
-    .label(format!("`{table}.{field}` is seeded with a negative amount"))
+    .label(format!(
+        "`{table}.{field}` is seeded with a negative amount"
+    ))
     .help(format!(
         "seed amounts are zero or more; write `{positive}` if that is what you meant"
     ))
@@ -166,7 +171,10 @@ fn negative_money(table: &str, init: &FieldInit, cents: i64) -> Diagnostic {
 /// `""`: a text literal with no characters and no interpolation.
 fn is_empty_text(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Text(t) => t.parts.iter().all(|p| matches!(p, TextPart::Lit(s) if s.is_empty())),
+        ExprKind::Text(t) => t
+            .parts
+            .iter()
+            .all(|p| matches!(p, TextPart::Lit(s) if s.is_empty())),
         _ => false,
     }
 }
@@ -240,7 +248,9 @@ fn check_row_reference(
     let ExprKind::Index(base, index) = &expr.kind else {
         return;
     };
-    let ExprKind::Name(table) = &base.kind else { return };
+    let ExprKind::Name(table) = &base.kind else {
+        return;
+    };
     let Some(n) = const_int(index) else { return };
     if !symbols.tables.contains_key(table.name.as_str()) {
         return;
@@ -248,7 +258,10 @@ fn check_row_reference(
     let empty = BTreeSet::new();
     let seeded = ids.get(table.name.as_str()).unwrap_or(&empty);
     if !seeded.contains(&n) {
-        diags.push(with_object(missing_row(&table.name, n, expr.span, seeded), object));
+        diags.push(with_object(
+            missing_row(&table.name, n, expr.span, seeded),
+            object,
+        ));
     }
 }
 
@@ -301,10 +314,14 @@ pub fn find_placeholder(s: &str) -> Option<std::ops::Range<usize>> {
         if PLACEHOLDER_WORDS.contains(&lower.as_str()) {
             return Some(w.clone());
         }
-        let Some(next) = words.get(i + 1) else { continue };
+        let Some(next) = words.get(i + 1) else {
+            continue;
+        };
         let gap = s.get(w.end..next.start).unwrap_or_default();
         let second = s.get(next.clone()).unwrap_or_default().to_lowercase();
-        let phrase = PLACEHOLDER_PHRASES.iter().any(|(a, b)| *a == lower && *b == second);
+        let phrase = PLACEHOLDER_PHRASES
+            .iter()
+            .any(|(a, b)| *a == lower && *b == second);
         if phrase && gap.chars().all(char::is_whitespace) {
             return Some(w.start..next.end);
         }
@@ -369,7 +386,11 @@ impl<'a> Walk<'a> {
                 self.page_ref_opt(s.start.as_ref());
                 self.opt_expr(s.today.as_ref());
             }
-            DeclKind::Seed(s) => s.rows.iter().flat_map(|r| &r.fields).for_each(|f| self.expr(&f.value)),
+            DeclKind::Seed(s) => s
+                .rows
+                .iter()
+                .flat_map(|r| &r.fields)
+                .for_each(|f| self.expr(&f.value)),
             DeclKind::Session(s) => s.vars.iter().for_each(|v| self.expr(&v.init)),
             DeclKind::Invariant(i) => self.expr(&i.cond),
             DeclKind::Page(p) => self.page(p),
@@ -434,13 +455,18 @@ impl<'a> Walk<'a> {
                 self.page_ref(target);
                 self.opt_expr(disabled.as_ref());
             }
-            ElementKind::Input { label, .. } | ElementKind::Checkbox { label, .. } => self.text(label),
+            ElementKind::Input { label, .. } | ElementKind::Checkbox { label, .. } => {
+                self.text(label)
+            }
             ElementKind::SelectList { label, options, .. } => {
                 self.text(label);
                 options.iter().for_each(|o| self.expr(o));
             }
             ElementKind::SelectFrom {
-                label, filter, show, ..
+                label,
+                filter,
+                show,
+                ..
             } => {
                 self.text(label);
                 self.opt_expr(filter.as_ref());
@@ -451,7 +477,11 @@ impl<'a> Walk<'a> {
                 self.elements(body);
             }
             ElementKind::For(f) => self.for_element(f),
-            ElementKind::If { cond, then, otherwise } => {
+            ElementKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.expr(cond);
                 self.elements(then);
                 self.elements(otherwise);
@@ -488,7 +518,11 @@ impl<'a> Walk<'a> {
                 self.opt_expr(filter.as_ref());
                 self.stmts(body);
             }
-            StmtKind::If { cond, then, otherwise } => {
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.expr(cond);
                 self.stmts(then);
                 self.stmts(otherwise);
@@ -529,7 +563,9 @@ impl<'a> Walk<'a> {
         self.exprs.push(e);
         match &e.kind {
             ExprKind::Text(t) => self.text(t),
-            ExprKind::List(items) | ExprKind::Call(_, items) => items.iter().for_each(|i| self.expr(i)),
+            ExprKind::List(items) | ExprKind::Call(_, items) => {
+                items.iter().for_each(|i| self.expr(i))
+            }
             ExprKind::Field(base, _) | ExprKind::Unary(_, base) => self.expr(base),
             ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::In(a, b) => {
                 self.expr(a);
@@ -539,7 +575,9 @@ impl<'a> Walk<'a> {
                 self.opt_expr(filter.as_deref());
                 self.expr(body);
             }
-            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => self.opt_expr(filter.as_deref()),
+            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => {
+                self.opt_expr(filter.as_deref())
+            }
             ExprKind::Aggregate { value, filter, .. } => {
                 self.expr(value);
                 self.opt_expr(filter.as_deref());
@@ -564,7 +602,11 @@ mod tests {
 
     #[test]
     fn placeholders_match_whole_words_case_insensitively() {
-        let hit = |s: &str| find_placeholder(s).and_then(|r| s.get(r)).map(str::to_string);
+        let hit = |s: &str| {
+            find_placeholder(s)
+                .and_then(|r| s.get(r))
+                .map(str::to_string)
+        };
         assert_eq!(hit("TODO: write this"), Some("TODO".into()));
         assert_eq!(hit("price tbd"), Some("tbd".into()));
         assert_eq!(hit("Lorem   Ipsum dolor"), Some("Lorem   Ipsum".into()));
@@ -589,7 +631,9 @@ mod tests {
             .map(|d| {
                 (
                     d.code,
-                    text.get(..d.span.start as usize).map_or(0, |s| s.matches('\n').count()) + 1,
+                    text.get(..d.span.start as usize)
+                        .map_or(0, |s| s.matches('\n').count())
+                        + 1,
                 )
             })
             .collect()
@@ -647,7 +691,10 @@ page P { text "x" }
         let mut sink = crate::diagnostics::Diagnostics::default();
         let symbols = crate::check::Symbols::collect(&c.files, &mut sink);
         let ids = super::seed_ids(&symbols);
-        let of = |t: &str| ids.get(t).map(|rows| rows.iter().map(|r| r.id).collect::<Vec<_>>());
+        let of = |t: &str| {
+            ids.get(t)
+                .map(|rows| rows.iter().map(|r| r.id).collect::<Vec<_>>())
+        };
         assert_eq!(of("T"), Some(vec![1, 7, 8, -2, 9, 3, 10]));
         assert_eq!(of("U"), Some(vec![1]));
         let explicit: Vec<bool> = ids

@@ -63,7 +63,13 @@ impl<'a> NavGraph<'a> {
         seen
     }
 
-    fn walk_elements(&mut self, symbols: &Symbols<'a>, page: &'a str, body: &'a [Element], out: &mut Vec<Edge<'a>>) {
+    fn walk_elements(
+        &mut self,
+        symbols: &Symbols<'a>,
+        page: &'a str,
+        body: &'a [Element],
+        out: &mut Vec<Edge<'a>>,
+    ) {
         for element in body {
             match &element.kind {
                 // Links and buttons are treated alike: a link naming a marker is a
@@ -74,7 +80,9 @@ impl<'a> NavGraph<'a> {
                 }
                 ElementKind::Section { body, .. } => self.walk_elements(symbols, page, body, out),
                 ElementKind::For(f) => self.walk_elements(symbols, page, &f.body, out),
-                ElementKind::If { then, otherwise, .. } => {
+                ElementKind::If {
+                    then, otherwise, ..
+                } => {
                     self.walk_elements(symbols, page, then, out);
                     self.walk_elements(symbols, page, otherwise, out);
                 }
@@ -84,7 +92,13 @@ impl<'a> NavGraph<'a> {
     }
 
     /// Adds the edges a link or button target creates on `page`.
-    fn target(&mut self, symbols: &Symbols<'a>, page: &'a str, target: &'a Target, out: &mut Vec<Edge<'a>>) {
+    fn target(
+        &mut self,
+        symbols: &Symbols<'a>,
+        page: &'a str,
+        target: &'a Target,
+        out: &mut Vec<Edge<'a>>,
+    ) {
         let name = target.name.name.as_str();
         if let Some((to, _)) = symbols.pages.get_key_value(name) {
             out.push(Edge {
@@ -93,7 +107,9 @@ impl<'a> NavGraph<'a> {
                 via: target.name.span,
             });
         } else if let Some((marker_name, marker)) = symbols.markers.get_key_value(name) {
-            self.triggered.entry(marker_name).or_insert(target.name.span);
+            self.triggered
+                .entry(marker_name)
+                .or_insert(target.name.span);
             let mut gos = Vec::new();
             collect_gos(&marker.body, &mut gos);
             for go in gos {
@@ -116,7 +132,9 @@ fn collect_gos<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a PageRef>) {
         match &stmt.kind {
             StmtKind::Go(to) => out.push(to),
             StmtKind::For { body, .. } => collect_gos(body, out),
-            StmtKind::If { then, otherwise, .. } => {
+            StmtKind::If {
+                then, otherwise, ..
+            } => {
                 collect_gos(then, out);
                 collect_gos(otherwise, out);
             }
@@ -158,14 +176,19 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
         )
         .label("no chain of links or buttons leads here")
         .related(start_ref.name.span, "the site starts here")
-        .help(format!("link to `{name}` from a reachable page such as `{start}`"))
+        .help(format!(
+            "link to `{name}` from a reachable page such as `{start}`"
+        ))
         .object(format!("page {name}"));
         // An incoming edge from another unreachable page explains why the link the
         // author did write does not help.
         if let Some(edge) = incoming(graph, name).find(|e| !reachable.contains(e.from)) {
             d = d.related(
                 edge.via,
-                format!("only reached from `{}`, which is itself unreachable", edge.from),
+                format!(
+                    "only reached from `{}`, which is itself unreachable",
+                    edge.from
+                ),
             );
         }
         diags.push(d);
@@ -173,7 +196,10 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
 }
 
 /// Edges into `page` from other pages, in page-name then document order.
-fn incoming<'g, 'a>(graph: &'g NavGraph<'a>, page: &'g str) -> impl Iterator<Item = &'g Edge<'a>> + 'g {
+fn incoming<'g, 'a>(
+    graph: &'g NavGraph<'a>,
+    page: &'g str,
+) -> impl Iterator<Item = &'g Edge<'a>> + 'g {
     graph
         .edges
         .values()
@@ -193,7 +219,11 @@ fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
         } else {
             format!("{name}({})", args.join(", "))
         };
-        let kind = if marker.is_extern { "extern marker" } else { "marker" };
+        let kind = if marker.is_extern {
+            "extern marker"
+        } else {
+            "marker"
+        };
         diags.push(
             Diagnostic::new(
                 Code::S102,
@@ -231,7 +261,9 @@ fn check_dead_ends_and_empty(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags:
 fn renders(element: &Element) -> bool {
     match &element.kind {
         ElementKind::For(f) => f.body.iter().any(renders),
-        ElementKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(renders),
+        ElementKind::If {
+            then, otherwise, ..
+        } => then.iter().chain(otherwise).any(renders),
         ElementKind::Stmt(_) => false,
         _ => true,
     }
@@ -248,10 +280,16 @@ fn empty_page(name: &str, page: &PageDecl) -> Diagnostic {
 
 fn dead_end(symbols: &Symbols<'_>, name: &str, page: &PageDecl) -> Diagnostic {
     let back = link_back_target(symbols, name);
-    Diagnostic::new(Code::S103, page.name.span, format!("page `{name}` is a dead end"))
-        .label("no link or button leads from here to another page")
-        .help(format!("add a link back, for example `link \"{back}\" -> {back}`"))
-        .object(format!("page {name}"))
+    Diagnostic::new(
+        Code::S103,
+        page.name.span,
+        format!("page `{name}` is a dead end"),
+    )
+    .label("no link or button leads from here to another page")
+    .help(format!(
+        "add a link back, for example `link \"{back}\" -> {back}`"
+    ))
+    .object(format!("page {name}"))
 }
 
 /// The page to suggest a link to: the start page, or for the start page itself
@@ -259,7 +297,12 @@ fn dead_end(symbols: &Symbols<'_>, name: &str, page: &PageDecl) -> Diagnostic {
 fn link_back_target<'a>(symbols: &Symbols<'a>, from: &str) -> &'a str {
     match start_page(symbols) {
         Some((start, _)) if start != from => start,
-        _ => symbols.pages.keys().copied().find(|p| *p != from).unwrap_or("Home"),
+        _ => symbols
+            .pages
+            .keys()
+            .copied()
+            .find(|p| *p != from)
+            .unwrap_or("Home"),
     }
 }
 

@@ -76,12 +76,21 @@ impl<'a> Symbols<'a> {
 
     /// The fields of a table, `id` excluded.
     pub fn field(&self, table: &str, field: &str) -> Option<&'a FieldDecl> {
-        self.tables.get(table)?.fields.iter().find(|f| f.name.name == field)
+        self.tables
+            .get(table)?
+            .fields
+            .iter()
+            .find(|f| f.name.name == field)
     }
 }
 
 /// Records `name` in `seen`; reports E102 and returns false if it was there.
-fn claim<'a>(seen: &mut BTreeMap<&'a str, Span>, name: &'a Ident, what: &str, diags: &mut Diagnostics) -> bool {
+fn claim<'a>(
+    seen: &mut BTreeMap<&'a str, Span>,
+    name: &'a Ident,
+    what: &str,
+    diags: &mut Diagnostics,
+) -> bool {
     if let Some(first) = seen.get(name.name.as_str()) {
         diags.push(duplicate(name, *first, what));
         return false;
@@ -108,10 +117,17 @@ fn insert_unique<'a, T>(
 
 /// E102 for a second declaration of `name`.
 pub fn duplicate(name: &Ident, first: Span, what: &str) -> Diagnostic {
-    Diagnostic::new(Code::E102, name.span, format!("duplicate {what} `{}`", name.name))
-        .label("declared again here")
-        .related(first, "first declared here")
-        .help(format!("rename one of them or remove the second `{}`", name.name))
+    Diagnostic::new(
+        Code::E102,
+        name.span,
+        format!("duplicate {what} `{}`", name.name),
+    )
+    .label("declared again here")
+    .related(first, "first declared here")
+    .help(format!(
+        "rename one of them or remove the second `{}`",
+        name.name
+    ))
 }
 
 trait HasName {
@@ -148,10 +164,14 @@ fn check_site_count(sites: &[&SiteDecl], files: &[SourceFile], diags: &mut Diagn
     }
     for extra in sites.iter().skip(1) {
         diags.push(
-            Diagnostic::new(Code::E104, extra.name.span, format!("second `site` declaration `{}`", extra.name.name))
-                .label("a program has exactly one site")
-                .related(sites[0].name.span, "the first site is declared here")
-                .help("remove one of the `site` declarations"),
+            Diagnostic::new(
+                Code::E104,
+                extra.name.span,
+                format!("second `site` declaration `{}`", extra.name.name),
+            )
+            .label("a program has exactly one site")
+            .related(sites[0].name.span, "the first site is declared here")
+            .help("remove one of the `site` declarations"),
         );
     }
 }

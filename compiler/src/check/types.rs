@@ -27,7 +27,9 @@ pub(crate) use suggest::closest;
 
 use super::Symbols;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::syntax::ast::{Element, ElementKind, ExprId, FieldDecl, Ident, SourceFile, Span, TypeExpr};
+use crate::syntax::ast::{
+    Element, ElementKind, ExprId, FieldDecl, Ident, SourceFile, Span, TypeExpr,
+};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -96,7 +98,10 @@ impl Ty {
     }
     /// Whether `< <= > >=`, `order by`, `min` and `max` apply (spec §3).
     pub fn is_ordered(&self) -> bool {
-        matches!(self.base(), Ty::Int | Ty::Money | Ty::Date | Ty::Time | Ty::Text)
+        matches!(
+            self.base(),
+            Ty::Int | Ty::Money | Ty::Date | Ty::Time | Ty::Text
+        )
     }
 }
 
@@ -228,11 +233,23 @@ pub fn check<'a>(files: &'a [SourceFile], symbols: &Symbols<'a>, diags: &mut Dia
 
 /// Every table's fields, by table name: declared tables plus the table parameters
 /// of module headers (inside a module, `Item` is a table like any other).
-pub(crate) fn table_fields<'a>(files: &'a [SourceFile], symbols: &Symbols<'a>) -> BTreeMap<&'a str, &'a [FieldDecl]> {
-    let mut tables: BTreeMap<&'a str, &'a [FieldDecl]> =
-        symbols.tables.iter().map(|(name, t)| (*name, t.fields.as_slice())).collect();
-    for param in files.iter().filter_map(|f| f.module.as_ref()).flat_map(|m| &m.params) {
-        tables.entry(param.name.name.as_str()).or_insert(param.fields.as_slice());
+pub(crate) fn table_fields<'a>(
+    files: &'a [SourceFile],
+    symbols: &Symbols<'a>,
+) -> BTreeMap<&'a str, &'a [FieldDecl]> {
+    let mut tables: BTreeMap<&'a str, &'a [FieldDecl]> = symbols
+        .tables
+        .iter()
+        .map(|(name, t)| (*name, t.fields.as_slice()))
+        .collect();
+    for param in files
+        .iter()
+        .filter_map(|f| f.module.as_ref())
+        .flat_map(|m| &m.params)
+    {
+        tables
+            .entry(param.name.name.as_str())
+            .or_insert(param.fields.as_slice());
     }
     tables
 }
@@ -248,7 +265,12 @@ struct Local<'a> {
 
 impl<'a> Local<'a> {
     fn new(name: &'a Ident, ty: Ty, kind: LocalKind) -> Local<'a> {
-        Local { name: &name.name, ty, span: name.span, kind }
+        Local {
+            name: &name.name,
+            ty,
+            span: name.span,
+            kind,
+        }
     }
 }
 
@@ -307,7 +329,11 @@ impl<'a, 'c> Checker<'a, 'c> {
 
     /// Pushes a diagnostic, naming the declaration being checked as its object.
     fn report(&mut self, d: Diagnostic) {
-        let d = if d.object.is_none() && !self.object.is_empty() { d.object(self.object.clone()) } else { d };
+        let d = if d.object.is_none() && !self.object.is_empty() {
+            d.object(self.object.clone())
+        } else {
+            d
+        };
         self.diags.push(d);
     }
 
@@ -327,7 +353,11 @@ impl<'a, 'c> Checker<'a, 'c> {
     }
 
     fn lookup(&self, name: &str) -> Option<&Local<'a>> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|l| l.name == name)
     }
 
     /// Adds a local to the innermost scope (later lookups see it).
@@ -342,15 +372,26 @@ impl<'a, 'c> Checker<'a, 'c> {
 
     /// Every local name in scope, innermost first (for suggestions).
     fn local_names(&self) -> Vec<&'a str> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).map(|l| l.name).collect()
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .map(|l| l.name)
+            .collect()
     }
 
     fn field_decl(&self, table: &str, field: &str) -> Option<&'a FieldDecl> {
-        self.tables.get(table)?.iter().find(|f| f.name.name == field)
+        self.tables
+            .get(table)?
+            .iter()
+            .find(|f| f.name.name == field)
     }
 
     fn has_variant(&self, enum_name: &str, variant: &str) -> bool {
-        self.syms.enums.get(enum_name).is_some_and(|e| e.variants.iter().any(|v| v.name == variant))
+        self.syms
+            .enums
+            .get(enum_name)
+            .is_some_and(|e| e.variants.iter().any(|v| v.name == variant))
     }
 
     /// The type a written type denotes, without reporting (declaration sites
@@ -388,7 +429,9 @@ fn collect_element_names<'a>(elements: &'a [Element], out: &mut Vec<&'a Ident>) 
         match &el.kind {
             ElementKind::Section { body, .. } => collect_element_names(body, out),
             ElementKind::For(f) => collect_element_names(&f.body, out),
-            ElementKind::If { then, otherwise, .. } => {
+            ElementKind::If {
+                then, otherwise, ..
+            } => {
                 collect_element_names(then, out);
                 collect_element_names(otherwise, out);
             }
@@ -435,7 +478,10 @@ mod tests {
         assert!(comparable(&Ty::Date.optional(), &Ty::Date));
         assert!(comparable(&Ty::None, &Ty::Text));
         assert!(!comparable(&Ty::Int, &Ty::Money));
-        assert!(!comparable(&Ty::List(Box::new(Ty::Int)), &Ty::List(Box::new(Ty::Int))));
+        assert!(!comparable(
+            &Ty::List(Box::new(Ty::Int)),
+            &Ty::List(Box::new(Ty::Int))
+        ));
     }
 
     /// Types a program and returns what the checker recorded, plus the codes.
@@ -444,7 +490,14 @@ mod tests {
         let mut diags = Diagnostics::default();
         let symbols = Symbols::collect(&compiled.files, &mut diags);
         let typed = check(&compiled.files, &symbols, &mut diags);
-        (typed, diags.into_sorted().iter().map(|d| d.code.as_str()).collect())
+        (
+            typed,
+            diags
+                .into_sorted()
+                .iter()
+                .map(|d| d.code.as_str())
+                .collect(),
+        )
     }
 
     const SLOTS: &str = "site S { title \"t\" domain other start Home }
@@ -462,14 +515,27 @@ mod tests {
         let (typed, codes) = typed(SLOTS);
         assert!(codes.is_empty(), "{codes:?}");
         let reads: Vec<&Access> = typed.fields.values().collect();
-        let slot_taken = Access::Field { table: "Slot".into(), field: "taken".into() };
-        let booking_slot = Access::Field { table: "Booking".into(), field: "slot".into() };
+        let slot_taken = Access::Field {
+            table: "Slot".into(),
+            field: "taken".into(),
+        };
+        let booking_slot = Access::Field {
+            table: "Booking".into(),
+            field: "slot".into(),
+        };
         assert!(reads.contains(&&slot_taken) && reads.contains(&&booking_slot));
         let sets: Vec<&Access> = typed.sets.values().collect();
         assert_eq!(sets.len(), 2);
         assert!(sets.contains(&&slot_taken));
-        let variants = typed.names.values().filter(|r| matches!(r, Resolved::Variant { .. })).count();
-        assert_eq!(variants, 1, "`taken` after `set b.slot.state =` is the variant");
+        let variants = typed
+            .names
+            .values()
+            .filter(|r| matches!(r, Resolved::Variant { .. }))
+            .count();
+        assert_eq!(
+            variants, 1,
+            "`taken` after `set b.slot.state =` is the variant"
+        );
     }
 
     #[test]
@@ -479,7 +545,10 @@ mod tests {
         let mut missing = 0;
         fn count(e: &crate::syntax::ast::Expr, typed: &Typed, missing: &mut usize) {
             use crate::syntax::ast::ExprKind;
-            let head = matches!(typed.names.get(&e.id), Some(Resolved::Session | Resolved::Table(_)));
+            let head = matches!(
+                typed.names.get(&e.id),
+                Some(Resolved::Session | Resolved::Table(_))
+            );
             if !head && !typed.types.contains_key(&e.id) {
                 *missing += 1;
             }

@@ -53,7 +53,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
         any_error |= compiled.has_errors();
         match args.format {
             Format::Json => {
-                let report = json::report(&name, &compiled.sources, &compiled.files, &compiled.diagnostics);
+                let report = json::report(
+                    &name,
+                    &compiled.sources,
+                    &compiled.files,
+                    &compiled.diagnostics,
+                );
                 let _ = writeln!(stdout.lock(), "{report}");
             }
             Format::Human => print_human(&name, &compiled, args.color),

@@ -24,10 +24,16 @@ pub fn program_input(path: &Path) -> Result<ProgramInput, String> {
         if files.is_empty() {
             return Err(format!("directory `{name}` holds no `.wsite` files"));
         }
-        let roots = files.iter().map(|f| read_source(f)).collect::<Result<Vec<_>, _>>()?;
+        let roots = files
+            .iter()
+            .map(|f| read_source(f))
+            .collect::<Result<Vec<_>, _>>()?;
         return Ok(ProgramInput { name, roots });
     }
-    Ok(ProgramInput { name, roots: vec![read_source(path)?] })
+    Ok(ProgramInput {
+        name,
+        roots: vec![read_source(path)?],
+    })
 }
 
 fn read_source(path: &Path) -> Result<Source, String> {

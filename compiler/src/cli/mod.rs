@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "wsitec", version, about = "The wsite compiler: verified training worlds for web agents")]
+#[command(
+    name = "wsitec",
+    version,
+    about = "The wsite compiler: verified training worlds for web agents"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

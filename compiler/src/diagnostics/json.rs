@@ -23,13 +23,19 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset).unwrap_or("");
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let column = before.get(line_start..).map(|s| s.chars().count()).unwrap_or(0) + 1;
+    let column = before
+        .get(line_start..)
+        .map(|s| s.chars().count())
+        .unwrap_or(0)
+        + 1;
     (line, column)
 }
 
 fn span_json(sources: &[Source], span: Span) -> Value {
     let source = sources.get(span.file.0 as usize);
-    let (line, column) = source.map(|s| line_col(&s.text, span.start as usize)).unwrap_or((1, 1));
+    let (line, column) = source
+        .map(|s| line_col(&s.text, span.start as usize))
+        .unwrap_or((1, 1));
     json!({
         "file": source.map(|s| s.name.as_str()).unwrap_or(""),
         "line": line, "column": column, "start": span.start, "end": span.end,
@@ -59,8 +65,14 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
             if d.code.category() == Category::Syntax {
                 return Vec::new();
             }
-            let Some(decl) = decl_of(d.span) else { return Vec::new() };
-            syntax.iter().filter(|(j, s)| *j != i && *s == Some(decl)).map(|(j, _)| *j).collect()
+            let Some(decl) = decl_of(d.span) else {
+                return Vec::new();
+            };
+            syntax
+                .iter()
+                .filter(|(j, s)| *j != i && *s == Some(decl))
+                .map(|(j, _)| *j)
+                .collect()
         })
         .collect()
 }
@@ -86,7 +98,11 @@ fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
         DeclKind::Task(t) => ("task", t.name.name.as_str()),
         DeclKind::Use(_) => ("use", ""),
     };
-    Some(if name.is_empty() { kind.to_string() } else { format!("{kind} {name}") })
+    Some(if name.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind} {name}")
+    })
 }
 
 fn priority(d: &Diagnostic, dependents: usize) -> f64 {
@@ -118,10 +134,21 @@ fn repair_order(deps: &[Vec<usize>], prio: &[f64]) -> Vec<usize> {
 }
 
 /// The report for one program: `{ "file": ..., "defects": [...] }`.
-pub fn report(file_name: &str, sources: &[Source], files: &[SourceFile], diags: &[Diagnostic]) -> Value {
+pub fn report(
+    file_name: &str,
+    sources: &[Source],
+    files: &[SourceFile],
+    diags: &[Diagnostic],
+) -> Value {
     let deps = dependencies(diags, files);
-    let dependents: Vec<usize> = (0..diags.len()).map(|i| deps.iter().filter(|d| d.contains(&i)).count()).collect();
-    let prio: Vec<f64> = diags.iter().zip(&dependents).map(|(d, n)| priority(d, *n)).collect();
+    let dependents: Vec<usize> = (0..diags.len())
+        .map(|i| deps.iter().filter(|d| d.contains(&i)).count())
+        .collect();
+    let prio: Vec<f64> = diags
+        .iter()
+        .zip(&dependents)
+        .map(|(d, n)| priority(d, *n))
+        .collect();
     let order = repair_order(&deps, &prio);
     let mut id_of = vec![0usize; diags.len()];
     for (rank, &i) in order.iter().enumerate() {

@@ -59,7 +59,10 @@ impl Diagnostic {
         self
     }
     pub fn related(mut self, span: Span, text: impl Into<String>) -> Self {
-        self.related.push(Label { span, message: text.into() });
+        self.related.push(Label {
+            span,
+            message: text.into(),
+        });
         self
     }
     pub fn help(mut self, text: impl Into<String>) -> Self {
@@ -115,7 +118,8 @@ impl Diagnostics {
                 &b.message,
             ))
         });
-        self.items.dedup_by(|a, b| a.code == b.code && a.span == b.span && a.message == b.message);
+        self.items
+            .dedup_by(|a, b| a.code == b.code && a.span == b.span && a.message == b.message);
         self.items
     }
 }

@@ -22,11 +22,19 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
-        Span { file, start: start as u32, end: end as u32 }
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
     }
     /// The smallest span covering both (same file assumed).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
@@ -224,18 +232,52 @@ pub enum ElementKind {
     Heading(TextLit),
     Text(TextLit),
     Image(TextLit),
-    Link { label: TextLit, target: Target, disabled: Option<Expr> },
-    Button { label: TextLit, target: Target, disabled: Option<Expr> },
+    Link {
+        label: TextLit,
+        target: Target,
+        disabled: Option<Expr>,
+    },
+    Button {
+        label: TextLit,
+        target: Target,
+        disabled: Option<Expr>,
+    },
     /// `input name: Type "label"`; `ty` is `None` for the default `Text`.
-    Input { var: Ident, ty: Option<TypeExpr>, label: TextLit },
+    Input {
+        var: Ident,
+        ty: Option<TypeExpr>,
+        label: TextLit,
+    },
     /// `select name "label" ["a", "b"]`
-    SelectList { var: Ident, label: TextLit, options: Vec<Expr> },
+    SelectList {
+        var: Ident,
+        label: TextLit,
+        options: Vec<Expr>,
+    },
     /// `select name: T "label" from x in T where c show e`
-    SelectFrom { var: Ident, ty: TypeExpr, label: TextLit, binder: Ident, table: Ident, filter: Option<Expr>, show: Expr },
-    Checkbox { var: Ident, label: TextLit },
-    Section { label: TextLit, body: Vec<Element> },
+    SelectFrom {
+        var: Ident,
+        ty: TypeExpr,
+        label: TextLit,
+        binder: Ident,
+        table: Ident,
+        filter: Option<Expr>,
+        show: Expr,
+    },
+    Checkbox {
+        var: Ident,
+        label: TextLit,
+    },
+    Section {
+        label: TextLit,
+        body: Vec<Element>,
+    },
     For(ForElement),
-    If { cond: Expr, then: Vec<Element>, otherwise: Vec<Element> },
+    If {
+        cond: Expr,
+        then: Vec<Element>,
+        otherwise: Vec<Element>,
+    },
     /// A statement written among page elements (`set`, `insert`, `delete`, ...).
     /// Pages cannot write state: the checker reports it as E303.
     Stmt(Stmt),
@@ -303,19 +345,42 @@ pub struct Stmt {
 #[derive(Clone, Debug, Serialize)]
 pub enum StmtKind {
     /// `let x = expr`
-    Let { name: Ident, value: Expr },
+    Let {
+        name: Ident,
+        value: Expr,
+    },
     /// `let x = insert T { ... }` (`name` set) or `insert T { ... }`.
-    Insert { name: Option<Ident>, table: Ident, fields: Vec<FieldInit> },
+    Insert {
+        name: Option<Ident>,
+        table: Ident,
+        fields: Vec<FieldInit>,
+    },
     /// `set target = value`; the target is a field access (`row.field`,
     /// `session.var`) as an expression, checked by the resolver.
-    Set { target: Expr, value: Expr },
+    Set {
+        target: Expr,
+        value: Expr,
+    },
     /// `delete row`
     Delete(Expr),
     /// `delete all x in T where c`
-    DeleteAll { binder: Ident, table: Ident, filter: Option<Expr> },
+    DeleteAll {
+        binder: Ident,
+        table: Ident,
+        filter: Option<Expr>,
+    },
     /// `for x in T where c { ... }`
-    For { binder: Ident, table: Ident, filter: Option<Expr>, body: Vec<Stmt> },
-    If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt> },
+    For {
+        binder: Ident,
+        table: Ident,
+        filter: Option<Expr>,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+    },
     Reject(TextLit),
     Go(PageRef),
 }
@@ -428,13 +493,33 @@ pub enum ExprKind {
     /// `e in [a, b]`
     In(Box<Expr>, Box<Expr>),
     /// `exists x in T where c: body` / `all x in T: body`
-    Quantifier { kind: QuantKind, binder: Ident, table: Ident, filter: Option<Box<Expr>>, body: Box<Expr> },
+    Quantifier {
+        kind: QuantKind,
+        binder: Ident,
+        table: Ident,
+        filter: Option<Box<Expr>>,
+        body: Box<Expr>,
+    },
     /// `count(T)` has no binder; `count(x in T where p)` has one.
-    Count { binder: Option<Ident>, table: Ident, filter: Option<Box<Expr>> },
+    Count {
+        binder: Option<Ident>,
+        table: Ident,
+        filter: Option<Box<Expr>>,
+    },
     /// `sum(e for x in T where p)`, `min(...)`, `max(...)`
-    Aggregate { kind: AggKind, value: Box<Expr>, binder: Ident, table: Ident, filter: Option<Box<Expr>> },
+    Aggregate {
+        kind: AggKind,
+        value: Box<Expr>,
+        binder: Ident,
+        table: Ident,
+        filter: Option<Box<Expr>>,
+    },
     /// `find x in T where p`
-    Find { binder: Ident, table: Ident, filter: Option<Box<Expr>> },
+    Find {
+        binder: Ident,
+        table: Ident,
+        filter: Option<Box<Expr>>,
+    },
     /// `visited Page(args)` (tasks only)
     Visited(PageRef),
     /// `page is Page(args)` (tasks only)

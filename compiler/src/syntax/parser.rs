@@ -24,29 +24,55 @@ const MAX_NESTING: usize = 200;
 
 /// Parses one file. Always returns a (possibly partial) AST; every problem goes
 /// into `diags`. `next_expr` numbers expressions uniquely across files.
-pub fn parse_file(file: FileId, text: &str, next_expr: &mut u32, diags: &mut Diagnostics) -> SourceFile {
+pub fn parse_file(
+    file: FileId,
+    text: &str,
+    next_expr: &mut u32,
+    diags: &mut Diagnostics,
+) -> SourceFile {
     // Track literal tokens in errors too (see `Walker::pest_error`). Set on every
     // call, never cleared, so every parse in the process reports alike.
     pest::set_error_detail(true);
-    let mut walker = Walker { file, text, next_expr, diags };
+    let mut walker = Walker {
+        file,
+        text,
+        next_expr,
+        diags,
+    };
     if let Some(at) = too_deep(text) {
         walker.diags.push(
-            Diagnostic::new(Code::E001, Span::new(file, at, at + 1), "brackets nested too deeply")
-                .label(format!("more than {MAX_NESTING} levels open here"))
-                .help("split the expression or block into smaller pieces"),
+            Diagnostic::new(
+                Code::E001,
+                Span::new(file, at, at + 1),
+                "brackets nested too deeply",
+            )
+            .label(format!("more than {MAX_NESTING} levels open here"))
+            .help("split the expression or block into smaller pieces"),
         );
-        return SourceFile { file, module: None, decls: Vec::new() };
+        return SourceFile {
+            file,
+            module: None,
+            decls: Vec::new(),
+        };
     }
     match WsiteParser::parse(Rule::file, text) {
         Ok(mut pairs) => match pairs.next() {
             Some(root) => walker.file(root),
-            None => SourceFile { file, module: None, decls: Vec::new() },
+            None => SourceFile {
+                file,
+                module: None,
+                decls: Vec::new(),
+            },
         },
         Err(err) => {
             // `file` accepts any input through `bad_top`; this is a safety net.
             let diag = walker.pest_error(err, 0);
             walker.diags.push(diag);
-            SourceFile { file, module: None, decls: Vec::new() }
+            SourceFile {
+                file,
+                module: None,
+                decls: Vec::new(),
+            }
         }
     }
 }
@@ -99,13 +125,22 @@ type P<'t> = Pair<'t, Rule>;
 impl<'t> Walker<'t, '_> {
     // ------------------------------------------------------------ helpers
 
+    /// The pair's span without the whitespace and comments pest lets a rule
+    /// swallow when it ends in an optional part that did not match.
     fn span(&self, pair: &P<'t>) -> Span {
         let s = pair.as_span();
-        Span::new(self.file, s.start(), s.end())
+        Span::new(
+            self.file,
+            s.start(),
+            trim_layout_end(self.text, s.start(), s.end()),
+        )
     }
 
     fn ident(&self, pair: &P<'t>) -> Ident {
-        Ident { name: pair.as_str().to_string(), span: self.span(pair) }
+        Ident {
+            name: pair.as_str().to_string(),
+            span: self.span(pair),
+        }
     }
 
     fn expr_node(&mut self, kind: ExprKind, span: Span) -> Expr {
@@ -156,12 +191,16 @@ impl<'t> Walker<'t, '_> {
             ErrorVariant::ParsingError { positives, .. } => positives.clone(),
             ErrorVariant::CustomError { .. } => Vec::new(),
         };
-        let positives: Vec<Rule> = positives.into_iter().filter(|r| !is_text_inner(*r)).collect();
+        let positives: Vec<Rule> = positives
+            .into_iter()
+            .filter(|r| !is_text_inner(*r))
+            .collect();
         let (pos, mut labels) = (rule_pos, describe_rules(&positives));
         let (pos, labels) = match err.parse_attempts() {
-            Some(attempts) if attempts.max_position > pos => {
-                (attempts.max_position, token_labels(&attempts.expected_tokens()))
-            }
+            Some(attempts) if attempts.max_position > pos => (
+                attempts.max_position,
+                token_labels(&attempts.expected_tokens()),
+            ),
             Some(attempts) if attempts.max_position == pos => {
                 labels.extend(token_labels(&attempts.expected_tokens()));
                 (pos, labels)
@@ -179,7 +218,8 @@ impl<'t> Walker<'t, '_> {
         } else {
             format!("expected {expected}, found {found}")
         };
-        Diagnostic::new(Code::E001, Span::new(self.file, start, end), message).label("unexpected here")
+        Diagnostic::new(Code::E001, Span::new(self.file, start, end), message)
+            .label("unexpected here")
     }
 
     /// A recovery chunk: re-parse it with `rule` to learn what was expected.
@@ -203,10 +243,14 @@ impl<'t> Walker<'t, '_> {
         let pos = pair.as_span().start();
         let (start, end, found) = token_at(self.text, pos);
         self.diags.push(
-            Diagnostic::new(Code::E001, Span::new(self.file, start, end), format!("expected `{closer}`, found {found}"))
-                .label(format!("`{owner}` is not closed before this"))
-                .related(owner_span, format!("`{owner}` starts here"))
-                .help(format!("add `{closer}` at the end of `{owner}`")),
+            Diagnostic::new(
+                Code::E001,
+                Span::new(self.file, start, end),
+                format!("expected `{closer}`, found {found}"),
+            )
+            .label(format!("`{owner}` is not closed before this"))
+            .related(owner_span, format!("`{owner}` starts here"))
+            .help(format!("add `{closer}` at the end of `{owner}`")),
         );
     }
 
@@ -221,7 +265,11 @@ impl<'t> Walker<'t, '_> {
     // ------------------------------------------------------------ file
 
     fn file(&mut self, root: P<'t>) -> SourceFile {
-        let mut out = SourceFile { file: self.file, module: None, decls: Vec::new() };
+        let mut out = SourceFile {
+            file: self.file,
+            module: None,
+            decls: Vec::new(),
+        };
         for pair in root.into_inner() {
             match pair.as_rule() {
                 Rule::module_header => out.module = Some(self.module_header(pair)),
@@ -240,13 +288,22 @@ impl<'t> Walker<'t, '_> {
     fn module_header(&mut self, pair: P<'t>) -> ModuleHeader {
         let span = self.span(&pair);
         let mut inner = pair.into_inner().filter(|p| p.as_rule() != Rule::k_module);
-        let name = inner.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
+        let name = inner
+            .next()
+            .map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span));
         let params = inner
             .filter(|p| p.as_rule() == Rule::module_param)
             .map(|p| {
                 let mut parts = p.into_inner();
-                let name = parts.next().map(|n| self.ident(&n)).unwrap_or_else(|| missing_ident(span));
-                let fields = parts.filter(|f| f.as_rule() == Rule::field_decl).map(|f| self.field_decl(f)).collect();
+                let name = parts
+                    .next()
+                    .map(|n| self.ident(&n))
+                    .unwrap_or_else(|| missing_ident(span));
+                let fields = parts
+                    .filter(|f| f.as_rule() == Rule::field_decl)
+                    .map(|f| self.field_decl(f))
+                    .collect();
                 ModuleParam { name, fields }
             })
             .collect();
@@ -279,7 +336,12 @@ impl<'t> Walker<'t, '_> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::std_path => {
-                    target = UseTarget::Std(p.into_inner().filter(|x| x.as_rule() == Rule::ident).map(|x| self.ident(&x)).collect())
+                    target = UseTarget::Std(
+                        p.into_inner()
+                            .filter(|x| x.as_rule() == Rule::ident)
+                            .map(|x| self.ident(&x))
+                            .collect(),
+                    )
                 }
                 Rule::text_lit => {
                     let lit = self.text_lit(p);
@@ -301,12 +363,23 @@ impl<'t> Walker<'t, '_> {
 
     fn site_decl(&mut self, pair: P<'t>) -> SiteDecl {
         let body_span = self.span(&pair);
-        let mut site = SiteDecl { name: missing_ident(body_span), title: None, domain: None, start: None, today: None, body_span };
+        let mut site = SiteDecl {
+            name: missing_ident(body_span),
+            title: None,
+            domain: None,
+            start: None,
+            today: None,
+            body_span,
+        };
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => site.name = self.ident(&p),
                 Rule::site_item => self.site_item(p, &mut site),
-                Rule::bad_in_braces => self.bad_chunk(&p, Some(Rule::site_item), "a site item (`title`, `domain`, `start` or `today`)"),
+                Rule::bad_in_braces => self.bad_chunk(
+                    &p,
+                    Some(Rule::site_item),
+                    "a site item (`title`, `domain`, `start` or `today`)",
+                ),
                 Rule::close_brace => {
                     let owner = format!("site {}", site.name.name);
                     self.check_close(&p, "}", &owner, site.name.span)
@@ -314,11 +387,19 @@ impl<'t> Walker<'t, '_> {
                 _ => {}
             }
         }
-        for (missing, item) in [(site.title.is_none(), "title"), (site.domain.is_none(), "domain"), (site.start.is_none(), "start")] {
+        for (missing, item) in [
+            (site.title.is_none(), "title"),
+            (site.domain.is_none(), "domain"),
+            (site.start.is_none(), "start"),
+        ] {
             if missing {
                 self.diags.push(
-                    Diagnostic::new(Code::E001, site.name.span, format!("site `{}` has no `{item}`", site.name.name))
-                        .help(format!("add `{item} ...` inside the site's braces")),
+                    Diagnostic::new(
+                        Code::E001,
+                        site.name.span,
+                        format!("site `{}` has no `{item}`", site.name.name),
+                    )
+                    .help(format!("add `{item} ...` inside the site's braces")),
                 );
             }
         }
@@ -326,10 +407,14 @@ impl<'t> Walker<'t, '_> {
     }
 
     fn site_item(&mut self, pair: P<'t>, site: &mut SiteDecl) {
-        let Some(item) = pair.into_inner().next() else { return };
+        let Some(item) = pair.into_inner().next() else {
+            return;
+        };
         let item_span = self.span(&item);
         let key = item.as_rule();
-        let Some(value) = item.into_inner().nth(1) else { return };
+        let Some(value) = item.into_inner().nth(1) else {
+            return;
+        };
         let repeated = match key {
             Rule::site_title => site.title.replace(self.text_lit(value)).is_some(),
             Rule::site_domain => site.domain.replace(self.ident(&value)).is_some(),
@@ -358,7 +443,9 @@ impl<'t> Walker<'t, '_> {
                 Rule::ident if name.name.is_empty() => name = self.ident(&p),
                 Rule::ident => variants.push(self.ident(&p)),
                 Rule::bad_in_braces => self.bad_chunk(&p, None, "a variant name"),
-                Rule::close_brace => self.check_close(&p, "}", &format!("enum {}", name.name), name.span),
+                Rule::close_brace => {
+                    self.check_close(&p, "}", &format!("enum {}", name.name), name.span)
+                }
                 _ => {}
             }
         }
@@ -367,7 +454,11 @@ impl<'t> Walker<'t, '_> {
 
     fn table_decl(&mut self, pair: P<'t>) -> TableDecl {
         let span = self.span(&pair);
-        let mut table = TableDecl { name: missing_ident(span), max: None, fields: Vec::new() };
+        let mut table = TableDecl {
+            name: missing_ident(span),
+            max: None,
+            fields: Vec::new(),
+        };
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => table.name = self.ident(&p),
@@ -377,8 +468,15 @@ impl<'t> Walker<'t, '_> {
                     }
                 }
                 Rule::field_decl => table.fields.push(self.field_decl(p)),
-                Rule::bad_in_braces => self.bad_chunk(&p, Some(Rule::field_decl), "a field like `name: Text`"),
-                Rule::close_brace => self.check_close(&p, "}", &format!("table {}", table.name.name), table.name.span),
+                Rule::bad_in_braces => {
+                    self.bad_chunk(&p, Some(Rule::field_decl), "a field like `name: Text`")
+                }
+                Rule::close_brace => self.check_close(
+                    &p,
+                    "}",
+                    &format!("table {}", table.name.name),
+                    table.name.span,
+                ),
                 _ => {}
             }
         }
@@ -388,31 +486,57 @@ impl<'t> Walker<'t, '_> {
     fn field_decl(&mut self, pair: P<'t>) -> FieldDecl {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
-        let ty = parts.next().map(|p| self.type_expr(p)).unwrap_or_else(|| missing_type(span));
+        let name = parts
+            .next()
+            .map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span));
+        let ty = parts
+            .next()
+            .map(|p| self.type_expr(p))
+            .unwrap_or_else(|| missing_type(span));
         FieldDecl { name, ty }
     }
 
     fn type_expr(&mut self, pair: P<'t>) -> TypeExpr {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
-        TypeExpr { name, optional: parts.next().is_some(), span }
+        let name = parts
+            .next()
+            .map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span));
+        TypeExpr {
+            name,
+            optional: parts.next().is_some(),
+            span,
+        }
     }
 
     fn seed_decl(&mut self, pair: P<'t>) -> SeedDecl {
         let span = self.span(&pair);
-        let mut seed = SeedDecl { table: missing_ident(span), rows: Vec::new() };
+        let mut seed = SeedDecl {
+            table: missing_ident(span),
+            rows: Vec::new(),
+        };
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => seed.table = self.ident(&p),
                 Rule::seed_row => {
                     let row_span = self.span(&p);
                     let fields = p.into_inner().map(|f| self.field_init(f)).collect();
-                    seed.rows.push(SeedRow { fields, span: row_span });
+                    seed.rows.push(SeedRow {
+                        fields,
+                        span: row_span,
+                    });
                 }
-                Rule::bad_in_brackets => self.bad_chunk(&p, Some(Rule::seed_row), "a row like `{ name: \"...\" }`"),
-                Rule::close_bracket => self.check_close(&p, "]", &format!("seed {}", seed.table.name), seed.table.span),
+                Rule::bad_in_brackets => {
+                    self.bad_chunk(&p, Some(Rule::seed_row), "a row like `{ name: \"...\" }`")
+                }
+                Rule::close_bracket => self.check_close(
+                    &p,
+                    "]",
+                    &format!("seed {}", seed.table.name),
+                    seed.table.span,
+                ),
                 _ => {}
             }
         }
@@ -422,7 +546,10 @@ impl<'t> Walker<'t, '_> {
     fn field_init(&mut self, pair: P<'t>) -> FieldInit {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
+        let name = parts
+            .next()
+            .map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span));
         let value = self.expr_opt(parts.next(), span);
         FieldInit { name, value }
     }
@@ -435,13 +562,31 @@ impl<'t> Walker<'t, '_> {
                 Rule::session_var => {
                     let vspan = self.span(&p);
                     let mut parts = p.into_inner();
-                    let name = parts.next().map(|x| self.ident(&x)).unwrap_or_else(|| missing_ident(vspan));
-                    let ty = parts.next().map(|x| self.type_expr(x)).unwrap_or_else(|| missing_type(vspan));
+                    let name = parts
+                        .next()
+                        .map(|x| self.ident(&x))
+                        .unwrap_or_else(|| missing_ident(vspan));
+                    let ty = parts
+                        .next()
+                        .map(|x| self.type_expr(x))
+                        .unwrap_or_else(|| missing_type(vspan));
                     let init = self.expr_opt(parts.next(), vspan);
                     vars.push(SessionVar { name, ty, init });
                 }
-                Rule::bad_in_braces => self.bad_chunk(&p, Some(Rule::session_var), "a variable like `user: User = User[1]`"),
-                Rule::close_brace => self.check_close(&p, "}", "session", Span { end: span.start + 7, ..span }),
+                Rule::bad_in_braces => self.bad_chunk(
+                    &p,
+                    Some(Rule::session_var),
+                    "a variable like `user: User = User[1]`",
+                ),
+                Rule::close_brace => self.check_close(
+                    &p,
+                    "}",
+                    "session",
+                    Span {
+                        end: span.start + 7,
+                        ..span
+                    },
+                ),
                 _ => {}
             }
         }
@@ -451,7 +596,10 @@ impl<'t> Walker<'t, '_> {
     fn invariant_decl(&mut self, pair: P<'t>) -> InvariantDecl {
         let span = self.span(&pair);
         let mut parts = pair.into_inner().skip(1);
-        let name = parts.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
+        let name = parts
+            .next()
+            .map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span));
         let cond = self.expr_opt(parts.next(), span);
         InvariantDecl { name, cond }
     }
@@ -461,8 +609,14 @@ impl<'t> Walker<'t, '_> {
             .map(|p| {
                 let span = self.span(&p);
                 let mut parts = p.into_inner();
-                let name = parts.next().map(|x| self.ident(&x)).unwrap_or_else(|| missing_ident(span));
-                let ty = parts.next().map(|x| self.type_expr(x)).unwrap_or_else(|| missing_type(span));
+                let name = parts
+                    .next()
+                    .map(|x| self.ident(&x))
+                    .unwrap_or_else(|| missing_ident(span));
+                let ty = parts
+                    .next()
+                    .map(|x| self.type_expr(x))
+                    .unwrap_or_else(|| missing_type(span));
                 Param { name, ty }
             })
             .collect()
@@ -472,14 +626,22 @@ impl<'t> Walker<'t, '_> {
 
     fn page_decl(&mut self, pair: P<'t>) -> PageDecl {
         let span = self.span(&pair);
-        let mut page = PageDecl { name: missing_ident(span), params: Vec::new(), route: None, titles: Vec::new(), body: Vec::new() };
+        let mut page = PageDecl {
+            name: missing_ident(span),
+            params: Vec::new(),
+            route: None,
+            titles: Vec::new(),
+            body: Vec::new(),
+        };
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => page.name = self.ident(&p),
                 Rule::param_list => page.params = self.params(p),
                 Rule::page_route => page.route = p.into_inner().nth(1).map(|t| self.text_lit(t)),
                 Rule::elements => page.body = self.elements(p, &mut page.titles),
-                Rule::close_brace => self.check_close(&p, "}", &format!("page {}", page.name.name), page.name.span),
+                Rule::close_brace => {
+                    self.check_close(&p, "}", &format!("page {}", page.name.name), page.name.span)
+                }
                 _ => {}
             }
         }
@@ -495,7 +657,9 @@ impl<'t> Walker<'t, '_> {
                         out.push(el);
                     }
                 }
-                Rule::bad_in_braces => self.bad_chunk(&p, Some(Rule::element_only), "a page element"),
+                Rule::bad_in_braces => {
+                    self.bad_chunk(&p, Some(Rule::element_only), "a page element")
+                }
                 _ => {}
             }
         }
@@ -525,7 +689,10 @@ impl<'t> Walker<'t, '_> {
             match p.as_rule() {
                 Rule::el_name => {
                     let id = self.ident(&p);
-                    name = Some(Ident { name: id.name.trim_start_matches('#').to_string(), span: id.span });
+                    name = Some(Ident {
+                        name: id.name.trim_start_matches('#').to_string(),
+                        span: id.span,
+                    });
                 }
                 Rule::text_lit => texts.push(self.text_lit(p)),
                 Rule::ident => idents.push(self.ident(&p)),
@@ -533,7 +700,9 @@ impl<'t> Walker<'t, '_> {
                 Rule::expr => exprs.push(self.expr(p)),
                 Rule::page_ref => target = Some(self.page_ref(p)),
                 Rule::disabled_when => disabled = p.into_inner().nth(2).map(|e| self.expr(e)),
-                Rule::elements if body.is_empty() && closes.is_empty() => body = self.elements(p, titles),
+                Rule::elements if body.is_empty() && closes.is_empty() => {
+                    body = self.elements(p, titles)
+                }
                 Rule::elements => otherwise = self.elements(p, titles),
                 Rule::if_el => {
                     // `else if`: the nested `if` is the whole else branch.
@@ -547,16 +716,32 @@ impl<'t> Walker<'t, '_> {
                 Rule::order_clause => order = Some(self.order_clause(p)),
                 Rule::limit_clause => limit = p.into_inner().nth(1).map(|e| self.expr(e)),
                 Rule::close_brace => closes.push(p),
-                Rule::let_stmt | Rule::insert_stmt | Rule::set_stmt | Rule::delete_all_stmt | Rule::delete_stmt => {
+                Rule::let_stmt
+                | Rule::insert_stmt
+                | Rule::set_stmt
+                | Rule::delete_all_stmt
+                | Rule::delete_stmt => {
                     let stmt = self.stmt_inner(p)?;
-                    return Some(Element { name, kind: ElementKind::Stmt(stmt), span });
+                    return Some(Element {
+                        name,
+                        kind: ElementKind::Stmt(stmt),
+                        span,
+                    });
                 }
                 _ => {}
             }
         }
         let owner = rule_owner(rule);
         for c in &closes {
-            self.check_close(c, "}", owner, Span { end: span.start + owner.len() as u32, ..span });
+            self.check_close(
+                c,
+                "}",
+                owner,
+                Span {
+                    end: span.start + owner.len() as u32,
+                    ..span
+                },
+            );
         }
         let label = texts.first().cloned().unwrap_or_else(|| empty_text(span));
         let kind = match rule {
@@ -567,14 +752,38 @@ impl<'t> Walker<'t, '_> {
             Rule::heading_el => ElementKind::Heading(label),
             Rule::text_el => ElementKind::Text(label),
             Rule::image_el => ElementKind::Image(label),
-            Rule::link_el => ElementKind::Link { label, target: target.unwrap_or_else(|| missing_ref(span)), disabled },
-            Rule::button_el => ElementKind::Button { label, target: target.unwrap_or_else(|| missing_ref(span)), disabled },
-            Rule::input_el => ElementKind::Input { var: idents.first().cloned().unwrap_or_else(|| missing_ident(span)), ty: types.pop(), label },
-            Rule::checkbox_el => ElementKind::Checkbox { var: idents.first().cloned().unwrap_or_else(|| missing_ident(span)), label },
+            Rule::link_el => ElementKind::Link {
+                label,
+                target: target.unwrap_or_else(|| missing_ref(span)),
+                disabled,
+            },
+            Rule::button_el => ElementKind::Button {
+                label,
+                target: target.unwrap_or_else(|| missing_ref(span)),
+                disabled,
+            },
+            Rule::input_el => ElementKind::Input {
+                var: idents
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| missing_ident(span)),
+                ty: types.pop(),
+                label,
+            },
+            Rule::checkbox_el => ElementKind::Checkbox {
+                var: idents
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| missing_ident(span)),
+                label,
+            },
             Rule::select_el => self.select_kind(span, idents, types, label, list, from),
             Rule::section_el => ElementKind::Section { label, body },
             Rule::for_el => {
-                let binder = idents.first().cloned().unwrap_or_else(|| missing_ident(span));
+                let binder = idents
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| missing_ident(span));
                 let source = match (list, idents.get(1)) {
                     (Some(l), _) => {
                         let lspan = self.span(&l);
@@ -583,11 +792,25 @@ impl<'t> Walker<'t, '_> {
                     (None, Some(t)) => LoopSource::Table(t.clone()),
                     (None, None) => LoopSource::Table(missing_ident(span)),
                 };
-                ElementKind::For(ForElement { binder, source, filter, order, limit, body })
+                ElementKind::For(ForElement {
+                    binder,
+                    source,
+                    filter,
+                    order,
+                    limit,
+                    body,
+                })
             }
             Rule::if_el => {
-                let cond = exprs.into_iter().next().unwrap_or_else(|| self.error_expr(span));
-                ElementKind::If { cond, then: body, otherwise }
+                let cond = exprs
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| self.error_expr(span));
+                ElementKind::If {
+                    cond,
+                    then: body,
+                    otherwise,
+                }
             }
             _ => return None,
         };
@@ -595,7 +818,12 @@ impl<'t> Walker<'t, '_> {
     }
 
     /// Walks an `if_el` pair that appears as an `else if` branch.
-    fn element_of(&mut self, pair: P<'t>, span: Span, titles: &mut Vec<TextLit>) -> Option<Element> {
+    fn element_of(
+        &mut self,
+        pair: P<'t>,
+        span: Span,
+        titles: &mut Vec<TextLit>,
+    ) -> Option<Element> {
         // Wrap the `if_el` as if it were an `element` so `element` can walk it.
         let text = self.text;
         let sub = text.get(span.range()).unwrap_or("");
@@ -614,12 +842,28 @@ impl<'t> Walker<'t, '_> {
                 }
                 Rule::elements => otherwise = self.elements(p, titles),
                 Rule::if_el => otherwise.extend(self.element_of(p.clone(), self.span(&p), titles)),
-                Rule::close_brace => self.check_close(&p, "}", "if", Span { end: span.start + 2, ..span }),
+                Rule::close_brace => self.check_close(
+                    &p,
+                    "}",
+                    "if",
+                    Span {
+                        end: span.start + 2,
+                        ..span
+                    },
+                ),
                 _ => {}
             }
         }
         let cond = cond.unwrap_or_else(|| self.error_expr(span));
-        Some(Element { name: None, kind: ElementKind::If { cond, then, otherwise }, span })
+        Some(Element {
+            name: None,
+            kind: ElementKind::If {
+                cond,
+                then,
+                otherwise,
+            },
+            span,
+        })
     }
 
     fn select_kind(
@@ -631,7 +875,10 @@ impl<'t> Walker<'t, '_> {
         list: Option<P<'t>>,
         from: Option<P<'t>>,
     ) -> ElementKind {
-        let var = idents.first().cloned().unwrap_or_else(|| missing_ident(span));
+        let var = idents
+            .first()
+            .cloned()
+            .unwrap_or_else(|| missing_ident(span));
         if let Some(from) = from {
             let mut binder = missing_ident(span);
             let mut table = missing_ident(span);
@@ -651,9 +898,21 @@ impl<'t> Walker<'t, '_> {
                 }
             }
             // Without `: T`, the option type is the table the options come from.
-            let ty = types.pop().unwrap_or(TypeExpr { name: table.clone(), optional: false, span: table.span });
+            let ty = types.pop().unwrap_or(TypeExpr {
+                name: table.clone(),
+                optional: false,
+                span: table.span,
+            });
             let show = show.unwrap_or_else(|| self.error_expr(span));
-            return ElementKind::SelectFrom { var, ty, label, binder, table, filter, show };
+            return ElementKind::SelectFrom {
+                var,
+                ty,
+                label,
+                binder,
+                table,
+                filter,
+                show,
+            };
         }
         if let Some(ty) = types.pop() {
             if ty.name.name != "Text" || ty.optional {
@@ -664,7 +923,11 @@ impl<'t> Walker<'t, '_> {
             }
         }
         let options = list.map(|l| self.list_items(l)).unwrap_or_default();
-        ElementKind::SelectList { var, label, options }
+        ElementKind::SelectList {
+            var,
+            label,
+            options,
+        }
     }
 
     fn order_clause(&mut self, pair: P<'t>) -> OrderBy {
@@ -685,7 +948,10 @@ impl<'t> Walker<'t, '_> {
     fn page_ref(&mut self, pair: P<'t>) -> PageRef {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
+        let name = parts
+            .next()
+            .map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span));
         let (args, has_parens) = match parts.next() {
             Some(list) => (self.args(list), true),
             None => (Vec::new(), false),
@@ -693,7 +959,12 @@ impl<'t> Walker<'t, '_> {
         // pest's span for `Cart` (no parentheses) runs on over the whitespace it
         // skipped looking for `(`; the name alone is the reference then.
         let span = if has_parens { span } else { name.span };
-        PageRef { name, args, has_parens, span }
+        PageRef {
+            name,
+            args,
+            has_parens,
+            span,
+        }
     }
 
     fn args(&mut self, pair: P<'t>) -> Vec<Expr> {
@@ -727,12 +998,16 @@ impl<'t> Walker<'t, '_> {
                 Rule::param_list => m.params = self.params(p),
                 Rule::reads_clause => m.reads.extend(self.permissions(p)),
                 Rule::writes_clause => {
-                    m.writes_span = m.writes_span.or_else(|| p.clone().into_inner().next().map(|k| self.span(&k)));
+                    m.writes_span = m
+                        .writes_span
+                        .or_else(|| p.clone().into_inner().next().map(|k| self.span(&k)));
                     m.writes.extend(self.permissions(p));
                 }
                 Rule::requires_clause => m.requires.push(self.requires(p)),
                 Rule::stmts => m.body = self.stmts(p),
-                Rule::close_brace => self.check_close(&p, "}", &format!("marker {}", m.name.name), m.name.span),
+                Rule::close_brace => {
+                    self.check_close(&p, "}", &format!("marker {}", m.name.name), m.name.span)
+                }
                 _ => {}
             }
         }
@@ -745,20 +1020,35 @@ impl<'t> Walker<'t, '_> {
     fn marker_shape(&mut self, m: &MarkerDecl, has_default: bool) {
         if m.writes_span.is_none() {
             self.diags.push(
-                Diagnostic::new(Code::E001, m.name.span, format!("marker `{}` has no `writes` clause", m.name.name))
-                    .help("list what the marker changes, for example `writes Order, Product.stock`"),
+                Diagnostic::new(
+                    Code::E001,
+                    m.name.span,
+                    format!("marker `{}` has no `writes` clause", m.name.name),
+                )
+                .help("list what the marker changes, for example `writes Order, Product.stock`"),
             );
         }
         if m.is_extern && !has_default {
             self.diags.push(
-                Diagnostic::new(Code::E001, m.name.span, format!("extern marker `{}` has no `default` body", m.name.name))
-                    .help("write `default { ... }` with the effect the prover and trainer should use"),
+                Diagnostic::new(
+                    Code::E001,
+                    m.name.span,
+                    format!("extern marker `{}` has no `default` body", m.name.name),
+                )
+                .help("write `default { ... }` with the effect the prover and trainer should use"),
             );
         }
         if !m.is_extern && has_default {
             self.diags.push(
-                Diagnostic::new(Code::E001, m.name.span, format!("`default` on marker `{}`, which is not `extern`", m.name.name))
-                    .help("write `extern marker` or drop `default`"),
+                Diagnostic::new(
+                    Code::E001,
+                    m.name.span,
+                    format!(
+                        "`default` on marker `{}`, which is not `extern`",
+                        m.name.name
+                    ),
+                )
+                .help("write `extern marker` or drop `default`"),
             );
         }
     }
@@ -769,7 +1059,10 @@ impl<'t> Walker<'t, '_> {
             .map(|p| {
                 let span = self.span(&p);
                 let mut parts = p.into_inner();
-                let base = parts.next().map(|x| self.ident(&x)).unwrap_or_else(|| missing_ident(span));
+                let base = parts
+                    .next()
+                    .map(|x| self.ident(&x))
+                    .unwrap_or_else(|| missing_ident(span));
                 let field = parts.next().map(|x| self.ident(&x));
                 Permission { base, field, span }
             })
@@ -788,7 +1081,11 @@ impl<'t> Walker<'t, '_> {
             }
         }
         let cond = cond.unwrap_or_else(|| self.error_expr(span));
-        Requires { cond, message, span }
+        Requires {
+            cond,
+            message,
+            span,
+        }
     }
 
     fn stmts(&mut self, pair: P<'t>) -> Vec<Stmt> {
@@ -800,7 +1097,11 @@ impl<'t> Walker<'t, '_> {
                         out.push(s);
                     }
                 }
-                Rule::bad_in_braces => self.bad_chunk(&p, Some(Rule::stmt_only), "a statement (`let`, `set`, `insert`, `delete`, `for`, `if`, `reject` or `go`)"),
+                Rule::bad_in_braces => self.bad_chunk(
+                    &p,
+                    Some(Rule::stmt_only),
+                    "a statement (`let`, `set`, `insert`, `delete`, `for`, `if`, `reject` or `go`)",
+                ),
                 _ => {}
             }
         }
@@ -811,17 +1112,41 @@ impl<'t> Walker<'t, '_> {
         let span = self.span(&pair);
         let rule = pair.as_rule();
         let mut parts: Vec<P<'t>> = pair.into_inner().collect();
-        parts.retain(|p| !matches!(p.as_rule(), Rule::k_let | Rule::k_set | Rule::k_delete | Rule::k_all | Rule::k_for | Rule::k_in | Rule::k_if | Rule::k_else | Rule::k_reject | Rule::k_go));
+        parts.retain(|p| {
+            !matches!(
+                p.as_rule(),
+                Rule::k_let
+                    | Rule::k_set
+                    | Rule::k_delete
+                    | Rule::k_all
+                    | Rule::k_for
+                    | Rule::k_in
+                    | Rule::k_if
+                    | Rule::k_else
+                    | Rule::k_reject
+                    | Rule::k_go
+            )
+        });
         let kind = match rule {
             Rule::let_stmt => {
                 let mut it = parts.into_iter();
-                let name = it.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
+                let name = it
+                    .next()
+                    .map(|p| self.ident(&p))
+                    .unwrap_or_else(|| missing_ident(span));
                 match it.next() {
                     Some(v) if v.as_rule() == Rule::insert_expr => {
                         let (table, fields) = self.insert_expr(v);
-                        StmtKind::Insert { name: Some(name), table, fields }
+                        StmtKind::Insert {
+                            name: Some(name),
+                            table,
+                            fields,
+                        }
                     }
-                    other => StmtKind::Let { name, value: self.expr_opt(other, span) },
+                    other => StmtKind::Let {
+                        name,
+                        value: self.expr_opt(other, span),
+                    },
                 }
             }
             Rule::insert_stmt => {
@@ -829,7 +1154,11 @@ impl<'t> Walker<'t, '_> {
                     Some(v) => self.insert_expr(v),
                     None => (missing_ident(span), Vec::new()),
                 };
-                StmtKind::Insert { name: None, table, fields }
+                StmtKind::Insert {
+                    name: None,
+                    table,
+                    fields,
+                }
             }
             Rule::set_stmt => {
                 let mut it = parts.into_iter();
@@ -843,17 +1172,38 @@ impl<'t> Walker<'t, '_> {
             Rule::delete_stmt => StmtKind::Delete(self.expr_opt(parts.into_iter().next(), span)),
             Rule::delete_all_stmt => {
                 let (binder, table, filter) = self.binder_table_filter(parts, span);
-                StmtKind::DeleteAll { binder, table, filter }
+                StmtKind::DeleteAll {
+                    binder,
+                    table,
+                    filter,
+                }
             }
             Rule::for_stmt => {
                 let body = parts.iter().find(|p| p.as_rule() == Rule::stmts).cloned();
-                let closes: Vec<P<'t>> = parts.iter().filter(|p| p.as_rule() == Rule::close_brace).cloned().collect();
+                let closes: Vec<P<'t>> = parts
+                    .iter()
+                    .filter(|p| p.as_rule() == Rule::close_brace)
+                    .cloned()
+                    .collect();
                 let (binder, table, filter) = self.binder_table_filter(parts, span);
                 let body = body.map(|b| self.stmts(b)).unwrap_or_default();
                 for c in &closes {
-                    self.check_close(c, "}", "for", Span { end: span.start + 3, ..span });
+                    self.check_close(
+                        c,
+                        "}",
+                        "for",
+                        Span {
+                            end: span.start + 3,
+                            ..span
+                        },
+                    );
                 }
-                StmtKind::For { binder, table, filter, body }
+                StmtKind::For {
+                    binder,
+                    table,
+                    filter,
+                    body,
+                }
             }
             Rule::if_stmt => return Some(self.if_stmt(parts, span)),
             Rule::reject_stmt => StmtKind::Reject(match parts.into_iter().next() {
@@ -886,15 +1236,34 @@ impl<'t> Walker<'t, '_> {
                         .collect();
                     otherwise.push(self.if_stmt(nested, nested_span));
                 }
-                Rule::close_brace => self.check_close(&p, "}", "if", Span { end: span.start + 2, ..span }),
+                Rule::close_brace => self.check_close(
+                    &p,
+                    "}",
+                    "if",
+                    Span {
+                        end: span.start + 2,
+                        ..span
+                    },
+                ),
                 _ => {}
             }
         }
         let cond = cond.unwrap_or_else(|| self.error_expr(span));
-        Stmt { kind: StmtKind::If { cond, then: then.unwrap_or_default(), otherwise }, span }
+        Stmt {
+            kind: StmtKind::If {
+                cond,
+                then: then.unwrap_or_default(),
+                otherwise,
+            },
+            span,
+        }
     }
 
-    fn binder_table_filter(&mut self, parts: Vec<P<'t>>, span: Span) -> (Ident, Ident, Option<Expr>) {
+    fn binder_table_filter(
+        &mut self,
+        parts: Vec<P<'t>>,
+        span: Span,
+    ) -> (Ident, Ident, Option<Expr>) {
         let mut idents = Vec::new();
         let mut filter = None;
         for p in parts {
@@ -979,7 +1348,12 @@ impl<'t> Walker<'t, '_> {
         let mut it = idents.into_iter();
         let binder = it.next().unwrap_or_else(|| missing_ident(span));
         let table = it.next().unwrap_or_else(|| missing_ident(span));
-        TaskTemplate { binder, table, filter, limit }
+        TaskTemplate {
+            binder,
+            table,
+            filter,
+            limit,
+        }
     }
 
     fn task_item(&mut self, item: P<'t>, t: &mut TaskDecl, seen: &mut Vec<&'static str>) {
@@ -997,7 +1371,11 @@ impl<'t> Walker<'t, '_> {
         match rule {
             Rule::say_item => t.say = parts.next().map(|p| self.text_lit(p)),
             Rule::start_item => t.start = parts.next().map(|p| self.page_ref(p)),
-            Rule::horizon_item => t.horizon = parts.next().and_then(|p| self.int_value(&p).map(|v| (v, self.span(&p)))),
+            Rule::horizon_item => {
+                t.horizon = parts
+                    .next()
+                    .and_then(|p| self.int_value(&p).map(|v| (v, self.span(&p))))
+            }
             Rule::goal_item => t.goal = Some(self.expr_opt(parts.next(), span)),
             Rule::answer_item => t.answer = Some(self.expr_opt(parts.next(), span)),
             Rule::progress_item => {
@@ -1009,7 +1387,9 @@ impl<'t> Walker<'t, '_> {
                             let mut pred = None;
                             for x in p.into_inner() {
                                 match x.as_rule() {
-                                    Rule::int_lit => weight = self.int_value(&x).map(|v| (v, self.span(&x))),
+                                    Rule::int_lit => {
+                                        weight = self.int_value(&x).map(|v| (v, self.span(&x)))
+                                    }
                                     Rule::expr => pred = Some(self.expr(x)),
                                     _ => {}
                                 }
@@ -1017,7 +1397,11 @@ impl<'t> Walker<'t, '_> {
                             let pred = pred.unwrap_or_else(|| self.error_expr(pspan));
                             t.progress.push(ProgressItem { weight, pred });
                         }
-                        Rule::bad_in_braces => self.bad_chunk(&p, Some(Rule::progress_entry), "a progress predicate like `2: page is Cart`"),
+                        Rule::bad_in_braces => self.bad_chunk(
+                            &p,
+                            Some(Rule::progress_entry),
+                            "a progress predicate like `2: page is Cart`",
+                        ),
                         Rule::close_brace => self.check_close(&p, "}", "progress", span),
                         _ => {}
                     }
@@ -1029,7 +1413,10 @@ impl<'t> Walker<'t, '_> {
                     .map(|n| match n.as_rule() {
                         Rule::el_name => {
                             let id = self.ident(&n);
-                            KeyNode::Element(Ident { name: id.name.trim_start_matches('#').to_string(), span: id.span })
+                            KeyNode::Element(Ident {
+                                name: id.name.trim_start_matches('#').to_string(),
+                                span: id.span,
+                            })
                         }
                         _ => KeyNode::Page(self.page_ref(n)),
                     })
@@ -1100,7 +1487,11 @@ impl<'t> Walker<'t, '_> {
     /// `not not x`, `- - x`: prefixes wrap the operand innermost-last.
     fn prefixed(&mut self, pair: P<'t>, span: Span, prefix: Rule, op: UnaryOp) -> Expr {
         let parts: Vec<P<'t>> = pair.into_inner().collect();
-        let prefixes: Vec<Span> = parts.iter().filter(|p| p.as_rule() == prefix).map(|p| self.span(p)).collect();
+        let prefixes: Vec<Span> = parts
+            .iter()
+            .filter(|p| p.as_rule() == prefix)
+            .map(|p| self.span(p))
+            .collect();
         let mut operand = match parts.into_iter().find(|p| p.as_rule() != prefix) {
             Some(p) => self.expr(p),
             None => return self.error_expr(span),
@@ -1173,8 +1564,12 @@ impl<'t> Walker<'t, '_> {
             Rule::time_lit => self.time(&pair),
             Rule::bad_at_lit => {
                 self.diags.push(
-                    Diagnostic::new(Code::E003, span, format!("`{}` is not a date or a time", pair.as_str()))
-                        .help("write a date as `@2026-11-29` or a time as `@14:30`"),
+                    Diagnostic::new(
+                        Code::E003,
+                        span,
+                        format!("`{}` is not a date or a time", pair.as_str()),
+                    )
+                    .help("write a date as `@2026-11-29` or a time as `@14:30`"),
                 );
                 ExprKind::Error
             }
@@ -1186,7 +1581,10 @@ impl<'t> Walker<'t, '_> {
             Rule::paren | Rule::expr => return self.expr(pair),
             Rule::call => {
                 let mut parts = pair.into_inner();
-                let name = parts.next().map(|p| self.ident(&p)).unwrap_or_else(|| missing_ident(span));
+                let name = parts
+                    .next()
+                    .map(|p| self.ident(&p))
+                    .unwrap_or_else(|| missing_ident(span));
                 let args = parts.next().map(|a| self.args(a)).unwrap_or_default();
                 ExprKind::Call(name, args)
             }
@@ -1194,9 +1592,16 @@ impl<'t> Walker<'t, '_> {
             Rule::count_expr => self.count(pair, span),
             Rule::agg_expr => self.aggregate(pair, span),
             Rule::find_expr => {
-                let parts: Vec<P<'t>> = pair.into_inner().filter(|p| !matches!(p.as_rule(), Rule::k_find | Rule::k_in)).collect();
+                let parts: Vec<P<'t>> = pair
+                    .into_inner()
+                    .filter(|p| !matches!(p.as_rule(), Rule::k_find | Rule::k_in))
+                    .collect();
                 let (binder, table, filter) = self.binder_table_filter(parts, span);
-                ExprKind::Find { binder, table, filter: filter.map(Box::new) }
+                ExprKind::Find {
+                    binder,
+                    table,
+                    filter: filter.map(Box::new),
+                }
             }
             Rule::visited_expr => match pair.into_inner().nth(1) {
                 Some(p) => ExprKind::Visited(self.page_ref(p)),
@@ -1220,7 +1625,9 @@ impl<'t> Walker<'t, '_> {
             match p.as_rule() {
                 Rule::k_all => kind = QuantKind::All,
                 Rule::ident => idents.push(self.ident(&p)),
-                Rule::where_clause => filter = p.into_inner().nth(1).map(|e| Box::new(self.expr(e))),
+                Rule::where_clause => {
+                    filter = p.into_inner().nth(1).map(|e| Box::new(self.expr(e)))
+                }
                 Rule::expr => body = Some(self.expr(p)),
                 _ => {}
             }
@@ -1229,7 +1636,13 @@ impl<'t> Walker<'t, '_> {
         let binder = it.next().unwrap_or_else(|| missing_ident(span));
         let table = it.next().unwrap_or_else(|| missing_ident(span));
         let body = Box::new(body.unwrap_or_else(|| self.error_expr(span)));
-        ExprKind::Quantifier { kind, binder, table, filter, body }
+        ExprKind::Quantifier {
+            kind,
+            binder,
+            table,
+            filter,
+            body,
+        }
     }
 
     fn count(&mut self, pair: P<'t>, span: Span) -> ExprKind {
@@ -1238,17 +1651,27 @@ impl<'t> Walker<'t, '_> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => idents.push(self.ident(&p)),
-                Rule::where_clause => filter = p.into_inner().nth(1).map(|e| Box::new(self.expr(e))),
+                Rule::where_clause => {
+                    filter = p.into_inner().nth(1).map(|e| Box::new(self.expr(e)))
+                }
                 _ => {}
             }
         }
         match idents.len() {
-            1 => ExprKind::Count { binder: None, table: idents.remove(0), filter: None },
+            1 => ExprKind::Count {
+                binder: None,
+                table: idents.remove(0),
+                filter: None,
+            },
             _ => {
                 let mut it = idents.into_iter();
                 let binder = it.next();
                 let table = it.next().unwrap_or_else(|| missing_ident(span));
-                ExprKind::Count { binder, table, filter }
+                ExprKind::Count {
+                    binder,
+                    table,
+                    filter,
+                }
             }
         }
     }
@@ -1264,7 +1687,9 @@ impl<'t> Walker<'t, '_> {
                 Rule::k_max_agg => kind = AggKind::Max,
                 Rule::expr => value = Some(self.expr(p)),
                 Rule::ident => idents.push(self.ident(&p)),
-                Rule::where_clause => filter = p.into_inner().nth(1).map(|e| Box::new(self.expr(e))),
+                Rule::where_clause => {
+                    filter = p.into_inner().nth(1).map(|e| Box::new(self.expr(e)))
+                }
                 _ => {}
             }
         }
@@ -1272,7 +1697,13 @@ impl<'t> Walker<'t, '_> {
         let binder = it.next().unwrap_or_else(|| missing_ident(span));
         let table = it.next().unwrap_or_else(|| missing_ident(span));
         let value = Box::new(value.unwrap_or_else(|| self.error_expr(span)));
-        ExprKind::Aggregate { kind, value, binder, table, filter }
+        ExprKind::Aggregate {
+            kind,
+            value,
+            binder,
+            table,
+            filter,
+        }
     }
 
     // ------------------------------------------------------------ literals
@@ -1283,8 +1714,12 @@ impl<'t> Walker<'t, '_> {
             Ok(v) => Some(v),
             Err(_) => {
                 self.diags.push(
-                    Diagnostic::new(Code::E003, self.span(pair), format!("`{}` does not fit in a 64-bit integer", pair.as_str()))
-                        .help("integers range from -9223372036854775808 to 9223372036854775807"),
+                    Diagnostic::new(
+                        Code::E003,
+                        self.span(pair),
+                        format!("`{}` does not fit in a 64-bit integer", pair.as_str()),
+                    )
+                    .help("integers range from -9223372036854775808 to 9223372036854775807"),
                 );
                 None
             }
@@ -1294,30 +1729,46 @@ impl<'t> Walker<'t, '_> {
     fn money(&mut self, pair: &P<'t>) -> ExprKind {
         match Money::parse_body(pair.as_str().get(1..).unwrap_or("")) {
             Ok(m) => ExprKind::Money(m.0),
-            Err(e) => self.literal_error(pair, e, "write money with at most two decimals, like `$14.99`"),
+            Err(e) => self.literal_error(
+                pair,
+                e,
+                "write money with at most two decimals, like `$14.99`",
+            ),
         }
     }
 
     fn date(&mut self, pair: &P<'t>) -> ExprKind {
         match Date::parse_body(pair.as_str().get(1..).unwrap_or("")) {
             Ok(d) => ExprKind::Date(d),
-            Err(e) => self.literal_error(pair, e, "write a date as `@YYYY-MM-DD`, for example `@2026-11-29`"),
+            Err(e) => self.literal_error(
+                pair,
+                e,
+                "write a date as `@YYYY-MM-DD`, for example `@2026-11-29`",
+            ),
         }
     }
 
     fn time(&mut self, pair: &P<'t>) -> ExprKind {
         match Time::parse_body(pair.as_str().get(1..).unwrap_or("")) {
             Ok(t) => ExprKind::Time(t),
-            Err(e) => self.literal_error(pair, e, "write a time of day as `@HH:MM`, from `@00:00` to `@23:59`"),
+            Err(e) => self.literal_error(
+                pair,
+                e,
+                "write a time of day as `@HH:MM`, from `@00:00` to `@23:59`",
+            ),
         }
     }
 
     fn literal_error(&mut self, pair: &P<'t>, err: LiteralError, help: &str) -> ExprKind {
         let span = self.span(pair);
         let diag = match err {
-            LiteralError::Malformed(msg) => Diagnostic::new(Code::E003, span, format!("malformed literal: {msg}")).help(help),
-            LiteralError::ImpossibleDate(msg) => Diagnostic::new(Code::M202, span, format!("impossible date: {msg}"))
-                .help("pick a day that exists in that month"),
+            LiteralError::Malformed(msg) => {
+                Diagnostic::new(Code::E003, span, format!("malformed literal: {msg}")).help(help)
+            }
+            LiteralError::ImpossibleDate(msg) => {
+                Diagnostic::new(Code::M202, span, format!("impossible date: {msg}"))
+                    .help("pick a day that exists in that month")
+            }
         };
         self.diags.push(diag);
         ExprKind::Error
@@ -1357,13 +1808,55 @@ impl<'t> Walker<'t, '_> {
             "\\}" => "}".into(),
             other => {
                 self.diags.push(
-                    Diagnostic::new(Code::E003, self.span(pair), format!("unknown escape `{other}`"))
-                        .help("the escapes are `\\\"`, `\\\\`, `\\n`, `\\{` and `\\}`"),
+                    Diagnostic::new(
+                        Code::E003,
+                        self.span(pair),
+                        format!("unknown escape `{other}`"),
+                    )
+                    .help("the escapes are `\\\"`, `\\\\`, `\\n`, `\\{` and `\\}`"),
                 );
                 other.get(1..).unwrap_or("").to_string()
             }
         }
     }
+}
+
+/// Moves `end` back over trailing whitespace and `//` comments (never before
+/// `start`). A `//` inside a string on the same line is not a comment.
+fn trim_layout_end(text: &str, start: usize, end: usize) -> usize {
+    let mut end = end.min(text.len());
+    loop {
+        let Some(slice) = text.get(start..end) else {
+            return end;
+        };
+        let trimmed = start + slice.trim_end().len();
+        let line_start = text
+            .get(..trimmed)
+            .and_then(|t| t.rfind('\n'))
+            .map_or(0, |i| i + 1)
+            .max(start);
+        match text.get(line_start..trimmed).and_then(comment_start) {
+            Some(at) if line_start + at > start => end = line_start + at,
+            _ => return trimmed,
+        }
+    }
+}
+
+/// Where a `//` comment starts in one line, skipping strings.
+fn comment_start(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn push_lit(parts: &mut Vec<TextPart>, s: &str) {
@@ -1412,19 +1905,34 @@ fn rule_owner(rule: Rule) -> &'static str {
 }
 
 fn missing_ident(span: Span) -> Ident {
-    Ident { name: String::new(), span }
+    Ident {
+        name: String::new(),
+        span,
+    }
 }
 
 fn missing_type(span: Span) -> TypeExpr {
-    TypeExpr { name: missing_ident(span), optional: false, span }
+    TypeExpr {
+        name: missing_ident(span),
+        optional: false,
+        span,
+    }
 }
 
 fn missing_ref(span: Span) -> PageRef {
-    PageRef { name: missing_ident(span), args: Vec::new(), has_parens: false, span }
+    PageRef {
+        name: missing_ident(span),
+        args: Vec::new(),
+        has_parens: false,
+        span,
+    }
 }
 
 fn empty_text(span: Span) -> TextLit {
-    TextLit { parts: Vec::new(), span }
+    TextLit {
+        parts: Vec::new(),
+        span,
+    }
 }
 
 /// The token at `pos` (after whitespace): its range and a description.
@@ -1437,7 +1945,8 @@ fn token_at(text: &str, pos: usize) -> (usize, usize, String) {
         return (text.len(), text.len(), "end of file".to_string());
     };
     let len = if first.is_alphanumeric() || first == '_' {
-        rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len())
+        rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len())
     } else if first == '"' {
         return (start, start + 1, "`\"`".to_string());
     } else {
@@ -1465,7 +1974,12 @@ fn token_labels<T: std::fmt::Display>(tokens: &[T]) -> Vec<String> {
     tokens
         .iter()
         .map(|t| t.to_string())
-        .filter(|t| !t.trim().is_empty() && t != "//" && !t.contains("..") && t.chars().all(|c| !c.is_alphanumeric()))
+        .filter(|t| {
+            !t.trim().is_empty()
+                && t != "//"
+                && !t.contains("..")
+                && t.chars().all(|c| !c.is_alphanumeric())
+        })
         .map(|t| format!("`{t}`"))
         .collect()
 }
@@ -1487,7 +2001,10 @@ fn join_labels(mut labels: Vec<String>) -> String {
 }
 
 fn is_text_inner(rule: Rule) -> bool {
-    matches!(rule, Rule::text_chars | Rule::escape | Rule::interp | Rule::unterminated)
+    matches!(
+        rule,
+        Rule::text_chars | Rule::escape | Rule::interp | Rule::unterminated
+    )
 }
 
 fn describe_rule(rule: Rule) -> &'static str {
@@ -1497,11 +2014,12 @@ fn describe_rule(rule: Rule) -> &'static str {
         el_name => "`#name`",
         int_lit => "an integer",
         text_lit => "a string",
-        expr | or_expr | and_expr | not_expr | cmp_expr | add_expr | mul_expr | unary_expr | postfix_expr | paren => {
+        expr | or_expr | and_expr | not_expr | cmp_expr | add_expr | mul_expr | unary_expr
+        | postfix_expr | paren => "an expression",
+        money_lit | date_lit | time_lit | bad_at_lit | k_true | k_false | k_none | list_lit
+        | quantifier | count_expr | agg_expr | find_expr | visited_expr | page_is_expr | call => {
             "an expression"
         }
-        money_lit | date_lit | time_lit | bad_at_lit | k_true | k_false | k_none | list_lit | quantifier | count_expr
-        | agg_expr | find_expr | visited_expr | page_is_expr | call => "an expression",
         type_expr => "a type",
         page_ref => "a page",
         arg_list | param_list => "`(`",
@@ -1513,15 +2031,18 @@ fn describe_rule(rule: Rule) -> &'static str {
         opt_mark => "`?`",
         close_brace => "`}`",
         close_bracket => "`]`",
-        element | element_only | title_el | heading_el | text_el | image_el | link_el | button_el | input_el | select_el
-        | checkbox_el | section_el | for_el | if_el | stmt_el => "an element (`text`, `link`, `button`, ...)",
-        stmt | stmt_only | let_stmt | insert_stmt | set_stmt | delete_all_stmt | delete_stmt | for_stmt | if_stmt
-        | reject_stmt | go_stmt => "a statement",
-        decl | decl_only | use_decl | site_decl | enum_decl | table_decl | seed_decl | session_decl | invariant_decl
-        | page_decl | marker_decl | task_decl => "a declaration (`site`, `table`, `page`, `marker`, `task`, ...)",
+        element | element_only | title_el | heading_el | text_el | image_el | link_el
+        | button_el | input_el | select_el | checkbox_el | section_el | for_el | if_el
+        | stmt_el => "an element (`text`, `link`, `button`, ...)",
+        stmt | stmt_only | let_stmt | insert_stmt | set_stmt | delete_all_stmt | delete_stmt
+        | for_stmt | if_stmt | reject_stmt | go_stmt => "a statement",
+        decl | decl_only | use_decl | site_decl | enum_decl | table_decl | seed_decl
+        | session_decl | invariant_decl | page_decl | marker_decl | task_decl => {
+            "a declaration (`site`, `table`, `page`, `marker`, `task`, ...)"
+        }
         module_header => "`module`",
-        task_item | say_item | start_item | horizon_item | goal_item | answer_item | progress_item | key_item
-        | values_item | setup_item => "a task item",
+        task_item | say_item | start_item | horizon_item | goal_item | answer_item
+        | progress_item | key_item | values_item | setup_item => "a task item",
         site_item | site_title | site_domain | site_start | site_today => "a site item",
         field_decl => "a field",
         field_init => "a field like `name: value`",
@@ -1606,27 +2127,49 @@ mod tests {
             "page ProductPage(p: Product) at \"/product/{p.id}\" {\n  title \"{p.name}\"\n  button #add \"Add\" -> add_to_cart(p, 1) disabled when p.stock == 0\n  link \"Cart\" -> Cart\n}\n",
         );
         assert!(diags.is_empty(), "{diags:?}");
-        let DeclKind::Page(page) = &file.decls[0].kind else { panic!("not a page") };
+        let DeclKind::Page(page) = &file.decls[0].kind else {
+            panic!("not a page")
+        };
         assert_eq!(page.name.name, "ProductPage");
         assert_eq!(page.titles.len(), 1);
         assert_eq!(page.body.len(), 2);
-        let ElementKind::Button { target, disabled, .. } = &page.body[0].kind else { panic!("not a button") };
+        let ElementKind::Button {
+            target, disabled, ..
+        } = &page.body[0].kind
+        else {
+            panic!("not a button")
+        };
         assert_eq!(target.name.name, "add_to_cart");
         assert_eq!(target.args.len(), 2);
         assert!(disabled.is_some());
-        assert_eq!(page.body[0].name.as_ref().map(|n| n.name.as_str()), Some("add"));
+        assert_eq!(
+            page.body[0].name.as_ref().map(|n| n.name.as_str()),
+            Some("add")
+        );
     }
 
     #[test]
     fn precedence_binds_and_tighter_than_or() {
         let (file, diags) = parse("invariant i: a or b and not c == 1 + 2 * 3\n");
         assert!(diags.is_empty(), "{diags:?}");
-        let DeclKind::Invariant(inv) = &file.decls[0].kind else { panic!() };
-        let ExprKind::Binary(BinaryOp::Or, _, rhs) = &inv.cond.kind else { panic!("{:?}", inv.cond.kind) };
-        let ExprKind::Binary(BinaryOp::And, _, not) = &rhs.kind else { panic!() };
-        let ExprKind::Unary(UnaryOp::Not, cmp) = &not.kind else { panic!() };
-        let ExprKind::Binary(BinaryOp::Eq, _, sum) = &cmp.kind else { panic!() };
-        let ExprKind::Binary(BinaryOp::Add, _, prod) = &sum.kind else { panic!() };
+        let DeclKind::Invariant(inv) = &file.decls[0].kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinaryOp::Or, _, rhs) = &inv.cond.kind else {
+            panic!("{:?}", inv.cond.kind)
+        };
+        let ExprKind::Binary(BinaryOp::And, _, not) = &rhs.kind else {
+            panic!()
+        };
+        let ExprKind::Unary(UnaryOp::Not, cmp) = &not.kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinaryOp::Eq, _, sum) = &cmp.kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinaryOp::Add, _, prod) = &sum.kind else {
+            panic!()
+        };
         assert!(matches!(prod.kind, ExprKind::Binary(BinaryOp::Mul, _, _)));
     }
 
@@ -1636,7 +2179,9 @@ mod tests {
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert_eq!(diags[0].code, Code::E001);
         assert_eq!(file.decls.len(), 2);
-        let DeclKind::Page(a) = &file.decls[0].kind else { panic!() };
+        let DeclKind::Page(a) = &file.decls[0].kind else {
+            panic!()
+        };
         assert_eq!(a.body.len(), 2);
     }
 
@@ -1650,16 +2195,27 @@ mod tests {
 
     #[test]
     fn literals_are_validated() {
-        let (_, diags) = parse("invariant i: $1.999 == $2 and @2026-13-01 == @2026-02-30 and @25:00 == @x\n");
+        let (_, diags) =
+            parse("invariant i: $1.999 == $2 and @2026-13-01 == @2026-02-30 and @25:00 == @x\n");
         let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
-        assert_eq!(codes, vec![Code::E003, Code::E003, Code::M202, Code::E003, Code::E003], "{diags:?}");
+        assert_eq!(
+            codes,
+            vec![Code::E003, Code::E003, Code::M202, Code::E003, Code::E003],
+            "{diags:?}"
+        );
     }
 
     #[test]
     fn unterminated_string_is_e002_and_parsing_continues() {
         let (file, diags) = parse("page A {\n  text \"oops\n  link \"a\" -> A\n}\n");
-        assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), vec![Code::E002], "{diags:?}");
-        let DeclKind::Page(a) = &file.decls[0].kind else { panic!() };
+        assert_eq!(
+            diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+            vec![Code::E002],
+            "{diags:?}"
+        );
+        let DeclKind::Page(a) = &file.decls[0].kind else {
+            panic!()
+        };
         assert_eq!(a.body.len(), 2);
     }
 
@@ -1667,11 +2223,29 @@ mod tests {
     fn interpolations_and_escapes() {
         let (file, diags) = parse("invariant i: \"a \\\"b\\\" {x.y} \\{c\\}\" == \"\"\n");
         assert!(diags.is_empty(), "{diags:?}");
-        let DeclKind::Invariant(inv) = &file.decls[0].kind else { panic!() };
-        let ExprKind::Binary(_, lhs, _) = &inv.cond.kind else { panic!() };
-        let ExprKind::Text(t) = &lhs.kind else { panic!() };
+        let DeclKind::Invariant(inv) = &file.decls[0].kind else {
+            panic!()
+        };
+        let ExprKind::Binary(_, lhs, _) = &inv.cond.kind else {
+            panic!()
+        };
+        let ExprKind::Text(t) = &lhs.kind else {
+            panic!()
+        };
         assert_eq!(t.plain(), "a \"b\"  {c}");
         assert_eq!(t.interpolations().count(), 1);
+    }
+
+    #[test]
+    fn spans_do_not_swallow_trailing_layout() {
+        let text = "marker m() writes T.f   // why\n  { delete x   // gone\n }\n";
+        let (file, _) = parse(text);
+        let DeclKind::Marker(m) = &file.decls[0].kind else {
+            panic!()
+        };
+        assert_eq!(&text[m.writes[0].span.range()], "T.f");
+        assert_eq!(&text[m.body[0].span.range()], "delete x");
+        assert_eq!(trim_layout_end("a \"//x\" // c\n", 0, 13), 7);
     }
 
     #[test]

@@ -62,11 +62,18 @@ impl<'a> Checker<'a, '_> {
         self.infer_all(&r.args);
         let name = r.name.name.as_str();
         let d = if self.syms.markers.contains_key(name) {
-            Diagnostic::new(Code::E101, r.name.span, format!("expected a page, found marker `{name}`"))
-                .label("a marker, not a page")
-                .help(format!("only a `button` triggers a marker: `button \"...\" -> {name}(...)`"))
+            Diagnostic::new(
+                Code::E101,
+                r.name.span,
+                format!("expected a page, found marker `{name}`"),
+            )
+            .label("a marker, not a page")
+            .help(format!(
+                "only a `button` triggers a marker: `button \"...\" -> {name}(...)`"
+            ))
         } else {
-            let d = Diagnostic::new(Code::E101, r.name.span, format!("unknown page `{name}`")).label("no such page");
+            let d = Diagnostic::new(Code::E101, r.name.span, format!("unknown page `{name}`"))
+                .label("no such page");
             match did_you_mean(name, self.syms.pages.keys().copied()) {
                 Some(help) => d.help(help),
                 None => d,
@@ -84,9 +91,18 @@ impl<'a> Checker<'a, '_> {
             self.page_ref(r);
         } else {
             self.infer_all(&r.args);
-            let candidates = self.syms.markers.keys().chain(self.syms.pages.keys()).copied();
-            let mut d = Diagnostic::new(Code::E101, r.name.span, format!("unknown marker or page `{name}`"))
-                .label("no such marker or page");
+            let candidates = self
+                .syms
+                .markers
+                .keys()
+                .chain(self.syms.pages.keys())
+                .copied();
+            let mut d = Diagnostic::new(
+                Code::E101,
+                r.name.span,
+                format!("unknown marker or page `{name}`"),
+            )
+            .label("no such marker or page");
             if let Some(help) = did_you_mean(name, candidates) {
                 d = d.help(help);
             }
@@ -99,12 +115,20 @@ impl<'a> Checker<'a, '_> {
         let name = &r.name.name;
         if r.args.len() != params.len() {
             let names: Vec<&str> = params.iter().map(|p| p.name.name.as_str()).collect();
-            let example = if names.is_empty() { name.clone() } else { format!("{name}({})", names.join(", ")) };
+            let example = if names.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}({})", names.join(", "))
+            };
             self.report(
                 Diagnostic::new(
                     Code::E103,
                     effects::page_ref_span(r),
-                    format!("{kind} `{name}` takes {}, found {}", plural(params.len(), "argument"), r.args.len()),
+                    format!(
+                        "{kind} `{name}` takes {}, found {}",
+                        plural(params.len(), "argument"),
+                        r.args.len()
+                    ),
                 )
                 .label("wrong number of arguments")
                 .related(decl, format!("`{name}` is declared here"))
@@ -115,7 +139,11 @@ impl<'a> Checker<'a, '_> {
             match params.get(i) {
                 Some(p) => {
                     let want = self.type_of(&p.ty);
-                    self.expect(arg, &want, &format!("argument `{}` of `{name}`", p.name.name));
+                    self.expect(
+                        arg,
+                        &want,
+                        &format!("argument `{}` of `{name}`", p.name.name),
+                    );
                 }
                 None => {
                     self.infer(arg, None);
@@ -144,7 +172,12 @@ impl<'a> Checker<'a, '_> {
                 Diagnostic::new(
                     Code::E103,
                     f.span,
-                    format!("`{}` takes {}, found {}", f.name, plural(params.len(), "argument"), args.len()),
+                    format!(
+                        "`{}` takes {}, found {}",
+                        f.name,
+                        plural(params.len(), "argument"),
+                        args.len()
+                    ),
                 )
                 .label("wrong number of arguments"),
             );
@@ -160,7 +193,9 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn abs(&mut self, f: &'a Ident, args: &'a [Expr]) -> Ty {
-        let Some(arg) = args.first() else { return Ty::Error };
+        let Some(arg) = args.first() else {
+            return Ty::Error;
+        };
         let t = self.infer(arg, None);
         match t {
             Ty::Int | Ty::Money | Ty::Error => t,
@@ -169,7 +204,10 @@ impl<'a> Checker<'a, '_> {
                     Diagnostic::new(
                         Code::E201,
                         arg.span,
-                        format!("expected `Int` or `Money` for argument 1 of `{}`, found `{t}`", f.name),
+                        format!(
+                            "expected `Int` or `Money` for argument 1 of `{}`, found `{t}`",
+                            f.name
+                        ),
                     )
                     .label(format!("this is `{t}`")),
                 );
@@ -180,14 +218,15 @@ impl<'a> Checker<'a, '_> {
 
     fn unknown_function(&mut self, f: &Ident) {
         let name = f.name.as_str();
-        let d =
-            Diagnostic::new(Code::E101, f.span, format!("unknown function `{name}`")).label("not a built-in function");
+        let d = Diagnostic::new(Code::E101, f.span, format!("unknown function `{name}`"))
+            .label("not a built-in function");
         let help = if self.syms.markers.contains_key(name) {
             format!("`{name}` is a marker; markers are triggered by buttons, not called")
         } else {
             let names: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
-            did_you_mean(name, names.iter().copied())
-                .unwrap_or_else(|| format!("the built-in functions are {}", super::list_names(&names)))
+            did_you_mean(name, names.iter().copied()).unwrap_or_else(|| {
+                format!("the built-in functions are {}", super::list_names(&names))
+            })
         };
         self.report(d.help(help));
     }

@@ -10,7 +10,15 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::ast::*;
 
 /// The domains a `site` may name (spec §2).
-const DOMAINS: &[&str] = &["banking", "ecommerce", "education", "government", "healthcare", "other", "social"];
+const DOMAINS: &[&str] = &[
+    "banking",
+    "ecommerce",
+    "education",
+    "government",
+    "healthcare",
+    "other",
+    "social",
+];
 
 impl<'a> Checker<'a, '_> {
     pub(super) fn decl(&mut self, d: &'a Decl) {
@@ -58,7 +66,8 @@ impl<'a> Checker<'a, '_> {
             candidates.extend(self.syms.enums.keys().copied());
             candidates.extend(self.tables.keys().copied());
             let help = did_you_mean(name, candidates).unwrap_or_else(|| {
-                "a type is `Int`, `Money`, `Bool`, `Text`, `Date`, `Time`, an enum or a table".to_string()
+                "a type is `Int`, `Money`, `Bool`, `Text`, `Date`, `Time`, an enum or a table"
+                    .to_string()
             });
             self.report(
                 Diagnostic::new(Code::E101, te.name.span, format!("unknown type `{name}`"))
@@ -79,9 +88,13 @@ impl<'a> Checker<'a, '_> {
                 let help = did_you_mean(&domain.name, DOMAINS.iter().copied())
                     .unwrap_or_else(|| format!("the domains are {}", list_names(DOMAINS)));
                 self.report(
-                    Diagnostic::new(Code::E101, domain.span, format!("unknown domain `{}`", domain.name))
-                        .label("no such domain")
-                        .help(help),
+                    Diagnostic::new(
+                        Code::E101,
+                        domain.span,
+                        format!("unknown domain `{}`", domain.name),
+                    )
+                    .label("no such domain")
+                    .help(help),
                 );
             }
         }
@@ -110,7 +123,9 @@ impl<'a> Checker<'a, '_> {
                 self.report(
                     Diagnostic::new(Code::E102, f.name.span, "duplicate field `id`")
                         .label("declared here")
-                        .help("every table has an implicit, read-only `id: Int`; remove this field"),
+                        .help(
+                            "every table has an implicit, read-only `id: Int`; remove this field",
+                        ),
                 );
             } else if let Some(first) = fields.iter().take(i).find(|g| g.name.name == f.name.name) {
                 self.duplicate(&f.name, first.name.span, "field");
@@ -150,7 +165,11 @@ impl<'a> Checker<'a, '_> {
         self.enter("session".to_string());
         for var in &s.vars {
             let ty = self.decl_type(&var.ty);
-            self.expect(&var.init, &ty, &format!("session variable `{}`", var.name.name));
+            self.expect(
+                &var.init,
+                &ty,
+                &format!("session variable `{}`", var.name.name),
+            );
         }
     }
 
@@ -180,9 +199,13 @@ impl<'a> Checker<'a, '_> {
                 c.text(title);
                 if i > 0 {
                     c.report(
-                        Diagnostic::new(Code::E102, title.span, format!("page `{}` has a second `title`", p.name.name))
-                            .label("second title")
-                            .help("a page has at most one `title`; remove one"),
+                        Diagnostic::new(
+                            Code::E102,
+                            title.span,
+                            format!("page `{}` has a second `title`", p.name.name),
+                        )
+                        .label("second title")
+                        .help("a page has at most one `title`; remove one"),
                     );
                 }
             }
@@ -229,9 +252,13 @@ impl<'a> Checker<'a, '_> {
                 }
                 Some(_) => {}
                 None => self.report(
-                    Diagnostic::new(Code::E101, p.base.span, "expected a session variable after `session`")
-                        .label("which variable?")
-                        .help("write `session.name` for the variable it may write"),
+                    Diagnostic::new(
+                        Code::E101,
+                        p.base.span,
+                        "expected a session variable after `session`",
+                    )
+                    .label("which variable?")
+                    .help("write `session.name` for the variable it may write"),
                 ),
             }
             return;
@@ -278,15 +305,19 @@ impl<'a> Checker<'a, '_> {
         let name = &t.name.name;
         let d = match (&t.goal, &t.answer) {
             (Some(_), None) | (None, Some(_)) => return,
-            (Some(goal), Some(answer)) => {
-                Diagnostic::new(Code::E001, answer.span, format!("task `{name}` has both `goal` and `answer`"))
-                    .label("second success condition")
-                    .related(goal.span, "the goal is here")
-            }
-            (None, None) => {
-                Diagnostic::new(Code::E001, t.name.span, format!("task `{name}` has neither `goal` nor `answer`"))
-                    .label("no success condition")
-            }
+            (Some(goal), Some(answer)) => Diagnostic::new(
+                Code::E001,
+                answer.span,
+                format!("task `{name}` has both `goal` and `answer`"),
+            )
+            .label("second success condition")
+            .related(goal.span, "the goal is here"),
+            (None, None) => Diagnostic::new(
+                Code::E001,
+                t.name.span,
+                format!("task `{name}` has neither `goal` nor `answer`"),
+            )
+            .label("no success condition"),
         };
         self.report(d.help("an operation task states a `goal`; a retrieval task states an `answer`; give exactly one"));
     }
@@ -326,12 +357,17 @@ impl<'a> Checker<'a, '_> {
         match node {
             KeyNode::Page(r) => self.page_ref(r),
             KeyNode::Element(id) if !self.element_names.contains(id.name.as_str()) => {
-                let mut d = Diagnostic::new(Code::E101, id.span, format!("unknown element `#{}`", id.name))
-                    .label("no element has this name");
+                let mut d = Diagnostic::new(
+                    Code::E101,
+                    id.span,
+                    format!("unknown element `#{}`", id.name),
+                )
+                .label("no element has this name");
                 let help = super::closest(&id.name, self.element_names.iter().copied())
                     .map(|c| format!("did you mean `#{c}`?"))
                     .unwrap_or_else(|| {
-                        "name an element with `#name` right after its keyword: `button #add ...`".into()
+                        "name an element with `#name` right after its keyword: `button #add ...`"
+                            .into()
                     });
                 d = d.help(help);
                 self.report(d);

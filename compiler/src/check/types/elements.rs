@@ -25,12 +25,20 @@ impl<'a> Checker<'a, '_> {
     fn element(&mut self, el: &'a Element) {
         match &el.kind {
             ElementKind::Heading(t) | ElementKind::Text(t) | ElementKind::Image(t) => self.text(t),
-            ElementKind::Link { label, target, disabled } => {
+            ElementKind::Link {
+                label,
+                target,
+                disabled,
+            } => {
                 self.text(label);
                 self.page_ref(target);
                 self.disabled(disabled.as_ref());
             }
-            ElementKind::Button { label, target, disabled } => {
+            ElementKind::Button {
+                label,
+                target,
+                disabled,
+            } => {
                 self.text(label);
                 self.button_target(target);
                 self.disabled(disabled.as_ref());
@@ -40,14 +48,26 @@ impl<'a> Checker<'a, '_> {
                 let t = self.input_type(ty.as_ref());
                 self.declare_form(var, t);
             }
-            ElementKind::SelectList { var, label, options } => {
+            ElementKind::SelectList {
+                var,
+                label,
+                options,
+            } => {
                 self.text(label);
                 for option in options {
                     self.expect(option, &Ty::Text, "a select option");
                 }
                 self.declare_form(var, Ty::Text);
             }
-            ElementKind::SelectFrom { var, ty, label, binder, table, filter, show } => {
+            ElementKind::SelectFrom {
+                var,
+                ty,
+                label,
+                binder,
+                table,
+                filter,
+                show,
+            } => {
                 self.text(label);
                 let t = self.select_from(var, ty, binder, table, filter.as_ref(), show);
                 self.declare_form(var, t);
@@ -61,7 +81,11 @@ impl<'a> Checker<'a, '_> {
                 self.elements(body);
             }
             ElementKind::For(f) => self.for_element(f),
-            ElementKind::If { cond, then, otherwise } => {
+            ElementKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.cond(cond, "an `if` condition");
                 self.elements(then);
                 self.elements(otherwise);
@@ -78,14 +102,21 @@ impl<'a> Checker<'a, '_> {
 
     /// Binds a form variable; a second one of the same name in the same block is E102.
     fn declare_form(&mut self, var: &'a Ident, ty: Ty) {
-        let first = self.scopes.last().and_then(|s| s.iter().find(|l| l.name == var.name && l.kind == LocalKind::Form));
+        let first = self.scopes.last().and_then(|s| {
+            s.iter()
+                .find(|l| l.name == var.name && l.kind == LocalKind::Form)
+        });
         if let Some(first) = first {
             let first = first.span;
             self.report(
-                Diagnostic::new(Code::E102, var.span, format!("duplicate form variable `{}`", var.name))
-                    .label("declared again here")
-                    .related(first, "first declared here")
-                    .help("give each input, select and checkbox of a block its own name"),
+                Diagnostic::new(
+                    Code::E102,
+                    var.span,
+                    format!("duplicate form variable `{}`", var.name),
+                )
+                .label("declared again here")
+                .related(first, "first declared here")
+                .help("give each input, select and checkbox of a block its own name"),
             );
         }
         self.bind(Local::new(var, ty, LocalKind::Form));
@@ -129,14 +160,19 @@ impl<'a> Checker<'a, '_> {
         let row = self.with_row_binder(binder, table, |c| {
             c.filter(filter);
             c.infer(show, None);
-            c.lookup(&binder.name).map(|l| l.ty.clone()).unwrap_or(Ty::Error)
+            c.lookup(&binder.name)
+                .map(|l| l.ty.clone())
+                .unwrap_or(Ty::Error)
         });
         if !declared.is_error() && !row.is_error() && declared != row {
             self.report(
                 Diagnostic::new(
                     Code::E201,
                     ty.name.span,
-                    format!("select `{}` is declared `{declared}`, but its options are `{row}` rows", var.name),
+                    format!(
+                        "select `{}` is declared `{declared}`, but its options are `{row}` rows",
+                        var.name
+                    ),
                 )
                 .label(format!("expected `{row}`"))
                 .help(format!("write `select {}: {row} ...`", var.name)),

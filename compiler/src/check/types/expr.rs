@@ -32,8 +32,12 @@ impl<'a> Checker<'a, '_> {
     }
 
     pub(super) fn mismatch(&mut self, span: Span, want: &Ty, got: &Ty, what: &str) {
-        let mut d = Diagnostic::new(Code::E201, span, format!("expected `{want}` for {what}, found `{got}`"))
-            .label(format!("this is `{got}`"));
+        let mut d = Diagnostic::new(
+            Code::E201,
+            span,
+            format!("expected `{want}` for {what}, found `{got}`"),
+        )
+        .label(format!("this is `{got}`"));
         if let Some(help) = mismatch_help(want, got) {
             d = d.help(help);
         }
@@ -52,9 +56,13 @@ impl<'a> Checker<'a, '_> {
             other => format!("a condition is `Bool`; compare the `{other}` with something, e.g. `== ...` or `> ...`"),
         };
         self.report(
-            Diagnostic::new(Code::E202, e.span, format!("{what} must be `Bool`, found `{got}`"))
-                .label("not a condition")
-                .help(help),
+            Diagnostic::new(
+                Code::E202,
+                e.span,
+                format!("{what} must be `Bool`, found `{got}`"),
+            )
+            .label("not a condition")
+            .help(help),
         );
     }
 
@@ -88,21 +96,41 @@ impl<'a> Checker<'a, '_> {
             ExprKind::Unary(op, x) => self.unary(e, *op, x),
             ExprKind::Binary(op, l, r) => self.binary(e, *op, l, r),
             ExprKind::In(x, list) => self.membership(x, list),
-            ExprKind::Quantifier { binder, table, filter, body, .. } => {
+            ExprKind::Quantifier {
+                binder,
+                table,
+                filter,
+                body,
+                ..
+            } => {
                 self.with_row_binder(binder, table, |c| {
                     c.filter(filter.as_deref());
                     c.cond(body, "the quantifier's body");
                 });
                 Ty::Bool
             }
-            ExprKind::Count { binder, table, filter } => self.count(binder.as_ref(), table, filter.as_deref()),
-            ExprKind::Aggregate { kind, value, binder, table, filter } => {
-                self.aggregate(e, *kind, value, binder, table, filter.as_deref())
-            }
-            ExprKind::Find { binder, table, filter } => {
+            ExprKind::Count {
+                binder,
+                table,
+                filter,
+            } => self.count(binder.as_ref(), table, filter.as_deref()),
+            ExprKind::Aggregate {
+                kind,
+                value,
+                binder,
+                table,
+                filter,
+            } => self.aggregate(e, *kind, value, binder, table, filter.as_deref()),
+            ExprKind::Find {
+                binder,
+                table,
+                filter,
+            } => {
                 let row = self.with_row_binder(binder, table, |c| {
                     c.filter(filter.as_deref());
-                    c.lookup(&binder.name).map(|l| l.ty.clone()).unwrap_or(Ty::Error)
+                    c.lookup(&binder.name)
+                        .map(|l| l.ty.clone())
+                        .unwrap_or(Ty::Error)
                 });
                 row.optional()
             }
@@ -143,7 +171,8 @@ impl<'a> Checker<'a, '_> {
 
     pub(super) fn unknown_table(&mut self, table: &Ident) {
         let name = table.name.as_str();
-        let mut d = Diagnostic::new(Code::E101, table.span, format!("unknown table `{name}`")).label("no such table");
+        let mut d = Diagnostic::new(Code::E101, table.span, format!("unknown table `{name}`"))
+            .label("no such table");
         let help = if self.syms.enums.contains_key(name) {
             Some(format!("`{name}` is an enum, not a table"))
         } else {
@@ -174,14 +203,22 @@ impl<'a> Checker<'a, '_> {
     fn name(&mut self, e: &'a Expr, id: &'a Ident, hint: Option<&Ty>) -> Ty {
         if let Some(local) = self.lookup(&id.name) {
             let (ty, kind, span) = (local.ty.clone(), local.kind, local.span);
-            self.typed.names.insert(e.id, Resolved::Local { kind, span });
+            self.typed
+                .names
+                .insert(e.id, Resolved::Local { kind, span });
             return ty;
         }
         if let Some(enum_name) = hint.and_then(Ty::enum_name) {
             if self.has_variant(enum_name, &id.name) {
                 let enum_name = enum_name.to_string();
                 let variant = id.name.clone();
-                self.typed.names.insert(e.id, Resolved::Variant { enum_name: enum_name.clone(), variant });
+                self.typed.names.insert(
+                    e.id,
+                    Resolved::Variant {
+                        enum_name: enum_name.clone(),
+                        variant,
+                    },
+                );
                 return Ty::Enum(enum_name);
             }
         }
@@ -196,10 +233,18 @@ impl<'a> Checker<'a, '_> {
         let n = id.name.as_str();
         let d = match self.global_kind(n) {
             Some(kind) => {
-                let what = if n == "session" { "`session`".to_string() } else { format!("{kind} `{n}`") };
-                Diagnostic::new(Code::E101, id.span, format!("expected a value, found {what}"))
-                    .label("not a value")
-                    .help(not_a_value_help(kind, n))
+                let what = if n == "session" {
+                    "`session`".to_string()
+                } else {
+                    format!("{kind} `{n}`")
+                };
+                Diagnostic::new(
+                    Code::E101,
+                    id.span,
+                    format!("expected a value, found {what}"),
+                )
+                .label("not a value")
+                .help(not_a_value_help(kind, n))
             }
             None => {
                 let d = Diagnostic::new(Code::E101, id.span, format!("unknown name `{n}`"))
@@ -233,7 +278,9 @@ impl<'a> Checker<'a, '_> {
     /// Help for an unknown bare name: a near local or variant, or the enum that
     /// has this variant although the context does not expect it.
     fn name_help(&self, n: &str, hint: Option<&Ty>) -> Option<String> {
-        let expected = hint.and_then(Ty::enum_name).and_then(|e| self.syms.enums.get(e));
+        let expected = hint
+            .and_then(Ty::enum_name)
+            .and_then(|e| self.syms.enums.get(e));
         let mut candidates = self.local_names();
         if let Some(en) = expected {
             candidates.extend(en.variants.iter().map(|v| v.name.as_str()));
@@ -243,9 +290,17 @@ impl<'a> Checker<'a, '_> {
         }
         if let Some(en) = expected {
             let variants: Vec<&str> = en.variants.iter().map(|v| v.name.as_str()).collect();
-            return Some(format!("`{}` has the variants {}", en.name.name, list_names(&variants)));
+            return Some(format!(
+                "`{}` has the variants {}",
+                en.name.name,
+                list_names(&variants)
+            ));
         }
-        let owner = self.syms.enums.values().find(|e| e.variants.iter().any(|v| v.name == n))?;
+        let owner = self
+            .syms
+            .enums
+            .values()
+            .find(|e| e.variants.iter().any(|v| v.name == n))?;
         let en = &owner.name.name;
         Some(format!(
             "`{n}` is a variant of `{en}`, but no `{en}` is expected here; a variant is known by the type it is \
@@ -255,7 +310,8 @@ impl<'a> Checker<'a, '_> {
 
     /// `session` not shadowed by a local: `session.var` reads a session variable.
     pub(super) fn is_session_head(&self, base: &Expr) -> bool {
-        matches!(&base.kind, ExprKind::Name(n) if n.name == "session") && self.lookup("session").is_none()
+        matches!(&base.kind, ExprKind::Name(n) if n.name == "session")
+            && self.lookup("session").is_none()
     }
 
     /// `base.field`: a session variable or a field of a (possibly optional) row.
@@ -287,7 +343,9 @@ impl<'a> Checker<'a, '_> {
         self.typed.names.insert(base.id, Resolved::Session);
         match self.syms.session.get(var.name.as_str()) {
             Some(decl) => {
-                self.typed.fields.insert(e.id, Access::Session(var.name.clone()));
+                self.typed
+                    .fields
+                    .insert(e.id, Access::Session(var.name.clone()));
                 self.type_of(&decl.ty)
             }
             None => {
@@ -298,8 +356,12 @@ impl<'a> Checker<'a, '_> {
     }
 
     pub(super) fn unknown_session_var(&mut self, var: &Ident, code: Code) {
-        let mut d = Diagnostic::new(code, var.span, format!("unknown session variable `{}`", var.name))
-            .label("not declared in `session { }`");
+        let mut d = Diagnostic::new(
+            code,
+            var.span,
+            format!("unknown session variable `{}`", var.name),
+        )
+        .label("not declared in `session { }`");
         let help = did_you_mean(&var.name, self.syms.session.keys().copied())
             .unwrap_or_else(|| format!("declare it: `session {{ {}: Type = value }}`", var.name));
         d = d.help(help);
@@ -308,7 +370,10 @@ impl<'a> Checker<'a, '_> {
 
     /// `.field` on a row of `table` (`id` is every table's).
     fn table_field(&mut self, e: &'a Expr, table: &str, field: &'a Ident) -> Ty {
-        let access = Access::Field { table: table.to_string(), field: field.name.clone() };
+        let access = Access::Field {
+            table: table.to_string(),
+            field: field.name.clone(),
+        };
         if field.name == "id" {
             self.typed.fields.insert(e.id, access);
             return Ty::Int;
@@ -326,12 +391,24 @@ impl<'a> Checker<'a, '_> {
     }
 
     pub(super) fn unknown_field(&mut self, table: &str, field: &Ident, code: Code) {
-        let mut d = Diagnostic::new(code, field.span, format!("table `{table}` has no field `{}`", field.name))
-            .label("unknown field");
-        let names = self.tables.get(table).map(|fs| fs.iter().map(|f| f.name.name.as_str()).collect::<Vec<_>>());
-        let help = names.as_ref().and_then(|ns| did_you_mean(&field.name, ns.iter().copied())).or_else(|| {
-            names.filter(|ns| !ns.is_empty()).map(|ns| format!("the fields of `{table}` are `id`, {}", list_names(&ns)))
-        });
+        let mut d = Diagnostic::new(
+            code,
+            field.span,
+            format!("table `{table}` has no field `{}`", field.name),
+        )
+        .label("unknown field");
+        let names = self
+            .tables
+            .get(table)
+            .map(|fs| fs.iter().map(|f| f.name.name.as_str()).collect::<Vec<_>>());
+        let help = names
+            .as_ref()
+            .and_then(|ns| did_you_mean(&field.name, ns.iter().copied()))
+            .or_else(|| {
+                names
+                    .filter(|ns| !ns.is_empty())
+                    .map(|ns| format!("the fields of `{table}` are `id`, {}", list_names(&ns)))
+            });
         if let Some(help) = help {
             d = d.help(help);
         }
@@ -358,7 +435,9 @@ impl<'a> Checker<'a, '_> {
         };
         self.expect(index, &Ty::Int, "a row id");
         if self.tables.contains_key(table.name.as_str()) {
-            self.typed.names.insert(base.id, Resolved::Table(table.name.clone()));
+            self.typed
+                .names
+                .insert(base.id, Resolved::Table(table.name.clone()));
             Ty::Row(table.name.clone())
         } else {
             self.unknown_table(table);
@@ -367,7 +446,11 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn unary(&mut self, e: &'a Expr, op: UnaryOp, x: &'a Expr) -> Ty {
-        let hint = if op == UnaryOp::Not { Some(&Ty::Bool) } else { None };
+        let hint = if op == UnaryOp::Not {
+            Some(&Ty::Bool)
+        } else {
+            None
+        };
         let t = self.infer(x, hint);
         match (op, &t) {
             (_, Ty::Error) => Ty::Error,
@@ -382,23 +465,36 @@ impl<'a> Checker<'a, '_> {
                 Ty::Error
             }
             (UnaryOp::Not, _) => {
-                self.bad_operator(e.span, format!("operator `not` is not defined for `{t}`"), "`not` takes a `Bool`");
+                self.bad_operator(
+                    e.span,
+                    format!("operator `not` is not defined for `{t}`"),
+                    "`not` takes a `Bool`",
+                );
                 Ty::Error
             }
         }
     }
 
     pub(super) fn bad_operator(&mut self, span: Span, message: String, help: impl Into<String>) {
-        self.report(Diagnostic::new(Code::E203, span, message).label("operator used here").help(help));
+        self.report(
+            Diagnostic::new(Code::E203, span, message)
+                .label("operator used here")
+                .help(help),
+        );
     }
 
     fn binary(&mut self, e: &'a Expr, op: BinaryOp, l: &'a Expr, r: &'a Expr) -> Ty {
         match op {
             BinaryOp::And | BinaryOp::Or => self.logic(e, op, l, r),
-            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
-                self.compare(e, op, l, r)
+            BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge => self.compare(e, op, l, r),
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
+                self.arith(e, op, l, r)
             }
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => self.arith(e, op, l, r),
         }
     }
 
@@ -489,7 +585,12 @@ impl<'a> Checker<'a, '_> {
         Ty::Bool
     }
 
-    fn count(&mut self, binder: Option<&'a Ident>, table: &'a Ident, filter: Option<&'a Expr>) -> Ty {
+    fn count(
+        &mut self,
+        binder: Option<&'a Ident>,
+        table: &'a Ident,
+        filter: Option<&'a Expr>,
+    ) -> Ty {
         match binder {
             Some(b) => self.with_row_binder(b, table, |c| c.filter(filter)),
             None => {
@@ -578,7 +679,9 @@ fn arith_help(op: BinaryOp, l: &Ty, r: &Ty) -> String {
         (BinaryOp::Add, Ty::Text, _) | (BinaryOp::Add, _, Ty::Text) => {
             "join text by interpolation instead: `\"{a}{b}\"`".to_string()
         }
-        (BinaryOp::Sub, Ty::Date, Ty::Date) => "use `days_between(d1, d2)` for the days between two dates".to_string(),
+        (BinaryOp::Sub, Ty::Date, Ty::Date) => {
+            "use `days_between(d1, d2)` for the days between two dates".to_string()
+        }
         (BinaryOp::Rem, _, _) => "`%` is defined only for `Int`".to_string(),
         (_, Ty::Money, Ty::Int) | (_, Ty::Int, Ty::Money) => {
             "`Money` and `Int` do not mix in `+` and `-`; write money as `$5`".to_string()
@@ -590,10 +693,12 @@ fn arith_help(op: BinaryOp, l: &Ty, r: &Ty) -> String {
 /// Extra advice for common mismatches.
 fn mismatch_help(want: &Ty, got: &Ty) -> Option<String> {
     match (want, got) {
-        (_, Ty::None) => Some(format!("`none` is only a value of optional types; make it `{want}?` or give a value")),
-        (w, Ty::Optional(g)) if **g == *w => {
-            Some(format!("this may be `none`, but a `{w}` is needed; a value of `{w}?` is not accepted as `{w}`"))
-        }
+        (_, Ty::None) => Some(format!(
+            "`none` is only a value of optional types; make it `{want}?` or give a value"
+        )),
+        (w, Ty::Optional(g)) if **g == *w => Some(format!(
+            "this may be `none`, but a `{w}` is needed; a value of `{w}?` is not accepted as `{w}`"
+        )),
         (Ty::Money, Ty::Int) => Some("write money with a `$`: `$5` or `$5.00`".to_string()),
         (Ty::Text, Ty::Int | Ty::Money | Ty::Date | Ty::Time | Ty::Enum(_) | Ty::Row(_)) => {
             Some("make text from a value with interpolation: `\"{x}\"`".to_string())

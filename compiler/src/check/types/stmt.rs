@@ -35,7 +35,11 @@ impl<'a> Checker<'a, '_> {
                 let t = self.infer(value, None);
                 self.bind(Local::new(name, t, LocalKind::Let));
             }
-            StmtKind::Insert { name, table, fields } => {
+            StmtKind::Insert {
+                name,
+                table,
+                fields,
+            } => {
                 let ty = self.table_ty(table);
                 let known = (!ty.is_error()).then_some(table.name.as_str());
                 self.row_fields(known, fields, table.span, RowMode::Insert);
@@ -45,16 +49,29 @@ impl<'a> Checker<'a, '_> {
             }
             StmtKind::Set { target, value } => self.set(target, value),
             StmtKind::Delete(row) => self.delete(row),
-            StmtKind::DeleteAll { binder, table, filter } => {
+            StmtKind::DeleteAll {
+                binder,
+                table,
+                filter,
+            } => {
                 self.with_row_binder(binder, table, |c| c.filter(filter.as_ref()));
             }
-            StmtKind::For { binder, table, filter, body } => {
+            StmtKind::For {
+                binder,
+                table,
+                filter,
+                body,
+            } => {
                 self.with_row_binder(binder, table, |c| {
                     c.filter(filter.as_ref());
                     c.stmts(body);
                 });
             }
-            StmtKind::If { cond, then, otherwise } => self.if_stmt(cond, then, otherwise),
+            StmtKind::If {
+                cond,
+                then,
+                otherwise,
+            } => self.if_stmt(cond, then, otherwise),
             StmtKind::Reject(message) => self.text(message),
             StmtKind::Go(target) => self.go(crate::check::effects::stmt_span(s), target),
         }
@@ -78,16 +95,21 @@ impl<'a> Checker<'a, '_> {
                 "keep one `go`, as the last thing the marker does; `if` branches may each have one",
             )),
             Place::Marker => None,
-            Place::Setup => {
-                Some(("`go` is not allowed in a task's `setup`", "choose the first page with `start Page`"))
-            }
+            Place::Setup => Some((
+                "`go` is not allowed in a task's `setup`",
+                "choose the first page with `start Page`",
+            )),
             Place::Page | Place::Other => Some((
                 "`go` is only allowed in a marker body",
                 "navigate with `link \"...\" -> Page` or `button \"...\" -> Page`",
             )),
         };
         if let Some((message, help)) = problem {
-            self.report(Diagnostic::new(Code::E001, span, message).label("`go` here").help(help));
+            self.report(
+                Diagnostic::new(Code::E001, span, message)
+                    .label("`go` here")
+                    .help(help),
+            );
         }
         self.ctx.go_seen = true;
         self.page_ref(target);
@@ -147,7 +169,12 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    fn set_session(&mut self, target: &'a Expr, base: &'a Expr, var: &'a Ident) -> Option<(Ty, String)> {
+    fn set_session(
+        &mut self,
+        target: &'a Expr,
+        base: &'a Expr,
+        var: &'a Ident,
+    ) -> Option<(Ty, String)> {
         self.typed.names.insert(base.id, Resolved::Session);
         let Some(decl) = self.syms.session.get(var.name.as_str()) else {
             self.unknown_session_var(var, Code::E205);
@@ -165,7 +192,9 @@ impl<'a> Checker<'a, '_> {
     fn not_assignable(&mut self, target: &'a Expr) -> Option<(Ty, String)> {
         let t = self.infer(target, None);
         let message = match (&target.kind, self.typed.names.get(&target.id)) {
-            (ExprKind::Name(n), Some(Resolved::Local { .. })) => format!("cannot assign to variable `{}`", n.name),
+            (ExprKind::Name(n), Some(Resolved::Local { .. })) => {
+                format!("cannot assign to variable `{}`", n.name)
+            }
             _ if t.is_error() => return None,
             _ => "cannot assign to this expression".to_string(),
         };
@@ -178,16 +207,26 @@ impl<'a> Checker<'a, '_> {
     /// The `name: value` list of a seed row or an `insert` into `table` (`None`
     /// when the table is unknown, already reported). E204 for unknown and missing
     /// fields, at `span`.
-    pub(super) fn row_fields(&mut self, table: Option<&'a str>, inits: &'a [FieldInit], span: Span, mode: RowMode) {
+    pub(super) fn row_fields(
+        &mut self,
+        table: Option<&'a str>,
+        inits: &'a [FieldInit],
+        span: Span,
+        mode: RowMode,
+    ) {
         let mut given: Vec<&'a Ident> = Vec::new();
         for init in inits {
             if let Some(first) = given.iter().find(|g| g.name == init.name.name) {
                 let first = first.span;
                 self.report(
-                    Diagnostic::new(Code::E102, init.name.span, format!("field `{}` given twice", init.name.name))
-                        .label("given again here")
-                        .related(first, "first given here")
-                        .help("give each field once"),
+                    Diagnostic::new(
+                        Code::E102,
+                        init.name.span,
+                        format!("field `{}` given twice", init.name.name),
+                    )
+                    .label("given again here")
+                    .related(first, "first given here")
+                    .help("give each field once"),
                 );
                 continue;
             }
@@ -241,31 +280,50 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn missing_fields(&mut self, table: &str, given: &[&Ident], span: Span, mode: RowMode) {
-        let Some(fields) = self.tables.get(table) else { return };
+        let Some(fields) = self.tables.get(table) else {
+            return;
+        };
         let missing: Vec<&str> = fields
             .iter()
             // A field of an unknown type was reported at the table; asking for it again would only repeat that.
-            .filter(|f| !f.ty.optional && f.name.name != "id" && self.named_type(&f.ty.name.name).is_some())
+            .filter(|f| {
+                !f.ty.optional && f.name.name != "id" && self.named_type(&f.ty.name.name).is_some()
+            })
             .filter(|f| !given.iter().any(|g| g.name == f.name.name))
             .map(|f| f.name.name.as_str())
             .collect();
         if missing.is_empty() {
             return;
         }
-        let what = if missing.len() == 1 { "field" } else { "fields" };
+        let what = if missing.len() == 1 {
+            "field"
+        } else {
+            "fields"
+        };
         let (message, label) = match mode {
-            RowMode::Seed => {
-                (format!("seed row misses required {what} {}", super::list_names(&missing)), "in this row")
-            }
-            RowMode::Insert => {
-                (format!("`insert` misses required {what} {}", super::list_names(&missing)), "inserted here")
-            }
+            RowMode::Seed => (
+                format!(
+                    "seed row misses required {what} {}",
+                    super::list_names(&missing)
+                ),
+                "in this row",
+            ),
+            RowMode::Insert => (
+                format!(
+                    "`insert` misses required {what} {}",
+                    super::list_names(&missing)
+                ),
+                "inserted here",
+            ),
         };
         let example: Vec<String> = missing.iter().map(|m| format!("`{m}: ...`")).collect();
         self.report(
             Diagnostic::new(Code::E204, span, message)
                 .label(label)
-                .help(format!("add {} (only optional fields, `T?`, may be left out)", example.join(", "))),
+                .help(format!(
+                    "add {} (only optional fields, `T?`, may be left out)",
+                    example.join(", ")
+                )),
         );
     }
 }

@@ -6,7 +6,10 @@
 //! stable order (sorted maps, scope order), so suggestions are deterministic.
 
 /// The candidate closest to `name`, if any is close enough.
-pub(crate) fn closest<'b>(name: &str, candidates: impl IntoIterator<Item = &'b str>) -> Option<&'b str> {
+pub(crate) fn closest<'b>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'b str>,
+) -> Option<&'b str> {
     let limit = (name.chars().count() / 3).max(1);
     let wanted = name.to_lowercase();
     let mut best: Option<(usize, &'b str)> = None;
@@ -23,7 +26,10 @@ pub(crate) fn closest<'b>(name: &str, candidates: impl IntoIterator<Item = &'b s
 }
 
 /// `did you mean `x`?` for the closest candidate.
-pub(super) fn did_you_mean<'b>(name: &str, candidates: impl IntoIterator<Item = &'b str>) -> Option<String> {
+pub(super) fn did_you_mean<'b>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'b str>,
+) -> Option<String> {
     closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
 }
 
