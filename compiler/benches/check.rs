@@ -3,6 +3,8 @@
 //!
 //! `cargo bench -p wsitec --bench check`
 
+#![allow(clippy::expect_used, clippy::panic)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use wsitec::diagnostics::Diagnostics;

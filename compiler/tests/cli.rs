@@ -2,6 +2,8 @@
 //! that `check --format json` on each planted-defect fixture reports its codes at
 //! the lines the fixture names.
 
+#![allow(clippy::expect_used, clippy::panic)]
+
 use std::process::Command;
 
 fn wsitec(args: &[&str]) -> std::process::Output {

@@ -90,7 +90,7 @@ impl fmt::Display for Money {
         let units = (abs / 100).to_string();
         let mut grouped = String::with_capacity(units.len() + units.len() / 3);
         for (i, ch) in units.chars().enumerate() {
-            if i > 0 && (units.len() - i) % 3 == 0 {
+            if i > 0 && (units.len() - i).is_multiple_of(3) {
                 grouped.push(',');
             }
             grouped.push(ch);

@@ -2,6 +2,8 @@
 //! and have the size the project promises (8+ pages, several markers and
 //! invariants, 3+ tasks mixing goals and answers).
 
+#![allow(clippy::expect_used, clippy::panic)]
+
 use wsitec::syntax::ast::DeclKind;
 
 #[test]

@@ -3,6 +3,8 @@
 //! checker with almost-valid programs. Also: spans land on the right line and
 //! column, and recovery keeps the rest of a file alive.
 
+#![allow(clippy::expect_used, clippy::panic)]
+
 use proptest::prelude::*;
 use wsitec::diagnostics::json::line_col;
 use wsitec::diagnostics::Code;

@@ -5,6 +5,8 @@
 //! Regenerate snapshots after an intended change with
 //! `INSTA_UPDATE=always cargo test -p wsite-tests --test ui` and review the diff.
 
+#![allow(clippy::expect_used, clippy::panic)]
+
 use wsite_tests::{compare, expectations, fixtures};
 use wsitec::diagnostics::human::SourceDb;
 use wsitec::diagnostics::json::line_col;

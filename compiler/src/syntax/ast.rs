@@ -79,6 +79,9 @@ pub struct Decl {
     pub span: Span,
 }
 
+// Declarations are few and long-lived; boxing the large variants would only add
+// indirection to every walk.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize)]
 pub enum DeclKind {
     Use(UseDecl),
