@@ -55,7 +55,11 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn bad_chunk(&mut self, pair: &P<'t>, rule: Option<Rule>, what: &str) {
         let start = pair.as_span().start();
         let sub = self.text.get(start..).unwrap_or("");
-        let diag = match rule.map(|r| WsiteParser::parse(r, sub)) {
+        // Only reached inside `parse_file`, which holds `DETAIL_SWITCH`.
+        pest::set_error_detail(true);
+        let reparsed = rule.map(|r| WsiteParser::parse(r, sub));
+        pest::set_error_detail(false);
+        let diag = match reparsed {
             Some(Err(err)) => self.pest_error(err, start),
             _ => self.unexpected_at(start, what),
         };

@@ -28,6 +28,9 @@ use errors::*;
 #[grammar = "../../grammar/wsite.pest"]
 struct WsiteParser;
 
+/// Serialises parses so each controls pest's error-detail switch alone.
+static DETAIL_SWITCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Bracket nesting deeper than this is refused before parsing: it is never
 /// needed, and it would otherwise let hostile input exhaust the stack.
 const MAX_NESTING: usize = 200;
@@ -40,9 +43,14 @@ pub fn parse_file(
     next_expr: &mut u32,
     diags: &mut Diagnostics,
 ) -> SourceFile {
-    // Track literal tokens in errors too (see `Walker::pest_error`). Set on every
-    // call, never cleared, so every parse in the process reports alike.
-    pest::set_error_detail(true);
+    // pest's "error detail" (literal tokens in errors, see `Walker::pest_error`)
+    // is one process-wide switch and doubles the cost of a parse. The clean parse
+    // runs without it and only the re-parse of a bad chunk turns it on; holding
+    // this lock for the whole walk keeps other threads from flipping it between.
+    let _detail = DETAIL_SWITCH
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    pest::set_error_detail(false);
     let mut walker = Walker {
         file,
         text,
