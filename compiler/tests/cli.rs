@@ -200,3 +200,34 @@ fn use_joins_files_into_one_program() {
     assert!(stderr.contains("catalog.wsite:2:"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn files_that_use_each_other_or_themselves_load_once() {
+    let dir = std::env::temp_dir().join(format!("wsitec-cycle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("a.wsite"),
+        "use \"./a.wsite\"\nuse \"././b.wsite\"\nsite S { title \"t\" domain other start Home }\npage Home { link \"About\" -> About }\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("b.wsite"),
+        "use \"./a.wsite\"\nuse \"../wsitec-cycle-".to_string()
+            + &std::process::id().to_string()
+            + "/b.wsite\"\npage About { link \"Home\" -> Home }\n",
+    )
+    .expect("write");
+    let out = wsitec(&[
+        "check",
+        "--color",
+        "never",
+        dir.join("./a.wsite").to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -119,3 +119,31 @@ fn deeply_nested_quantifiers_do_not_overflow_the_stack() {
     // result are both fine, a crash is not.
     let _ = wsitec::compile_str("deep.wsite", &text);
 }
+
+#[test]
+fn long_operator_chains_are_cut_off_with_one_diagnostic() {
+    let text = format!(
+        "invariant sum: {}1 > 0\ninvariant nots: {}true\ninvariant path: A{} == 1\n",
+        "1 + ".repeat(20_000),
+        "not ".repeat(20_000),
+        ".a".repeat(20_000)
+    );
+    // The default test thread's stack: later passes recurse over expressions,
+    // so this only passes if their depth was capped.
+    let compiled = wsitec::compile_str("chains.wsite", &text);
+    let too_deep = compiled
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("nested too deeply"))
+        .count();
+    assert_eq!(
+        too_deep,
+        1,
+        "{:?}",
+        compiled
+            .diagnostics
+            .iter()
+            .map(|d| &d.message)
+            .collect::<Vec<_>>()
+    );
+}

@@ -10,13 +10,16 @@
 //! a read by `T` or `T.f` in `reads` or `writes` (E302), a field write by `T` or
 //! `T.f` in `writes`, a row insert or delete by `T` in `writes`, a session write
 //! by `session.v` in `writes` (E301). A permission that covers no access is S107.
+//! One mistake gets one diagnostic: an access that a misspelt permission (E101)
+//! may have been meant to cover is not also E301/E302, and a `reads` permission
+//! that an E301 says to move to `writes` is not also S107.
 //! Statements among page elements that write are E303.
 //!
 //! What each expression reads comes from the type checker's [`Typed`]; this pass
 //! never resolves a name itself. Permissions naming unknown things were reported
 //! (E101) by the type checker and are skipped here.
 
-use super::types::{table_fields, Access, Typed};
+use super::types::{closest, table_fields, Access, Typed};
 use super::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::syntax::ast::*;
@@ -148,10 +151,21 @@ fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mu
     collector.stmts(&m.body);
     let mut grants = grants(m, known);
     let mut reported: BTreeSet<Need> = BTreeSet::new();
-    for (need, span) in collector.needs {
+    let needs = collector
+        .needs
+        .into_iter()
+        .filter(|(need, _)| on_known_table(need, known));
+    let misspelt = misspelt_scopes(m, known);
+    for (need, span) in needs {
         let covered = cover(&need, &mut grants);
-        if !covered && reported.insert(need.clone()) {
+        // A permission that names nothing (already E101) may be the one meant
+        // for this access; saying it is missing too would double the report.
+        let excused = misspelt.iter().any(|scope| scope.may_cover(&need));
+        if !covered && !excused && reported.insert(need.clone()) {
             diags.push(uncovered(m, &need, span));
+            // The E301 already says to move this permission from `reads` to
+            // `writes`; an S107 telling to delete it would contradict that.
+            excuse_misplaced_reads(&need, &mut grants);
         }
     }
     // An extern marker's permissions are the gate for effects proposed at run
@@ -215,6 +229,59 @@ fn item<'a>(p: &'a Permission, known: &Known<'_, '_>) -> Option<Item<'a>> {
     }
 }
 
+/// Whether `need` concerns a table that exists. `insert` and `delete all` name
+/// their table in the source; an unknown one was reported (E101) by the type
+/// checker and needs no permission on top. Other needs come from resolved types.
+fn on_known_table(need: &Need, known: &Known<'_, '_>) -> bool {
+    match need {
+        Need::WriteRows(t, _) => known.tables.contains_key(t.as_str()),
+        Need::Read(..) | Need::WriteField(..) | Need::WriteSession(_) => true,
+    }
+}
+
+/// What a permission that names nothing valid may have been meant to grant.
+enum Misspelt<'a> {
+    /// `Book.stok`: something of table `Book`.
+    Table(&'a str),
+    /// `session.qq`: a session variable.
+    Session,
+    /// `Bok.name`: anything.
+    Any,
+}
+
+impl Misspelt<'_> {
+    fn may_cover(&self, need: &Need) -> bool {
+        match (self, need) {
+            (Misspelt::Any, _) => true,
+            (Misspelt::Session, Need::WriteSession(_)) => true,
+            (Misspelt::Table(t), Need::Read(nt, _))
+            | (Misspelt::Table(t), Need::WriteField(nt, _))
+            | (Misspelt::Table(t), Need::WriteRows(nt, _)) => t == nt,
+            _ => false,
+        }
+    }
+}
+
+/// The marker's permissions that resolve to nothing (reported by the type
+/// checker), by what they may have been meant to grant.
+fn misspelt_scopes<'a>(m: &'a MarkerDecl, known: &Known<'_, '_>) -> Vec<Misspelt<'a>> {
+    m.reads
+        .iter()
+        .chain(&m.writes)
+        .filter(|p| item(p, known).is_none())
+        .map(|p| {
+            let base = p.base.name.as_str();
+            match known.tables.get_key_value(base) {
+                Some(_) => Misspelt::Table(base),
+                None if closest(base, ["session"]).is_some() || base == "session" => {
+                    Misspelt::Session
+                }
+                None => Misspelt::Any,
+            }
+        })
+        .collect()
+}
+
 /// Marks every grant that covers `need` as used; whether any did.
 fn cover(need: &Need, grants: &mut [Grant<'_>]) -> bool {
     let mut covered = false;
@@ -236,6 +303,20 @@ fn cover(need: &Need, grants: &mut [Grant<'_>]) -> bool {
         }
     }
     covered
+}
+
+/// Marks as used every `reads` grant that would cover the write `need` if it
+/// were in `writes` (the help of [`uncovered`] suggests moving it there).
+fn excuse_misplaced_reads(need: &Need, grants: &mut [Grant<'_>]) {
+    for g in grants.iter_mut().filter(|g| g.clause == Clause::Reads) {
+        let hit = match (need, &g.item) {
+            (Need::WriteField(t, _), Item::Table(gt)) => t == gt,
+            (Need::WriteField(t, f), Item::Field(gt, gf)) => t == gt && f == gf,
+            (Need::WriteSession(v), Item::Session(gv)) => v == gv,
+            _ => false,
+        };
+        g.used |= hit;
+    }
 }
 
 /// The span of a permission's words. (Built from its idents: the parser's span

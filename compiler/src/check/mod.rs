@@ -13,14 +13,28 @@ pub mod types;
 
 pub use symbols::Symbols;
 
-use crate::diagnostics::Diagnostics;
-use crate::syntax::ast::SourceFile;
+use crate::diagnostics::{Code, Diagnostics};
+use crate::syntax::ast::{SourceFile, Span};
 
-/// Runs every static analysis over `files`, pushing what it finds into `diags`.
+/// Runs every static analysis over `files`, pushing what it finds into `diags`
+/// (which already holds what the parser found).
 pub fn check_program(files: &[SourceFile], diags: &mut Diagnostics) {
+    let broken = broken_spans(diags);
     let symbols = Symbols::collect(files, diags);
     let typed = types::check(files, &symbols, diags);
     effects::check(files, &symbols, &typed, diags);
-    structural::check(files, &symbols, diags);
+    structural::check(files, &symbols, &broken, diags);
     semantic::check(files, &symbols, diags);
+}
+
+/// Where the parser skipped source it could not read (E001, E002): the AST
+/// lacks whatever was written there, so lints about what is *missing* (links,
+/// buttons, elements) must not trust it.
+fn broken_spans(diags: &Diagnostics) -> Vec<Span> {
+    diags
+        .as_slice()
+        .iter()
+        .filter(|d| matches!(d.code, Code::E001 | Code::E002))
+        .map(|d| d.span)
+        .collect()
 }

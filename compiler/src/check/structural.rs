@@ -5,7 +5,8 @@
 //! and navigating buttons lead to, and to every page named by a `go` anywhere in the
 //! body of a marker one of its buttons triggers. Names that resolve to nothing are
 //! skipped here: the resolver reports them (E101), and guessing would only add
-//! noise. S107 (unused permissions) belongs to the effect checker, not this file.
+//! noise. Since such a name, like source the parser had to skip, may be the very
+//! edge or trigger a lint would miss, those lints hold back then (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
 //! Everything is kept in `BTreeMap`s and `Vec`s so the walk, and the order in which
 //! diagnostics are produced, is the same on every run.
 
@@ -30,6 +31,9 @@ pub struct Edge<'a> {
 pub struct NavGraph<'a> {
     pub edges: BTreeMap<&'a str, Vec<Edge<'a>>>,
     pub triggered: BTreeMap<&'a str, Span>,
+    /// Pages with a link, button or triggered marker `go` whose target names
+    /// nothing (an E101): the edge the author meant is missing from the graph.
+    pub unresolved: BTreeSet<&'a str>,
 }
 
 impl<'a> NavGraph<'a> {
@@ -113,14 +117,19 @@ impl<'a> NavGraph<'a> {
             let mut gos = Vec::new();
             collect_gos(&marker.body, &mut gos);
             for go in gos {
-                if let Some((to, _)) = symbols.pages.get_key_value(go.name.name.as_str()) {
-                    out.push(Edge {
+                match symbols.pages.get_key_value(go.name.name.as_str()) {
+                    Some((to, _)) => out.push(Edge {
                         from: page,
                         to,
                         via: target.name.span,
-                    });
+                    }),
+                    None => {
+                        self.unresolved.insert(page);
+                    }
                 }
             }
+        } else {
+            self.unresolved.insert(page);
         }
     }
 }
@@ -143,12 +152,55 @@ fn collect_gos<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a PageRef>) {
     }
 }
 
-/// Runs S101, S102, S103 and S105 over the program.
-pub fn check(_files: &[SourceFile], symbols: &Symbols<'_>, diags: &mut Diagnostics) {
+/// Runs S101, S102, S103 and S105 over the program. `broken` are the spans of
+/// syntax errors: source the parser skipped, which may have held the link,
+/// button or element whose absence these lints would report. With any of them,
+/// S101 and S102 (which depend on every page and marker) are left out, and S103
+/// and S105 for the pages they fall in; they return once the syntax is fixed.
+///
+/// A link, button or `go` whose target names nothing (E101) likewise lacks the
+/// edge the author meant, so it has the same effect as a syntax error there.
+pub fn check(
+    files: &[SourceFile],
+    symbols: &Symbols<'_>,
+    broken: &[Span],
+    diags: &mut Diagnostics,
+) {
     let graph = NavGraph::build(symbols);
-    check_unreachable(symbols, &graph, diags);
-    check_untriggered(symbols, &graph, diags);
-    check_dead_ends_and_empty(symbols, &graph, diags);
+    if broken.is_empty() && graph.unresolved.is_empty() {
+        check_unreachable(symbols, &graph, diags);
+        // A library (every file a `module`) leaves its markers' buttons to the
+        // sites that use it.
+        if !is_library(files) {
+            check_untriggered(symbols, &graph, diags);
+        }
+    }
+    let mut incomplete = incomplete_pages(files, broken);
+    incomplete.extend(graph.unresolved.iter().copied());
+    check_dead_ends_and_empty(symbols, &graph, &incomplete, diags);
+}
+
+/// Whether the program is a library: files that are all `module`s (the case in
+/// which a missing `site` is no E104 either).
+fn is_library(files: &[SourceFile]) -> bool {
+    !files.is_empty() && files.iter().all(|f| f.module.is_some())
+}
+
+/// The pages whose declaration contains one of the `broken` spans.
+fn incomplete_pages<'a>(files: &'a [SourceFile], broken: &[Span]) -> BTreeSet<&'a str> {
+    let inside = |decl: &Span| {
+        broken
+            .iter()
+            .any(|b| b.file == decl.file && decl.start <= b.start && b.start <= decl.end)
+    };
+    files
+        .iter()
+        .flat_map(|f| &f.decls)
+        .filter_map(|d| match &d.kind {
+            DeclKind::Page(p) if inside(&d.span) => Some(p.name.name.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The site's start page, when the site names one that exists (otherwise the
@@ -242,8 +294,16 @@ fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
 /// S105 for pages that show nothing, S103 for the other pages no edge leaves.
 /// An empty page is also a dead end; only S105 is reported for it, since adding
 /// content is the first fix and S103 would say the same thing twice.
-fn check_dead_ends_and_empty(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+fn check_dead_ends_and_empty(
+    symbols: &Symbols<'_>,
+    graph: &NavGraph<'_>,
+    incomplete: &BTreeSet<&str>,
+    diags: &mut Diagnostics,
+) {
     for (name, page) in &symbols.pages {
+        if incomplete.contains(name) {
+            continue;
+        }
         if !page.body.iter().any(renders) {
             diags.push(empty_page(name, page));
         } else if symbols.pages.len() > 1 && !graph.out(name).iter().any(|e| e.to != *name) {

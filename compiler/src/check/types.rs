@@ -300,6 +300,9 @@ struct Checker<'a, 'c> {
     element_names: BTreeSet<&'a str>,
     /// Innermost scope last; each scope lists its locals in declaration order.
     scopes: Vec<Vec<Local<'a>>>,
+    /// Every form variable of the page being checked, in or out of scope, to
+    /// explain an unknown name that is one of them used where it is not visible.
+    page_forms: Vec<&'a Ident>,
     ctx: Ctx,
     /// The declaration being checked (`page Cart`), for `Diagnostic::object`.
     object: String,
@@ -320,6 +323,7 @@ impl<'a, 'c> Checker<'a, 'c> {
             tables: table_fields(files, syms),
             element_names,
             scopes: Vec::new(),
+            page_forms: Vec::new(),
             ctx: Ctx::default(),
             object: String::new(),
             typed: Typed::default(),
@@ -341,6 +345,7 @@ impl<'a, 'c> Checker<'a, 'c> {
     fn enter(&mut self, object: String) {
         self.object = object;
         self.scopes.clear();
+        self.page_forms.clear();
         self.ctx = Ctx::default();
     }
 
@@ -434,6 +439,28 @@ fn collect_element_names<'a>(elements: &'a [Element], out: &mut Vec<&'a Ident>) 
             } => {
                 collect_element_names(then, out);
                 collect_element_names(otherwise, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The variables that the `input`, `select` and `checkbox` elements of
+/// `elements` (nested ones included) declare, in document order.
+fn collect_form_vars<'a>(elements: &'a [Element], out: &mut Vec<&'a Ident>) {
+    for el in elements {
+        match &el.kind {
+            ElementKind::Input { var, .. }
+            | ElementKind::SelectList { var, .. }
+            | ElementKind::SelectFrom { var, .. }
+            | ElementKind::Checkbox { var, .. } => out.push(var),
+            ElementKind::Section { body, .. } => collect_form_vars(body, out),
+            ElementKind::For(f) => collect_form_vars(&f.body, out),
+            ElementKind::If {
+                then, otherwise, ..
+            } => {
+                collect_form_vars(then, out);
+                collect_form_vars(otherwise, out);
             }
             _ => {}
         }

@@ -36,9 +36,36 @@ pub fn program_input(path: &Path) -> Result<ProgramInput, String> {
     })
 }
 
+/// `a/./b/../c.wsite` → `a/c.wsite`: one name per file, so a file reached by
+/// two spellings of its path (or one that `use`s itself) is loaded once.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 fn read_source(path: &Path) -> Result<Source, String> {
+    let path = normalize(path);
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| format!("`{name}` is not UTF-8 text"))?;
     Ok(Source { name, text })
 }

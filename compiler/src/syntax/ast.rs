@@ -251,9 +251,11 @@ pub enum ElementKind {
         ty: Option<TypeExpr>,
         label: TextLit,
     },
-    /// `select name "label" ["a", "b"]`
+    /// `select name "label" ["a", "b"]`, or typed: `select s: Status "label" [open, closed]`
+    /// (`ty` is `None` for the default `Text`).
     SelectList {
         var: Ident,
+        ty: Option<TypeExpr>,
         label: TextLit,
         options: Vec<Expr>,
     },
@@ -529,6 +531,42 @@ pub enum ExprKind {
     PageIs(PageRef),
     /// Could not be parsed; a diagnostic was already reported.
     Error,
+}
+
+impl ExprKind {
+    /// The expressions directly inside this one, in source order.
+    pub fn children(&self) -> Vec<&Expr> {
+        fn opt(e: &Option<Box<Expr>>) -> Vec<&Expr> {
+            e.as_deref().into_iter().collect()
+        }
+        match self {
+            ExprKind::Field(base, _) => vec![base],
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::In(a, b) => vec![a, b],
+            ExprKind::Unary(_, a) => vec![a],
+            ExprKind::Call(_, args) | ExprKind::List(args) => args.iter().collect(),
+            ExprKind::Visited(r) | ExprKind::PageIs(r) => r.args.iter().collect(),
+            ExprKind::Text(t) => t.interpolations().collect(),
+            ExprKind::Quantifier { filter, body, .. } => {
+                let mut v = opt(filter);
+                v.push(body);
+                v
+            }
+            ExprKind::Aggregate { value, filter, .. } => {
+                let mut v = vec![&**value];
+                v.extend(opt(filter));
+                v
+            }
+            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => opt(filter),
+            ExprKind::Int(_)
+            | ExprKind::Money(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Date(_)
+            | ExprKind::Time(_)
+            | ExprKind::None
+            | ExprKind::Name(_)
+            | ExprKind::Error => Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

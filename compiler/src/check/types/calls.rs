@@ -50,6 +50,20 @@ impl Builtin {
             Builtin::Abs => (&[Ty::Error], Ty::Error),
         }
     }
+
+    /// How a call of `name` is written, for help texts.
+    fn usage(self, name: &str) -> String {
+        let params = match (self, name) {
+            (Builtin::TextToText | Builtin::Len, _) => "text",
+            (Builtin::TextPredicate, "starts_with") => "text, prefix",
+            (Builtin::TextPredicate, "ends_with") => "text, suffix",
+            (Builtin::TextPredicate, _) => "text, part",
+            (Builtin::DaysBetween, _) => "from_date, to_date",
+            (Builtin::Today, _) => "",
+            (Builtin::Abs, _) => "number",
+        };
+        format!("`{name}({params})`")
+    }
 }
 
 impl<'a> Checker<'a, '_> {
@@ -179,7 +193,8 @@ impl<'a> Checker<'a, '_> {
                         args.len()
                     ),
                 )
-                .label("wrong number of arguments"),
+                .label("wrong number of arguments")
+                .help(format!("write {}", builtin.usage(&f.name))),
             );
             return result;
         }
@@ -209,7 +224,8 @@ impl<'a> Checker<'a, '_> {
                             f.name
                         ),
                     )
-                    .label(format!("this is `{t}`")),
+                    .label(format!("this is `{t}`"))
+                    .help("`abs` gives the absolute value of an `Int` or an amount of `Money`"),
                 );
                 Ty::Error
             }

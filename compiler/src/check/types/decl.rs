@@ -190,6 +190,7 @@ impl<'a> Checker<'a, '_> {
     fn page(&mut self, p: &'a PageDecl) {
         self.enter(format!("page {}", p.name.name));
         self.page_element_names(p);
+        super::collect_form_vars(&p.body, &mut self.page_forms);
         let params = self.params(&p.params);
         self.scoped(params, |c| {
             if let Some(route) = &p.route {
@@ -219,7 +220,17 @@ impl<'a> Checker<'a, '_> {
         collect_element_names(&p.body, &mut named);
         for (i, n) in named.iter().enumerate() {
             if let Some(first) = named.iter().take(i).find(|m| m.name == n.name) {
-                self.duplicate(n, first.span, "element name");
+                // Written with its `#`, as in the source and in task `key`s.
+                self.report(
+                    Diagnostic::new(
+                        Code::E102,
+                        n.span,
+                        format!("duplicate element name `#{}`", n.name),
+                    )
+                    .label("named again here")
+                    .related(first.span, "first named here")
+                    .help("give each element of a page its own `#name`; tasks and trajectories refer to elements by it"),
+                );
             }
         }
     }
@@ -263,7 +274,7 @@ impl<'a> Checker<'a, '_> {
             }
             return;
         }
-        if self.table_ty(&p.base).is_error() {
+        if self.misspelt_session(p) || self.table_ty(&p.base).is_error() {
             return;
         }
         if let Some(field) = &p.field {
@@ -271,6 +282,26 @@ impl<'a> Checker<'a, '_> {
                 self.unknown_field(base, field, Code::E101);
             }
         }
+    }
+
+    /// `sesion.q` in a permission: E101 with `session.q` as the suggestion
+    /// (the table suggestions of [`Checker::unknown_table`] would not offer it).
+    fn misspelt_session(&mut self, p: &'a Permission) -> bool {
+        let base = p.base.name.as_str();
+        let Some(var) = &p.field else { return false };
+        let near_table = super::closest(base, self.tables.keys().copied()).is_some();
+        if self.tables.contains_key(base)
+            || near_table
+            || super::closest(base, ["session"]).is_none()
+        {
+            return false;
+        }
+        self.report(
+            Diagnostic::new(Code::E101, p.base.span, format!("unknown table `{base}`"))
+                .label("no such table")
+                .help(format!("did you mean `session.{}`?", var.name)),
+        );
+        true
     }
 
     fn task(&mut self, t: &'a TaskDecl) {
@@ -338,7 +369,7 @@ impl<'a> Checker<'a, '_> {
         }
         self.ctx.task_pred = false;
         if let Some(answer) = &t.answer {
-            self.infer(answer, None);
+            self.answer(answer);
         }
         for node in t.key.iter().flatten() {
             self.key_node(node);
@@ -350,6 +381,16 @@ impl<'a> Checker<'a, '_> {
             self.ctx.place = Place::Setup;
             self.stmts(setup);
             self.ctx.place = Place::Other;
+        }
+    }
+
+    /// `answer expr` takes any type; `answer [...]` lists equivalent texts
+    /// (DECISIONS 8), so a list's items must be `Text`.
+    fn answer(&mut self, answer: &'a Expr) {
+        if matches!(answer.kind, ExprKind::List(_)) {
+            self.expect(answer, &Ty::List(Box::new(Ty::Text)), "a list of answers");
+        } else {
+            self.infer(answer, None);
         }
     }
 

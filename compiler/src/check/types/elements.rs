@@ -50,14 +50,21 @@ impl<'a> Checker<'a, '_> {
             }
             ElementKind::SelectList {
                 var,
+                ty,
                 label,
                 options,
             } => {
                 self.text(label);
+                // Options of a typed list select (`select s: Status "S" [open, closed]`)
+                // have its type; an untyped one holds text.
+                let t = match ty {
+                    Some(te) => self.list_select_type(te),
+                    None => Ty::Text,
+                };
                 for option in options {
-                    self.expect(option, &Ty::Text, "a select option");
+                    self.expect(option, &t, "a select option");
                 }
-                self.declare_form(var, Ty::Text);
+                self.declare_form(var, t);
             }
             ElementKind::SelectFrom {
                 var,
@@ -144,6 +151,28 @@ impl<'a> Checker<'a, '_> {
             }
         };
         t
+    }
+
+    /// The type of a typed list select: any non-optional value type (a select
+    /// always has a current option, so its variable is never `none`).
+    fn list_select_type(&mut self, te: &'a TypeExpr) -> Ty {
+        let t = self.decl_type(te);
+        if te.optional && !t.is_error() {
+            self.report(
+                Diagnostic::new(
+                    Code::E201,
+                    te.span,
+                    format!("a select cannot hold `{}?`", te.name.name),
+                )
+                .label("a select always has one of its options chosen")
+                .help(format!("write `{}` without `?`", te.name.name)),
+            );
+        }
+        if te.optional {
+            Ty::Error
+        } else {
+            t
+        }
     }
 
     /// `select x: T "label" from r in T where c show e`: the variable is a `T` row.

@@ -249,9 +249,17 @@ impl<'a> Checker<'a, '_> {
             None => {
                 let d = Diagnostic::new(Code::E101, id.span, format!("unknown name `{n}`"))
                     .label("not found in this scope");
-                match self.name_help(n, hint) {
-                    Some(help) => d.help(help),
-                    None => d,
+                if let Some(form) = self.page_forms.iter().find(|f| f.name == n) {
+                    d.related(form.span, format!("the form variable `{n}` is declared here"))
+                        .help(
+                            "a form variable is visible only after its declaration, in the same block and the \
+                             blocks nested in it; move the use below it, or the declaration up",
+                        )
+                } else {
+                    match self.name_help(n, hint) {
+                        Some(help) => d.help(help),
+                        None => d,
+                    }
                 }
             }
         };
@@ -572,10 +580,15 @@ impl<'a> Checker<'a, '_> {
         Ty::Error
     }
 
-    /// `x in [a, b]`: the items must have `x`'s type (DECISIONS 5).
+    /// `x in [a, b]`: the items must have `x`'s type (DECISIONS 5). For an
+    /// optional `x` that includes `none`, as `x == none` does.
     fn membership(&mut self, x: &'a Expr, list: &'a Expr) -> Ty {
         let xt = self.infer(x, None);
-        let want = Ty::List(Box::new(xt.base().clone()));
+        let item = match &xt {
+            Ty::Optional(_) => xt.clone(),
+            _ => xt.base().clone(),
+        };
+        let want = Ty::List(Box::new(item));
         let lt = self.infer(list, Some(&want));
         match &lt {
             Ty::Error => {}
@@ -683,8 +696,17 @@ fn arith_help(op: BinaryOp, l: &Ty, r: &Ty) -> String {
             "use `days_between(d1, d2)` for the days between two dates".to_string()
         }
         (BinaryOp::Rem, _, _) => "`%` is defined only for `Int`".to_string(),
-        (_, Ty::Money, Ty::Int) | (_, Ty::Int, Ty::Money) => {
+        (BinaryOp::Add | BinaryOp::Sub, Ty::Money, Ty::Int)
+        | (BinaryOp::Add | BinaryOp::Sub, Ty::Int, Ty::Money) => {
             "`Money` and `Int` do not mix in `+` and `-`; write money as `$5`".to_string()
+        }
+        (BinaryOp::Div, Ty::Int, Ty::Money) => {
+            "an amount can be divided by an `Int` (`Money` / `Int`), but nothing is divided by an amount"
+                .to_string()
+        }
+        (BinaryOp::Div, Ty::Money, Ty::Money) => {
+            "`Money` / `Money` is not defined; divide an amount by an `Int`, or compare the amounts"
+                .to_string()
         }
         _ => general.to_string(),
     }

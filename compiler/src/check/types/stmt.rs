@@ -190,13 +190,20 @@ impl<'a> Checker<'a, '_> {
 
     /// E205 for `set x = ...` and other targets that are not fields.
     fn not_assignable(&mut self, target: &'a Expr) -> Option<(Ty, String)> {
-        let t = self.infer(target, None);
-        let message = match (&target.kind, self.typed.names.get(&target.id)) {
-            (ExprKind::Name(n), Some(Resolved::Local { .. })) => {
-                format!("cannot assign to variable `{}`", n.name)
+        let message = if self.is_session_head(target) {
+            // The whole session is not a value (inferring it would say E101);
+            // only its variables are assignable.
+            self.typed.names.insert(target.id, Resolved::Session);
+            "cannot assign to `session`".to_string()
+        } else {
+            let t = self.infer(target, None);
+            match (&target.kind, self.typed.names.get(&target.id)) {
+                (ExprKind::Name(n), Some(Resolved::Local { .. })) => {
+                    format!("cannot assign to variable `{}`", n.name)
+                }
+                _ if t.is_error() => return None,
+                _ => "cannot assign to this expression".to_string(),
             }
-            _ if t.is_error() => return None,
-            _ => "cannot assign to this expression".to_string(),
         };
         self.report(Diagnostic::new(Code::E205, target.span, message).label("not a field or session variable").help(
             "`set` assigns a field of a row (`set r.field = ...`) or a session variable (`set session.var = ...`)",

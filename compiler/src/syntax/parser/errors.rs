@@ -159,6 +159,11 @@ pub(super) fn token_labels<T: std::fmt::Display>(tokens: &[T]) -> Vec<String> {
 
 /// "`}`, a name or an expression".
 pub(super) fn join_labels(mut labels: Vec<String>) -> String {
+    // The characters that can start an expression say nothing "an expression"
+    // does not already say.
+    if labels.iter().any(|l| l == "an expression") {
+        labels.retain(|l| !["`\"`", "`$`", "`(`", "`-`", "`@`", "`[`"].contains(&l.as_str()));
+    }
     let mut seen = Vec::new();
     labels.retain(|l| {
         let new = !seen.contains(l);
@@ -189,10 +194,9 @@ pub(super) fn describe_rule(rule: Rule) -> &'static str {
         text_lit => "a string",
         expr | or_expr | and_expr | not_expr | cmp_expr | add_expr | mul_expr | unary_expr
         | postfix_expr | paren => "an expression",
-        money_lit | date_lit | time_lit | bad_at_lit | k_true | k_false | k_none | list_lit
-        | quantifier | count_expr | agg_expr | find_expr | visited_expr | page_is_expr | call => {
-            "an expression"
-        }
+        money_lit | date_lit | time_lit | bad_at_lit | bad_decimal | k_true | k_false | k_none
+        | list_lit | quantifier | count_expr | agg_expr | find_expr | visited_expr
+        | page_is_expr | call => "an expression",
         type_expr => "a type",
         page_ref => "a page",
         arg_list | param_list => "`(`",

@@ -127,6 +127,18 @@ impl<'t> Walker<'t, '_> {
             Rule::money_lit => self.money(&pair),
             Rule::date_lit => self.date(&pair),
             Rule::time_lit => self.time(&pair),
+            Rule::bad_decimal => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::E003,
+                        span,
+                        format!("`{}` is not a number wsite knows", pair.as_str()),
+                    )
+                    .label("integers have no decimals")
+                    .help("write an amount of money with `$`, like `$1.50`, or use a whole number"),
+                );
+                ExprKind::Error
+            }
             Rule::bad_at_lit => {
                 self.diags.push(
                     Diagnostic::new(

@@ -26,11 +26,15 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn money(&mut self, pair: &P<'t>) -> ExprKind {
         match Money::parse_body(pair.as_str().get(1..).unwrap_or("")) {
             Ok(m) => ExprKind::Money(m.0),
-            Err(e) => self.literal_error(
-                pair,
-                e,
-                "write money with at most two decimals, like `$14.99`",
-            ),
+            Err(e) => {
+                let help = match &e {
+                    LiteralError::Malformed(m) if m.contains("too large") => {
+                        "amounts are stored in 64-bit cents: at most $92,233,720,368,547,758.07"
+                    }
+                    _ => "write money with at most two decimals, like `$14.99`",
+                };
+                self.literal_error(pair, e, help)
+            }
         }
     }
 

@@ -54,8 +54,11 @@ pub fn parse_file(
     let mut walker = Walker {
         file,
         text,
+        first_expr: *next_expr,
         next_expr,
         diags,
+        depths: Vec::new(),
+        depth_reported: false,
     };
     if let Some(at) = too_deep(text) {
         walker.diags.push(
@@ -136,7 +139,17 @@ struct Walker<'t, 'd> {
     text: &'t str,
     next_expr: &'d mut u32,
     diags: &'d mut Diagnostics,
+    /// Nesting depth of every expression built so far, by `ExprId` (from this
+    /// file's first id), to cap it at [`MAX_EXPR_DEPTH`].
+    depths: Vec<u16>,
+    first_expr: u32,
+    depth_reported: bool,
 }
+
+/// Expressions nest deeper than brackets show (`1 + 1 + ...` is a left-deep
+/// tree). Later passes recurse over them, so a depth no real program needs is cut
+/// off here, as one E001, before it can exhaust a stack.
+const MAX_EXPR_DEPTH: u16 = 256;
 
 type P<'t> = Pair<'t, Rule>;
 
@@ -160,9 +173,38 @@ impl<'t> Walker<'t, '_> {
     }
 
     pub(super) fn expr_node(&mut self, kind: ExprKind, span: Span) -> Expr {
+        let depth = 1 + kind
+            .children()
+            .iter()
+            .map(|c| self.depth_of(c.id))
+            .max()
+            .unwrap_or(0);
+        let (kind, depth) = if depth > MAX_EXPR_DEPTH {
+            self.too_deep_expr(span);
+            (ExprKind::Error, 1)
+        } else {
+            (kind, depth)
+        };
         let id = ExprId(*self.next_expr);
         *self.next_expr = self.next_expr.saturating_add(1);
+        self.depths.push(depth);
         Expr { id, kind, span }
+    }
+
+    fn depth_of(&self, id: ExprId) -> u16 {
+        let index = id.0.wrapping_sub(self.first_expr) as usize;
+        self.depths.get(index).copied().unwrap_or(1)
+    }
+
+    fn too_deep_expr(&mut self, span: Span) {
+        if std::mem::replace(&mut self.depth_reported, true) {
+            return;
+        }
+        self.diags.push(
+            Diagnostic::new(Code::E001, span, "expression nested too deeply")
+                .label(format!("more than {MAX_EXPR_DEPTH} operators deep"))
+                .help("split it with `let` or simplify the condition"),
+        );
     }
 
     pub(super) fn error_expr(&mut self, span: Span) -> Expr {
@@ -199,11 +241,12 @@ pub(super) fn trim_layout_end(text: &str, start: usize, end: usize) -> usize {
             return end;
         };
         let trimmed = start + slice.trim_end().len();
+        // Search only the span itself: a long line must not make every span on
+        // it cost the whole line.
         let line_start = text
-            .get(..trimmed)
+            .get(start..trimmed)
             .and_then(|t| t.rfind('\n'))
-            .map_or(0, |i| i + 1)
-            .max(start);
+            .map_or(start, |i| start + i + 1);
         match text.get(line_start..trimmed).and_then(comment_start) {
             Some(at) if line_start + at > start => end = line_start + at,
             _ => return trimmed,

@@ -289,17 +289,10 @@ impl<'t> Walker<'t, '_> {
                 show,
             };
         }
-        if let Some(ty) = types.pop() {
-            if ty.name.name != "Text" || ty.optional {
-                self.diags.push(
-                    Diagnostic::new(Code::E201, ty.span, format!("a list `select` holds `Text`, not `{}`", ty.name.name))
-                        .help("drop the type, or use `select x: T \"label\" from r in T show ...` for rows"),
-                );
-            }
-        }
         let options = list.map(|l| self.list_items(l)).unwrap_or_default();
         ElementKind::SelectList {
             var,
+            ty: types.pop(),
             label,
             options,
         }
