@@ -164,6 +164,19 @@ pub(super) fn join_labels(mut labels: Vec<String>) -> String {
     if labels.iter().any(|l| l == "an expression") {
         labels.retain(|l| !["`\"`", "`$`", "`(`", "`-`", "`@`", "`[`"].contains(&l.as_str()));
     }
+    // Operators all continue an expression; naming each one buries the token
+    // that would have ended it.
+    for l in labels.iter_mut() {
+        const OPERATORS: [&str; 18] = [
+            "`and`", "`or`", "`in`", "`is`", "`not`", "`.`", "`[`", "`==`", "`!=`", "`<=`", "`>=`",
+            "`<`", "`>`", "`+`", "`-`", "`*`", "`/`", "`%`",
+        ];
+        if OPERATORS.contains(&l.as_str()) {
+            *l = "an operator".to_string();
+        }
+    }
+    // Closing tokens first: a missing `)` or `,` is the likeliest fix.
+    labels.sort_by_key(|l| !["`)`", "`]`", "`}`", "`,`"].contains(&l.as_str()));
     let mut seen = Vec::new();
     labels.retain(|l| {
         let new = !seen.contains(l);
