@@ -16,4 +16,15 @@ fi
 # Snapshots are compared, never rewritten, when testing.
 export INSTA_UPDATE=no
 cargo build --workspace --all-targets --locked
-cargo test --workspace --locked
+
+# Run every suite, keep cargo's output, and close with one total line.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
+read -r passed failed < <(awk '/^test result:/ {
+  for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) }
+} END { print p + 0, f + 0 }' "$log")
+echo
+echo "total: ${passed} passed, ${failed} failed"
+exit "$status"

@@ -85,7 +85,10 @@ fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
         .get(span.file.0 as usize)?
         .decls
         .iter()
-        .find(|d| d.span.start <= span.start && span.start < d.span.end)?;
+        .rev()
+        // The declaration holding the span, or the one just before it (an
+        // unclosed block is reported where the next token should have been).
+        .find(|d| d.span.start <= span.start)?;
     let (kind, name) = match &decl.kind {
         DeclKind::Site(s) => ("site", s.name.name.as_str()),
         DeclKind::Enum(e) => ("enum", e.name.name.as_str()),
