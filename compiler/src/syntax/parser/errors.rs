@@ -47,8 +47,18 @@ impl<'t> Walker<'t, '_> {
         } else {
             format!("expected {expected}, found {found}")
         };
+        let help = if found == "end of file" {
+            "the file ends too early: finish or close what is still open".to_string()
+        } else if is_single_token(expected) {
+            format!("write {expected} here")
+        } else {
+            format!(
+                "rewrite or remove {found}; docs/language.md shows the syntax of each construct"
+            )
+        };
         Diagnostic::new(Code::E001, Span::new(self.file, start, end), message)
             .label("unexpected here")
+            .help(help)
     }
 
     /// A recovery chunk: re-parse it with `rule` to learn what was expected.
@@ -63,8 +73,21 @@ impl<'t> Walker<'t, '_> {
             Some(Err(err)) => self.pest_error(err, start),
             _ => self.unexpected_at(start, what),
         };
-        let diag = if diag.message.starts_with("unexpected") && !what.is_empty() {
-            diag.help(format!("this line should be {what}"))
+        // Where the parser only knows the line is wrong, say what belongs there.
+        let vague = diag
+            .help
+            .as_deref()
+            .is_some_and(|h| h.starts_with("rewrite or remove"));
+        let diag = if vague && !what.is_empty() {
+            let found = diag
+                .message
+                .rsplit("found ")
+                .next()
+                .unwrap_or("it")
+                .to_string();
+            diag.help(format!(
+                "this line should be {what}; rewrite or remove {found}"
+            ))
         } else {
             diag
         };
@@ -127,6 +150,11 @@ pub(super) fn token_at(text: &str, pos: usize) -> (usize, usize, String) {
     };
     let token = rest.get(..len).unwrap_or("");
     (start, start + len, format!("`{token}`"))
+}
+
+/// Whether `expected` names exactly one literal token, like "`:`".
+fn is_single_token(expected: &str) -> bool {
+    expected.starts_with('`') && expected.ends_with('`') && expected.matches('`').count() == 2
 }
 
 /// Labels for pest's expected rules, without repeats.
