@@ -90,7 +90,9 @@ impl<'a> Checker<'a, '_> {
                 .label("no such page");
             match did_you_mean(name, self.syms.pages.keys().copied()) {
                 Some(help) => d.help(help),
-                None => d,
+                None => d.help(format!(
+                    "declare `page {name} {{ ... }}` or link to an existing page"
+                )),
             }
         };
         self.report(d);

@@ -32,16 +32,16 @@ impl<'a> Checker<'a, '_> {
     }
 
     pub(super) fn mismatch(&mut self, span: Span, want: &Ty, got: &Ty, what: &str) {
-        let mut d = Diagnostic::new(
+        let d = Diagnostic::new(
             Code::E201,
             span,
             format!("expected `{want}` for {what}, found `{got}`"),
         )
         .label(format!("this is `{got}`"));
-        if let Some(help) = mismatch_help(want, got) {
-            d = d.help(help);
-        }
-        self.report(d);
+        let help = mismatch_help(want, got).unwrap_or_else(|| {
+            format!("give {what} a value of type `{want}`; wsite converts no types implicitly")
+        });
+        self.report(d.help(help));
     }
 
     /// A condition (`requires`, `if`, `where`, goals, ...): must be `Bool` (E202).
@@ -258,7 +258,9 @@ impl<'a> Checker<'a, '_> {
                 } else {
                     match self.name_help(n, hint) {
                         Some(help) => d.help(help),
-                        None => d,
+                        None => d.help(format!(
+                            "`{n}` is not a variable, parameter, form variable or enum variant here; declare it or fix the name"
+                        )),
                     }
                 }
             }
