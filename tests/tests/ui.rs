@@ -99,3 +99,23 @@ fn every_static_code_has_a_fixture() {
         .collect();
     assert!(missing.is_empty(), "codes without a fixture: {missing:?}");
 }
+
+#[test]
+fn every_diagnostic_follows_the_style_guide() {
+    // Messages: lowercase start, no final period. Every diagnostic says how to
+    // fix it in `help`.
+    let mut problems = Vec::new();
+    for path in fixtures() {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for d in wsitec::compile_str("fixture.wsite", &text).diagnostics {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+            if d.message.chars().next().is_some_and(char::is_uppercase) || d.message.ends_with('.') {
+                problems.push(format!("{name}: style: {}", d.message));
+            }
+            if d.help.as_deref().is_none_or(str::is_empty) {
+                problems.push(format!("{name}: no help: {}", d.message));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
