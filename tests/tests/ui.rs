@@ -109,7 +109,8 @@ fn every_diagnostic_follows_the_style_guide() {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         for d in wsitec::compile_str("fixture.wsite", &text).diagnostics {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-            if d.message.chars().next().is_some_and(char::is_uppercase) || d.message.ends_with('.') {
+            if d.message.chars().next().is_some_and(char::is_uppercase) || d.message.ends_with('.')
+            {
                 problems.push(format!("{name}: style: {}", d.message));
             }
             if d.help.as_deref().is_none_or(str::is_empty) {

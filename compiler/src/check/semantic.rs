@@ -561,37 +561,10 @@ impl<'a> Walk<'a> {
 
     fn expr(&mut self, e: &'a Expr) {
         self.exprs.push(e);
-        match &e.kind {
-            ExprKind::Text(t) => self.text(t),
-            ExprKind::List(items) | ExprKind::Call(_, items) => {
-                items.iter().for_each(|i| self.expr(i))
-            }
-            ExprKind::Field(base, _) | ExprKind::Unary(_, base) => self.expr(base),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::In(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::Quantifier { filter, body, .. } => {
-                self.opt_expr(filter.as_deref());
-                self.expr(body);
-            }
-            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => {
-                self.opt_expr(filter.as_deref())
-            }
-            ExprKind::Aggregate { value, filter, .. } => {
-                self.expr(value);
-                self.opt_expr(filter.as_deref());
-            }
-            ExprKind::Visited(r) | ExprKind::PageIs(r) => self.page_ref(r),
-            ExprKind::Int(_)
-            | ExprKind::Money(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Date(_)
-            | ExprKind::Time(_)
-            | ExprKind::None
-            | ExprKind::Name(_)
-            | ExprKind::Error => {}
+        if let ExprKind::Text(t) = &e.kind {
+            self.texts.push(t);
         }
+        e.kind.children().into_iter().for_each(|c| self.expr(c));
     }
 }
 

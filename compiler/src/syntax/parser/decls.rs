@@ -28,18 +28,12 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn module_header(&mut self, pair: P<'t>) -> ModuleHeader {
         let span = self.span(&pair);
         let mut inner = pair.into_inner().filter(|p| p.as_rule() != Rule::k_module);
-        let name = inner
-            .next()
-            .map(|p| self.ident(&p))
-            .unwrap_or_else(|| missing_ident(span));
+        let name = self.ident_or(inner.next(), span);
         let params = inner
             .filter(|p| p.as_rule() == Rule::module_param)
             .map(|p| {
                 let mut parts = p.into_inner();
-                let name = parts
-                    .next()
-                    .map(|n| self.ident(&n))
-                    .unwrap_or_else(|| missing_ident(span));
+                let name = self.ident_or(parts.next(), span);
                 let fields = parts
                     .filter(|f| f.as_rule() == Rule::field_decl)
                     .map(|f| self.field_decl(f))
@@ -226,24 +220,15 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn field_decl(&mut self, pair: P<'t>) -> FieldDecl {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts
-            .next()
-            .map(|p| self.ident(&p))
-            .unwrap_or_else(|| missing_ident(span));
-        let ty = parts
-            .next()
-            .map(|p| self.type_expr(p))
-            .unwrap_or_else(|| missing_type(span));
+        let name = self.ident_or(parts.next(), span);
+        let ty = self.type_or(parts.next(), span);
         FieldDecl { name, ty }
     }
 
     pub(super) fn type_expr(&mut self, pair: P<'t>) -> TypeExpr {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts
-            .next()
-            .map(|p| self.ident(&p))
-            .unwrap_or_else(|| missing_ident(span));
+        let name = self.ident_or(parts.next(), span);
         TypeExpr {
             name,
             optional: parts.next().is_some(),
@@ -286,10 +271,7 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn field_init(&mut self, pair: P<'t>) -> FieldInit {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts
-            .next()
-            .map(|p| self.ident(&p))
-            .unwrap_or_else(|| missing_ident(span));
+        let name = self.ident_or(parts.next(), span);
         let value = self.expr_opt(parts.next(), span);
         FieldInit { name, value }
     }
@@ -302,14 +284,8 @@ impl<'t> Walker<'t, '_> {
                 Rule::session_var => {
                     let vspan = self.span(&p);
                     let mut parts = p.into_inner();
-                    let name = parts
-                        .next()
-                        .map(|x| self.ident(&x))
-                        .unwrap_or_else(|| missing_ident(vspan));
-                    let ty = parts
-                        .next()
-                        .map(|x| self.type_expr(x))
-                        .unwrap_or_else(|| missing_type(vspan));
+                    let name = self.ident_or(parts.next(), vspan);
+                    let ty = self.type_or(parts.next(), vspan);
                     let init = self.expr_opt(parts.next(), vspan);
                     vars.push(SessionVar { name, ty, init });
                 }
@@ -336,10 +312,7 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn invariant_decl(&mut self, pair: P<'t>) -> InvariantDecl {
         let span = self.span(&pair);
         let mut parts = pair.into_inner().skip(1);
-        let name = parts
-            .next()
-            .map(|p| self.ident(&p))
-            .unwrap_or_else(|| missing_ident(span));
+        let name = self.ident_or(parts.next(), span);
         let cond = self.expr_opt(parts.next(), span);
         InvariantDecl { name, cond }
     }
@@ -349,14 +322,8 @@ impl<'t> Walker<'t, '_> {
             .map(|p| {
                 let span = self.span(&p);
                 let mut parts = p.into_inner();
-                let name = parts
-                    .next()
-                    .map(|x| self.ident(&x))
-                    .unwrap_or_else(|| missing_ident(span));
-                let ty = parts
-                    .next()
-                    .map(|x| self.type_expr(x))
-                    .unwrap_or_else(|| missing_type(span));
+                let name = self.ident_or(parts.next(), span);
+                let ty = self.type_or(parts.next(), span);
                 Param { name, ty }
             })
             .collect()

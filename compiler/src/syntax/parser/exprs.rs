@@ -158,10 +158,7 @@ impl<'t> Walker<'t, '_> {
             Rule::paren | Rule::expr => return self.expr(pair),
             Rule::call => {
                 let mut parts = pair.into_inner();
-                let name = parts
-                    .next()
-                    .map(|p| self.ident(&p))
-                    .unwrap_or_else(|| missing_ident(span));
+                let name = self.ident_or(parts.next(), span);
                 let args = parts.next().map(|a| self.args(a)).unwrap_or_default();
                 ExprKind::Call(name, args)
             }

@@ -85,10 +85,7 @@ impl<'t> Walker<'t, '_> {
             .map(|p| {
                 let span = self.span(&p);
                 let mut parts = p.into_inner();
-                let base = parts
-                    .next()
-                    .map(|x| self.ident(&x))
-                    .unwrap_or_else(|| missing_ident(span));
+                let base = self.ident_or(parts.next(), span);
                 let field = parts.next().map(|x| self.ident(&x));
                 Permission { base, field, span }
             })
@@ -156,10 +153,7 @@ impl<'t> Walker<'t, '_> {
         let kind = match rule {
             Rule::let_stmt => {
                 let mut it = parts.into_iter();
-                let name = it
-                    .next()
-                    .map(|p| self.ident(&p))
-                    .unwrap_or_else(|| missing_ident(span));
+                let name = self.ident_or(it.next(), span);
                 match it.next() {
                     Some(v) if v.as_rule() == Rule::insert_expr => {
                         let (table, fields) = self.insert_expr(v);

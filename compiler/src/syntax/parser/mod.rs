@@ -165,6 +165,19 @@ impl<'t> Walker<'t, '_> {
         )
     }
 
+    /// The identifier in `pair`, or an empty one at `span` when recovery left a
+    /// hole (the parser has reported it).
+    pub(super) fn ident_or(&self, pair: Option<P<'t>>, span: Span) -> Ident {
+        pair.map(|p| self.ident(&p))
+            .unwrap_or_else(|| missing_ident(span))
+    }
+
+    /// The type in `pair`, or an empty one at `span`.
+    pub(super) fn type_or(&mut self, pair: Option<P<'t>>, span: Span) -> TypeExpr {
+        pair.map(|p| self.type_expr(p))
+            .unwrap_or_else(|| missing_type(span))
+    }
+
     pub(super) fn ident(&self, pair: &P<'t>) -> Ident {
         Ident {
             name: pair.as_str().to_string(),

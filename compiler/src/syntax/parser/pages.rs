@@ -316,10 +316,7 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn page_ref(&mut self, pair: P<'t>) -> PageRef {
         let span = self.span(&pair);
         let mut parts = pair.into_inner();
-        let name = parts
-            .next()
-            .map(|p| self.ident(&p))
-            .unwrap_or_else(|| missing_ident(span));
+        let name = self.ident_or(parts.next(), span);
         let (args, has_parens) = match parts.next() {
             Some(list) => (self.args(list), true),
             None => (Vec::new(), false),
