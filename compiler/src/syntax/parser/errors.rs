@@ -233,16 +233,14 @@ pub(super) fn describe_rule(rule: Rule) -> &'static str {
         el_name => "`#name`",
         int_lit => "an integer",
         text_lit => "a string",
-        expr | or_expr | and_expr | not_expr | cmp_expr | add_expr | mul_expr | unary_expr
-        | postfix_expr | paren => "an expression",
+        expr | postfix_expr | paren | neg => "an expression",
         money_lit | date_lit | time_lit | bad_at_lit | bad_decimal | k_true | k_false | k_none
         | list_lit | quantifier | count_expr | agg_expr | find_expr | visited_expr
         | page_is_expr | call => "an expression",
         type_expr => "a type",
         page_ref => "a page",
         arg_list | param_list => "`(`",
-        cmp_op => "an operator",
-        add_op | mul_op => "an operator",
+        infix_op => "an operator",
         field_access => "`.`",
         index => "`[`",
         arrow => "`->`",

@@ -1,7 +1,54 @@
-//! Walking expressions: precedence levels fold left into binary nodes;
-//! quantifiers, aggregates and the task-only forms become their own nodes.
+//! Walking expressions. The grammar gives a flat run of operands and infix
+//! operators; precedence climbing here folds it into binary nodes (left
+//! associative). Quantifiers, aggregates and the task-only forms become their
+//! own nodes.
 
 use super::*;
+
+/// A flat run of expression tokens being consumed left to right.
+struct Run<'t> {
+    items: Vec<P<'t>>,
+    at: usize,
+}
+
+impl<'t> Run<'t> {
+    fn peek(&self, rule: Rule) -> Option<P<'t>> {
+        self.items
+            .get(self.at)
+            .filter(|p| p.as_rule() == rule)
+            .cloned()
+    }
+
+    fn next(&mut self) -> Option<P<'t>> {
+        let p = self.items.get(self.at).cloned();
+        self.at += 1;
+        p
+    }
+
+    /// Consumes every consecutive `rule` token, returning their spans.
+    fn take_all(&mut self, rule: Rule, span: impl Fn(&P<'t>) -> Span) -> Vec<Span> {
+        let mut out = Vec::new();
+        while let Some(p) = self.peek(rule) {
+            out.push(span(&p));
+            self.at += 1;
+        }
+        out
+    }
+}
+
+/// Binding powers: `or` 1, `and` 2, comparisons 4, `+ -` 5, `* / %` 6. `not`
+/// takes everything from the comparisons up as its operand.
+const NOT_OPERAND_POWER: u8 = 3;
+
+fn infix_power(op: &str) -> u8 {
+    match op {
+        "or" => 1,
+        "and" => 2,
+        "+" | "-" => 5,
+        "*" | "/" | "%" => 6,
+        _ => 4,
+    }
+}
 
 impl<'t> Walker<'t, '_> {
     pub(super) fn expr_opt(&mut self, pair: Option<P<'t>>, fallback: Span) -> Expr {
@@ -15,76 +62,98 @@ impl<'t> Walker<'t, '_> {
     pub(super) fn expr(&mut self, pair: P<'t>) -> Expr {
         let span = self.span(&pair);
         match pair.as_rule() {
-            Rule::expr | Rule::paren => match pair.into_inner().next() {
+            Rule::expr => {
+                let mut run = Run {
+                    items: pair.into_inner().collect(),
+                    at: 0,
+                };
+                self.climb(&mut run, 0, span)
+            }
+            Rule::paren => match pair.into_inner().next() {
                 Some(inner) => self.expr(inner),
                 None => self.error_expr(span),
             },
-            Rule::or_expr => self.left_fold(pair, span),
-            Rule::and_expr => self.left_fold(pair, span),
-            Rule::add_expr | Rule::mul_expr => self.left_fold(pair, span),
-            Rule::not_expr => self.prefixed(pair, span, Rule::k_not, UnaryOp::Not),
-            Rule::unary_expr => self.prefixed(pair, span, Rule::neg, UnaryOp::Neg),
-            Rule::cmp_expr => self.comparison(pair, span),
             Rule::postfix_expr => self.postfix(pair),
             _ => self.primary(pair),
         }
     }
 
-    /// `a op b op c`, folded to the left.
-    pub(super) fn left_fold(&mut self, pair: P<'t>, span: Span) -> Expr {
-        let mut inner = pair.into_inner();
-        let mut acc = match inner.next() {
-            Some(first) => self.expr(first),
-            None => return self.error_expr(span),
-        };
-        while let Some(op) = inner.next() {
-            let bop = binary_op(&op);
-            let rhs = match inner.next() {
-                Some(r) => self.expr(r),
-                None => self.error_expr(span),
+    /// Precedence climbing over a flat run: operands joined by operators whose
+    /// binding power is at least `min_power`, folded to the left.
+    fn climb(&mut self, run: &mut Run<'t>, min_power: u8, span: Span) -> Expr {
+        let mut lhs = self.operand(run, span);
+        while let Some(op) = run.peek(Rule::infix_op) {
+            let power = infix_power(op.as_str());
+            if power < min_power {
+                break;
+            }
+            run.at += 1;
+            let rhs = self.climb(run, power + 1, span);
+            let whole = lhs.span.to(rhs.span);
+            let kind = if op.as_str() == "in" {
+                ExprKind::In(Box::new(lhs), Box::new(rhs))
+            } else {
+                ExprKind::Binary(binary_op(&op), Box::new(lhs), Box::new(rhs))
             };
-            let s = acc.span.to(rhs.span);
-            acc = self.expr_node(ExprKind::Binary(bop, Box::new(acc), Box::new(rhs)), s);
+            lhs = self.expr_node(kind, whole);
+        }
+        lhs
+    }
+
+    /// `not` … (binds looser than comparisons), `-` … (tighter than `*`), then a
+    /// primary with its postfix `.field` and `[index]`. A run of prefixes is
+    /// applied in a loop, so `not not … x` costs no recursion per `not`.
+    fn operand(&mut self, run: &mut Run<'t>, span: Span) -> Expr {
+        let nots = run.take_all(Rule::k_not, |p| self.span(p));
+        if !nots.is_empty() {
+            let inner = self.climb(run, NOT_OPERAND_POWER, span);
+            return self.wrap(nots, UnaryOp::Not, inner);
+        }
+        let negs = run.take_all(Rule::neg, |p| self.span(p));
+        let mut acc = match run.next() {
+            Some(p) => self.primary(p),
+            None => self.error_expr(span),
+        };
+        while let Some(p) = run
+            .peek(Rule::field_access)
+            .or_else(|| run.peek(Rule::index))
+        {
+            run.at += 1;
+            acc = self.apply_postfix(acc, p);
+        }
+        self.wrap(negs, UnaryOp::Neg, acc)
+    }
+
+    /// Wraps `operand` in one unary node per prefix, innermost last.
+    fn wrap(&mut self, prefixes: Vec<Span>, op: UnaryOp, operand: Expr) -> Expr {
+        let mut acc = operand;
+        for at in prefixes.into_iter().rev() {
+            let s = at.to(acc.span);
+            acc = self.expr_node(ExprKind::Unary(op, Box::new(acc)), s);
         }
         acc
     }
 
-    /// `not not x`, `- - x`: prefixes wrap the operand innermost-last.
-    pub(super) fn prefixed(&mut self, pair: P<'t>, span: Span, prefix: Rule, op: UnaryOp) -> Expr {
-        let parts: Vec<P<'t>> = pair.into_inner().collect();
-        let prefixes: Vec<Span> = parts
-            .iter()
-            .filter(|p| p.as_rule() == prefix)
-            .map(|p| self.span(p))
-            .collect();
-        let mut operand = match parts.into_iter().find(|p| p.as_rule() != prefix) {
-            Some(p) => self.expr(p),
-            None => return self.error_expr(span),
-        };
-        for at in prefixes.into_iter().rev() {
-            let s = at.to(operand.span);
-            operand = self.expr_node(ExprKind::Unary(op, Box::new(operand)), s);
+    fn apply_postfix(&mut self, acc: Expr, p: P<'t>) -> Expr {
+        let pspan = self.span(&p);
+        let whole = acc.span.to(pspan);
+        match p.as_rule() {
+            Rule::field_access => match p.into_inner().next() {
+                Some(f) => {
+                    let field = self.ident(&f);
+                    self.expr_node(ExprKind::Field(Box::new(acc), field), whole)
+                }
+                None => self.error_expr(whole),
+            },
+            Rule::index => {
+                let idx = self.expr_opt(p.into_inner().next(), pspan);
+                self.expr_node(ExprKind::Index(Box::new(acc), Box::new(idx)), whole)
+            }
+            _ => acc,
         }
-        operand
     }
 
-    pub(super) fn comparison(&mut self, pair: P<'t>, span: Span) -> Expr {
-        let mut inner = pair.into_inner();
-        let lhs = match inner.next() {
-            Some(l) => self.expr(l),
-            None => return self.error_expr(span),
-        };
-        let Some(op) = inner.next() else { return lhs };
-        let rhs = self.expr_opt(inner.next(), span);
-        let s = lhs.span.to(rhs.span);
-        let kind = if op.as_rule() == Rule::k_in {
-            ExprKind::In(Box::new(lhs), Box::new(rhs))
-        } else {
-            ExprKind::Binary(binary_op(&op), Box::new(lhs), Box::new(rhs))
-        };
-        self.expr_node(kind, s)
-    }
-
+    /// The target of `set`: a primary and its postfix chain.
     pub(super) fn postfix(&mut self, pair: P<'t>) -> Expr {
         let span = self.span(&pair);
         if pair.as_rule() != Rule::postfix_expr {
@@ -96,22 +165,7 @@ impl<'t> Walker<'t, '_> {
             None => return self.error_expr(span),
         };
         for p in inner {
-            let pspan = self.span(&p);
-            let whole = acc.span.to(pspan);
-            acc = match p.as_rule() {
-                Rule::field_access => match p.into_inner().next() {
-                    Some(f) => {
-                        let field = self.ident(&f);
-                        self.expr_node(ExprKind::Field(Box::new(acc), field), whole)
-                    }
-                    None => self.error_expr(whole),
-                },
-                Rule::index => {
-                    let idx = self.expr_opt(p.into_inner().next(), pspan);
-                    self.expr_node(ExprKind::Index(Box::new(acc), Box::new(idx)), whole)
-                }
-                _ => acc,
-            };
+            acc = self.apply_postfix(acc, p);
         }
         acc
     }
@@ -159,8 +213,10 @@ impl<'t> Walker<'t, '_> {
             Rule::call => {
                 let mut parts = pair.into_inner();
                 let name = self.ident_or(parts.next(), span);
-                let args = parts.next().map(|a| self.args(a)).unwrap_or_default();
-                ExprKind::Call(name, args)
+                match parts.next() {
+                    Some(args) => ExprKind::Call(name, self.args(args)),
+                    None => ExprKind::Name(name),
+                }
             }
             Rule::quantifier => self.quantifier(pair, span),
             Rule::count_expr => self.count(pair, span),

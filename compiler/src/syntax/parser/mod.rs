@@ -378,6 +378,46 @@ mod tests {
         assert!(matches!(prod.kind, ExprKind::Binary(BinaryOp::Mul, _, _)));
     }
 
+    /// Renders an expression tree fully parenthesised, to compare shapes.
+    fn shape(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Binary(op, a, b) => format!("({} {} {})", shape(a), op.symbol(), shape(b)),
+            ExprKind::In(a, b) => format!("({} in {})", shape(a), shape(b)),
+            ExprKind::Unary(UnaryOp::Not, a) => format!("(not {})", shape(a)),
+            ExprKind::Unary(UnaryOp::Neg, a) => format!("(-{})", shape(a)),
+            ExprKind::Field(a, f) => format!("{}.{}", shape(a), f.name),
+            ExprKind::Name(n) => n.name.clone(),
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::List(items) => format!(
+                "[{}]",
+                items.iter().map(shape).collect::<Vec<_>>().join(", ")
+            ),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        let cases = [
+            ("a - b - c", "((a - b) - c)"),
+            ("-a * b", "((-a) * b)"),
+            ("- a.b", "(-a.b)"),
+            ("not a == b and c", "((not (a == b)) and c)"),
+            ("not not a or b", "((not (not a)) or b)"),
+            ("x in [1, 2] and y is z", "((x in [1, 2]) and (y == z))"),
+            ("a % b * c + d / e", "(((a % b) * c) + (d / e))"),
+            ("a < b == c", "((a < b) == c)"),
+        ];
+        for (src, want) in cases {
+            let (file, diags) = parse(&format!("invariant i: {src}\n"));
+            assert!(diags.is_empty(), "{src}: {diags:?}");
+            let DeclKind::Invariant(inv) = &file.decls[0].kind else {
+                panic!()
+            };
+            assert_eq!(shape(&inv.cond), want, "{src}");
+        }
+    }
+
     #[test]
     fn one_bad_line_gives_one_diagnostic_and_the_rest_parses() {
         let (file, diags) = parse("page A {\n  text \"ok\"\n  link \"x\" => B\n  text \"still here\"\n}\npage B { link \"a\" -> A }\n");
