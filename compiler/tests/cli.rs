@@ -231,3 +231,42 @@ fn files_that_use_each_other_or_themselves_load_once() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sarif_carries_the_same_defects_as_json() {
+    for path in wsite_tests::fixtures().iter().take(12) {
+        let file = path.to_str().unwrap_or_default();
+        let json: serde_json::Value =
+            serde_json::from_slice(&wsitec(&["check", "--format", "json", file]).stdout)
+                .expect("json");
+        let sarif: serde_json::Value =
+            serde_json::from_slice(&wsitec(&["check", "--format", "sarif", file]).stdout)
+                .expect("sarif");
+        assert_eq!(sarif["version"], "2.1.0");
+        let mut from_json: Vec<(String, u64)> = json["defects"]
+            .as_array()
+            .expect("defects")
+            .iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap_or("").to_string(),
+                    d["span"]["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        let mut from_sarif: Vec<(String, u64)> = sarif["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| {
+                let line = r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                    .as_u64()
+                    .unwrap_or(0);
+                (r["ruleId"].as_str().unwrap_or("").to_string(), line)
+            })
+            .collect();
+        from_json.sort();
+        from_sarif.sort();
+        assert_eq!(from_json, from_sarif, "{}", path.display());
+    }
+}

@@ -11,6 +11,7 @@ use wsitec::diagnostics::{human, json};
 pub enum Format {
     Human,
     Json,
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -25,7 +26,8 @@ pub struct CheckArgs {
     /// `.wsite` files (each its own program) or directories (one program each).
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Output format: `human` or `json` (one report object per program, a line each).
+    /// Output format: `human`, `json` (one report object per program, a line
+    /// each) or `sarif` (one SARIF 2.1.0 log per program, a line each).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
     /// Skip the bounded reachability search (the prover is not built yet, so this
@@ -60,6 +62,11 @@ pub fn run(args: CheckArgs) -> ExitCode {
                     &compiled.diagnostics,
                 );
                 let _ = writeln!(stdout.lock(), "{report}");
+            }
+            Format::Sarif => {
+                let log =
+                    wsitec::diagnostics::sarif::report(&compiled.sources, &compiled.diagnostics);
+                let _ = writeln!(stdout.lock(), "{log}");
             }
             Format::Human => print_human(&name, &compiled, args.color),
         }

@@ -9,6 +9,7 @@
 pub mod code;
 pub mod human;
 pub mod json;
+pub mod sarif;
 
 pub use code::{Category, Code, Severity};
 
