@@ -397,6 +397,32 @@ mod tests {
     }
 
     #[test]
+    fn else_if_chains_nest_in_the_else_branch() {
+        let (file, diags) = parse(
+            "page A {\n  if a { text \"1\" } else if b { text \"2\" } else { text \"3\" text \"4\" }\n}\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let DeclKind::Page(page) = &file.decls[0].kind else {
+            panic!()
+        };
+        let ElementKind::If {
+            then, otherwise, ..
+        } = &page.body[0].kind
+        else {
+            panic!()
+        };
+        assert_eq!(then.len(), 1);
+        assert_eq!(otherwise.len(), 1);
+        let ElementKind::If {
+            then, otherwise, ..
+        } = &otherwise[0].kind
+        else {
+            panic!()
+        };
+        assert_eq!((then.len(), otherwise.len()), (1, 2));
+    }
+
+    #[test]
     fn precedence_and_associativity() {
         let cases = [
             ("a - b - c", "((a - b) - c)"),

@@ -50,15 +50,16 @@ impl<'t> Walker<'t, '_> {
         let span = self.span(&pair);
         let inner = pair.into_inner().next()?;
         let rule = inner.as_rule();
+        if rule == Rule::if_el {
+            return self.if_element(inner, span, titles);
+        }
         let mut name = None;
         let mut texts: Vec<TextLit> = Vec::new();
         let mut idents: Vec<Ident> = Vec::new();
         let mut types: Vec<TypeExpr> = Vec::new();
-        let mut exprs: Vec<Expr> = Vec::new();
         let mut target = None;
         let mut disabled = None;
         let mut body = Vec::new();
-        let mut otherwise = Vec::new();
         let mut list = None;
         let mut from = None;
         let mut order = None;
@@ -77,19 +78,9 @@ impl<'t> Walker<'t, '_> {
                 Rule::text_lit => texts.push(self.text_lit(p)),
                 Rule::ident => idents.push(self.ident(&p)),
                 Rule::type_expr => types.push(self.type_expr(p)),
-                Rule::expr => exprs.push(self.expr(p)),
                 Rule::page_ref => target = Some(self.page_ref(p)),
                 Rule::disabled_when => disabled = p.into_inner().nth(2).map(|e| self.expr(e)),
-                Rule::elements if body.is_empty() && closes.is_empty() => {
-                    body = self.elements(p, titles)
-                }
-                Rule::elements => otherwise = self.elements(p, titles),
-                Rule::if_el => {
-                    // `else if`: the nested `if` is the whole else branch.
-                    let wrapper_span = self.span(&p);
-                    let nested = self.element_of(p, wrapper_span, titles);
-                    otherwise.extend(nested);
-                }
+                Rule::elements => body = self.elements(p, titles),
                 Rule::list_lit => list = Some(p),
                 Rule::select_from => from = Some(p),
                 Rule::where_clause => filter = p.into_inner().nth(1).map(|e| self.expr(e)),
@@ -181,24 +172,14 @@ impl<'t> Walker<'t, '_> {
                     body,
                 })
             }
-            Rule::if_el => {
-                let cond = exprs
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| self.error_expr(span));
-                ElementKind::If {
-                    cond,
-                    then: body,
-                    otherwise,
-                }
-            }
             _ => return None,
         };
         Some(Element { name, kind, span })
     }
 
-    /// Walks an `if_el` pair that appears as an `else if` branch.
-    pub(super) fn element_of(
+    /// `if c { ... } else if d { ... } else { ... }`: an `else if` is the whole
+    /// else branch, walked by this same function.
+    pub(super) fn if_element(
         &mut self,
         pair: P<'t>,
         span: Span,
@@ -216,7 +197,11 @@ impl<'t> Walker<'t, '_> {
                     seen_then = true;
                 }
                 Rule::elements => otherwise = self.elements(p, titles),
-                Rule::if_el => otherwise.extend(self.element_of(p.clone(), self.span(&p), titles)),
+                // `else if`: the nested `if` is the whole else branch.
+                Rule::if_el => {
+                    let nested_span = self.span(&p);
+                    otherwise.extend(self.if_element(p, nested_span, titles));
+                }
                 Rule::close_brace => self.check_close(
                     &p,
                     "}",
