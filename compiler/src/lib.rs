@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod diagnostics;
+pub mod lower;
 pub mod syntax;
 
 use diagnostics::{Code, Diagnostic, Diagnostics};
@@ -29,6 +30,8 @@ pub struct Compilation {
     pub sources: Vec<Source>,
     pub files: Vec<SourceFile>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The lowered program, when checking found no errors.
+    pub program: Option<wsite_runtime::ir::Program>,
 }
 
 impl Compilation {
@@ -55,11 +58,56 @@ pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
         files.push(parsed);
         i += 1;
     }
-    check::check_program(&files, &mut diags);
+    let typed = check::check_program(&files, &mut diags);
+    let program = if diags.has_errors() {
+        None
+    } else {
+        lower_and_run_checks(&files, &typed, &mut diags)
+    };
     Compilation {
         sources,
         files,
         diagnostics: diags.into_sorted(),
+        program,
+    }
+}
+
+/// Lowers a program that checked clean and runs the analyses that need the IR.
+/// A lowering failure is a compiler bug; it is reported (never a panic) so the
+/// user sees where it happened.
+fn lower_and_run_checks(
+    files: &[SourceFile],
+    typed: &check::types::Typed,
+    diags: &mut Diagnostics,
+) -> Option<wsite_runtime::ir::Program> {
+    // A library (no site) does not run, and a module's table parameters are not
+    // bound to real tables yet (see docs/DECISIONS.md), so neither is lowered.
+    let has_site = files
+        .iter()
+        .flat_map(|f| &f.decls)
+        .any(|d| matches!(d.kind, syntax::ast::DeclKind::Site(_)));
+    let has_params = files
+        .iter()
+        .any(|f| f.module.as_ref().is_some_and(|m| !m.params.is_empty()));
+    if !has_site || has_params {
+        return None;
+    }
+    match lower::lower(files, typed) {
+        Ok(lowered) => {
+            check::consistency::check(&lowered, diags);
+            Some(lowered.program)
+        }
+        Err(e) => {
+            diags.push(
+                Diagnostic::new(
+                    Code::E001,
+                    e.span,
+                    format!("internal compiler error while lowering: {}", e.message),
+                )
+                .help("this is a bug in wsitec, not in your site; please report it with this file"),
+            );
+            None
+        }
     }
 }
 

@@ -35,6 +35,12 @@ fn every_domain_has_an_example_that_checks_clean() {
                 .render_plain(&compiled.diagnostics);
             failures.push(report);
         }
+        // A clean example lowers to the IR the runtime runs.
+        assert!(
+            compiled.program.is_some(),
+            "{}: did not lower",
+            path.display()
+        );
         let decls: Vec<&DeclKind> = compiled
             .files
             .iter()

@@ -5,6 +5,7 @@
 //! and returns everything they found. Analyses that need execution (the C and F
 //! codes) are not here: they run on the IR in the runtime.
 
+pub mod consistency;
 pub mod effects;
 pub mod semantic;
 pub mod structural;
@@ -18,13 +19,14 @@ use crate::syntax::ast::{SourceFile, Span};
 
 /// Runs every static analysis over `files`, pushing what it finds into `diags`
 /// (which already holds what the parser found).
-pub fn check_program(files: &[SourceFile], diags: &mut Diagnostics) {
+pub fn check_program(files: &[SourceFile], diags: &mut Diagnostics) -> types::Typed {
     let broken = broken_spans(diags);
     let symbols = Symbols::collect(files, diags);
     let typed = types::check(files, &symbols, diags);
     effects::check(files, &symbols, &typed, diags);
     structural::check(files, &symbols, &broken, diags);
     semantic::check(files, &symbols, diags);
+    typed
 }
 
 /// Where the parser skipped source it could not read (E001, E002): the AST

@@ -1,0 +1,80 @@
+//! The persistent part of a state: every table's rows.
+//!
+//! Rows are kept sorted by id so that scans visit them in id order (the spec's
+//! order for loops, quantifiers and `find`) and lookups are a binary search. A
+//! table's position in `Database::tables` is its `ir::TableId`.
+
+use crate::ir::{self, RowData, TableId};
+
+/// One table's rows, sorted by id, ids unique.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableState {
+    pub rows: Vec<RowData>,
+}
+
+/// All tables, indexed by `TableId`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Database {
+    pub tables: Vec<TableState>,
+}
+
+impl TableState {
+    /// A table holding `rows`, sorted by id (the seed is already in id order;
+    /// sorting again keeps the invariant whatever the caller passes).
+    pub fn new(mut rows: Vec<RowData>) -> TableState {
+        rows.sort_by_key(|r| r.id);
+        TableState { rows }
+    }
+
+    /// The row with this id, if any.
+    pub fn row(&self, id: i64) -> Option<&RowData> {
+        let at = self.rows.binary_search_by_key(&id, |r| r.id).ok()?;
+        self.rows.get(at)
+    }
+}
+
+impl Database {
+    /// The initial database: each table's seed rows.
+    pub fn from_seed(program: &ir::Program) -> Database {
+        let tables = program
+            .tables
+            .iter()
+            .map(|t| TableState::new(t.seed.clone()))
+            .collect();
+        Database { tables }
+    }
+
+    /// One table's state; `None` for an id outside the program.
+    pub fn table(&self, table: TableId) -> Option<&TableState> {
+        self.tables.get(idx(table))
+    }
+
+    /// The row `id` of `table`, if both exist.
+    pub fn row(&self, table: TableId, id: i64) -> Option<&RowData> {
+        self.table(table)?.row(id)
+    }
+}
+
+/// A `u32` index as a `usize`; `usize::MAX` (never a valid index) where it does
+/// not fit, so that a following `.get()` fails instead of wrapping.
+pub(crate) fn idx(i: u32) -> usize {
+    usize::try_from(i).unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_sorted_and_found_by_id() {
+        let row = |id| RowData { id, values: vec![] };
+        let db = Database {
+            tables: vec![TableState::new(vec![row(7), row(2), row(40)])],
+        };
+        let ids: Vec<i64> = db.tables[0].rows.iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![2, 7, 40]);
+        assert_eq!(db.row(0, 7).map(|r| r.id), Some(7));
+        assert!(db.row(0, 8).is_none());
+        assert!(db.row(1, 7).is_none());
+    }
+}
