@@ -62,7 +62,8 @@ pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
     let program = if diags.has_errors() {
         None
     } else {
-        lower_and_run_checks(&files, &typed, &mut diags)
+        let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+        lower_and_run_checks(&files, &texts, &typed, &mut diags)
     };
     Compilation {
         sources,
@@ -77,6 +78,7 @@ pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
 /// user sees where it happened.
 fn lower_and_run_checks(
     files: &[SourceFile],
+    texts: &[&str],
     typed: &check::types::Typed,
     diags: &mut Diagnostics,
 ) -> Option<wsite_runtime::ir::Program> {
@@ -92,7 +94,7 @@ fn lower_and_run_checks(
     if !has_site || has_params {
         return None;
     }
-    match lower::lower(files, typed) {
+    match lower::lower(files, texts, typed) {
         Ok(lowered) => {
             check::consistency::check(&lowered, diags);
             Some(lowered.program)

@@ -8,8 +8,9 @@
 //! rendering and error messages. Everything is `serde`, so an artifact can carry
 //! it.
 //!
-//! Status: this first part covers the data (enums, tables, seed rows, session),
-//! invariants and every expression form. Pages, markers and tasks follow.
+//! Pages, markers and tasks are here too; the frame of each (page, marker,
+//! task) numbers its locals: parameters first, then every binder, `let` and form
+//! variable in the order lowering meets them.
 
 use crate::value::{Date, Time};
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,8 @@ pub type EnumId = u32;
 pub type SessionId = u32;
 /// A slot in the current frame (parameters, `let`s, binders, form variables).
 pub type Slot = u32;
+pub type PageId = u32;
+pub type MarkerId = u32;
 
 /// A value's static type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,6 +63,9 @@ pub struct Program {
     pub tables: Vec<TableDef>,
     pub session: Vec<SessionDef>,
     pub invariants: Vec<InvariantDef>,
+    pub pages: Vec<PageDef>,
+    pub markers: Vec<MarkerDef>,
+    pub tasks: Vec<TaskDef>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -69,6 +75,8 @@ pub struct SiteInfo {
     pub domain: String,
     /// What `today()` returns.
     pub today: Date,
+    /// The page every task starts on unless it says otherwise.
+    pub start: PageCall,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -235,4 +243,229 @@ pub enum Expr {
     Find(RowScan),
     Call(Builtin, Vec<Expr>),
     Text(Vec<TextPart>),
+    /// `visited Page(args)` (tasks only): the page was shown this episode.
+    Visited(PageCall),
+    /// `page is Page(args)` (tasks only): the current page.
+    PageIs(PageCall),
+}
+
+/// A page with its arguments (evaluated when the reference is followed).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PageCall {
+    pub page: PageId,
+    pub args: Vec<Expr>,
+}
+
+/// A typed parameter; parameters take the first slots of their frame.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ParamDef {
+    pub name: String,
+    pub ty: Ty,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PageDef {
+    pub name: String,
+    pub params: Vec<ParamDef>,
+    /// `at "/product/{p.id}"`; `None` for the default `/snake_name/{param}...`.
+    pub route: Option<Vec<TextPart>>,
+    /// `title "..."`; `None` shows the site's title.
+    pub title: Option<Vec<TextPart>>,
+    pub body: Vec<Element>,
+    pub frame: u32,
+}
+
+/// Where an element was written, for its stable key (`Page:line:column`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcePos {
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Element {
+    /// Unique within its page, in document order: identifies the element's form
+    /// value across steps.
+    pub id: u32,
+    /// `#name`, which replaces the positional stable key.
+    pub name: Option<String>,
+    pub pos: SourcePos,
+    pub kind: ElementKind,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum ElementKind {
+    Heading(Vec<TextPart>),
+    Text(Vec<TextPart>),
+    Image(Vec<TextPart>),
+    Link {
+        label: Vec<TextPart>,
+        target: PageCall,
+        disabled: Option<Expr>,
+    },
+    Button {
+        label: Vec<TextPart>,
+        action: Action,
+        disabled: Option<Expr>,
+    },
+    /// A typed input; its value lives in `slot` while the page renders.
+    Input {
+        slot: Slot,
+        ty: Ty,
+        label: Vec<TextPart>,
+    },
+    SelectList {
+        slot: Slot,
+        ty: Ty,
+        label: Vec<TextPart>,
+        options: Vec<Expr>,
+    },
+    /// Options are the rows of `scan`, shown by `show`.
+    SelectFrom {
+        slot: Slot,
+        table: TableId,
+        label: Vec<TextPart>,
+        scan: RowScan,
+        show: Vec<TextPart>,
+    },
+    Checkbox {
+        slot: Slot,
+        label: Vec<TextPart>,
+    },
+    Section {
+        label: Vec<TextPart>,
+        body: Vec<Element>,
+    },
+    For(ForElement),
+    If {
+        cond: Expr,
+        then: Vec<Element>,
+        otherwise: Vec<Element>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Action {
+    Go(PageCall),
+    Marker { marker: MarkerId, args: Vec<Expr> },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ForElement {
+    /// The binder's name, for stable keys (`Category:5:3[p=44]`).
+    pub binder_name: String,
+    pub source: LoopSource,
+    /// `order by key [desc]`; rows otherwise go by id.
+    pub order: Option<(Expr, bool)>,
+    pub limit: Option<Expr>,
+    pub body: Vec<Element>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum LoopSource {
+    Rows(RowScan),
+    /// `for x in ["a", "b"] where c`: each item bound to `slot`.
+    List {
+        slot: Slot,
+        items: Vec<Expr>,
+        filter: Option<Box<Expr>>,
+    },
+}
+
+/// A permission a marker is granted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Permission {
+    /// Every field, plus insert and delete.
+    Table(TableId),
+    Field(TableId, FieldId),
+    Session(SessionId),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MarkerDef {
+    pub name: String,
+    pub params: Vec<ParamDef>,
+    pub reads: Vec<Permission>,
+    pub writes: Vec<Permission>,
+    /// Checked in order before the body; the first false one's message (or
+    /// "`name` was rejected") is the alert.
+    pub requires: Vec<Requirement>,
+    /// For an extern marker, the `default` body.
+    pub body: Vec<Stmt>,
+    pub is_extern: bool,
+    pub frame: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Requirement {
+    pub cond: Expr,
+    pub message: Option<Vec<TextPart>>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Stmt {
+    Let(Slot, Expr),
+    /// Fields not given are `none` (the checker made sure they are optional).
+    Insert {
+        slot: Option<Slot>,
+        table: TableId,
+        fields: Vec<(FieldId, Expr)>,
+    },
+    SetField {
+        row: Expr,
+        table: TableId,
+        field: FieldId,
+        value: Expr,
+    },
+    SetSession(SessionId, Expr),
+    Delete {
+        table: TableId,
+        row: Expr,
+    },
+    DeleteAll(RowScan),
+    For(RowScan, Vec<Stmt>),
+    If(Expr, Vec<Stmt>, Vec<Stmt>),
+    Reject(Vec<TextPart>),
+    /// Runs after the commit.
+    Go(PageCall),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaskDef {
+    pub name: String,
+    /// `for x in T where c limit n`: one instance per matching row.
+    pub template: Option<TaskTemplate>,
+    pub say: Vec<TextPart>,
+    /// `None` starts on the site's start page.
+    pub start: Option<PageCall>,
+    pub horizon: u32,
+    pub goal: Option<Expr>,
+    pub answer: Option<Answer>,
+    /// `(weight, predicate)`.
+    pub progress: Vec<(i64, Expr)>,
+    pub key: Vec<KeyNode>,
+    pub values: Vec<String>,
+    pub setup: Vec<Stmt>,
+    pub frame: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TaskTemplate {
+    pub scan: RowScan,
+    pub limit: Option<Expr>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Answer {
+    /// One expected value, with its type for the usual variants (money with and
+    /// without `$`, times as `11:00` and `11 am`, ...).
+    Value(Expr, Ty),
+    /// Equivalent texts.
+    Texts(Vec<String>),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum KeyNode {
+    Page(PageCall),
+    Element(String),
 }

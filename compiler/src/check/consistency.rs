@@ -21,6 +21,7 @@ pub fn check(lowered: &Lowered, diags: &mut Diagnostics) {
         program,
         db: &db,
         session: &session,
+        nav: None,
     };
     for (inv, span) in program.invariants.iter().zip(&lowered.invariant_spans) {
         let mut frame = vec![wsite_runtime::ir::Value::None; inv.frame as usize];

@@ -124,12 +124,8 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
                 filter,
             } => ir::Expr::Find(self.scan(Some(binder), table, filter.as_deref())?),
             ExprKind::List(_) => return Err(bug(e.span, "a list outside `in`".into())),
-            ExprKind::Visited(_) | ExprKind::PageIs(_) => {
-                return Err(bug(
-                    e.span,
-                    "`visited` and `page is` are not lowered yet".into(),
-                ))
-            }
+            ExprKind::Visited(r) => ir::Expr::Visited(self.page_call(r)?),
+            ExprKind::PageIs(r) => ir::Expr::PageIs(self.page_call(r)?),
             ExprKind::Error => {
                 return Err(bug(
                     e.span,
@@ -137,6 +133,59 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
                 ))
             }
         })
+    }
+
+    pub fn names(&self) -> &'n Names<'a> {
+        self.names
+    }
+
+    pub fn typed(&self) -> &'n Typed {
+        self.typed
+    }
+
+    pub fn opt(&mut self, e: Option<&Expr>) -> Result<Option<ir::Expr>, LowerError> {
+        e.map(|e| self.expr(e)).transpose()
+    }
+
+    /// A text literal's parts.
+    pub fn parts(&mut self, t: &ast::TextLit) -> Result<Vec<ir::TextPart>, LowerError> {
+        match self.text(t)? {
+            ir::Expr::Text(parts) => Ok(parts),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// A select's `show` expression as text: a literal's parts, or the value.
+    pub fn show_parts(&mut self, e: &Expr) -> Result<Vec<ir::TextPart>, LowerError> {
+        if let ExprKind::Text(t) = &e.kind {
+            return self.parts(t);
+        }
+        let ty = self.names.ty(self.typed.ty(e.id), e.span)?;
+        Ok(vec![ir::TextPart::Interp(self.expr(e)?, ty)])
+    }
+
+    pub fn page_call(&mut self, r: &ast::PageRef) -> Result<ir::PageCall, LowerError> {
+        let page = self
+            .names
+            .pages
+            .get(r.name.name.as_str())
+            .copied()
+            .ok_or_else(|| bug(r.span, format!("unknown page `{}`", r.name.name)))?;
+        Ok(ir::PageCall {
+            page,
+            args: self.all(&r.args)?,
+        })
+    }
+
+    /// A button's target: a marker to run, or a page to open.
+    pub fn action(&mut self, r: &ast::PageRef) -> Result<ir::Action, LowerError> {
+        match self.names.markers.get(r.name.name.as_str()) {
+            Some(&marker) => Ok(ir::Action::Marker {
+                marker,
+                args: self.all(&r.args)?,
+            }),
+            None => Ok(ir::Action::Go(self.page_call(r)?)),
+        }
     }
 
     fn all(&mut self, items: &[Expr]) -> Result<Vec<ir::Expr>, LowerError> {
@@ -194,7 +243,7 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
         }
     }
 
-    fn scan(
+    pub fn scan(
         &mut self,
         binder: Option<&ast::Ident>,
         table: &ast::Ident,

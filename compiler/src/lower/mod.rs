@@ -8,6 +8,9 @@
 //! same on every run.
 
 mod expr;
+mod markers;
+mod pages;
+mod tasks;
 
 use crate::check::semantic::seed_ids;
 use crate::check::types::{Resolved, Ty as CheckTy, Typed};
@@ -36,10 +39,14 @@ pub(crate) struct Names<'a> {
     pub fields: BTreeMap<&'a str, Vec<&'a str>>,
     pub enums: BTreeMap<&'a str, (ir::EnumId, Vec<&'a str>)>,
     pub session: BTreeMap<&'a str, ir::SessionId>,
+    pub pages: BTreeMap<&'a str, ir::PageId>,
+    pub markers: BTreeMap<&'a str, ir::MarkerId>,
 }
 
 /// Lowers the data, session and invariants of a checked program.
-pub fn lower(files: &[SourceFile], typed: &Typed) -> Result<Lowered, LowerError> {
+/// Lowers a checked program. `texts` are the files' source texts (for the
+/// line and column in each element's stable key).
+pub fn lower(files: &[SourceFile], texts: &[&str], typed: &Typed) -> Result<Lowered, LowerError> {
     let mut scratch = crate::diagnostics::Diagnostics::default();
     let symbols = Symbols::collect(files, &mut scratch);
     let decls: Vec<&ast::Decl> = files.iter().flat_map(|f| &f.decls).collect();
@@ -63,6 +70,25 @@ pub fn lower(files: &[SourceFile], typed: &Typed) -> Result<Lowered, LowerError>
     let session = session_defs(&decls, &names, typed)?;
     let (invariants, invariant_spans) = invariants(&decls, &names, typed)?;
     let site = site_info(symbols.site, typed, &names)?;
+    let line_col = |span: Span| {
+        let text = texts.get(span.file.0 as usize).copied().unwrap_or("");
+        let (line, column) = crate::diagnostics::json::line_col(text, span.start as usize);
+        ir::SourcePos {
+            line: line as u32,
+            column: column as u32,
+        }
+    };
+    let mut pages = Vec::new();
+    let mut markers = Vec::new();
+    let mut tasks = Vec::new();
+    for decl in &decls {
+        match &decl.kind {
+            DeclKind::Page(p) => pages.push(pages::page(p, &names, typed, &line_col)?),
+            DeclKind::Marker(mk) => markers.push(markers::marker(mk, &names, typed)?),
+            DeclKind::Task(t) => tasks.push(tasks::task(t, &names, typed)?),
+            _ => {}
+        }
+    }
     let enums = decls
         .iter()
         .filter_map(|d| match &d.kind {
@@ -80,6 +106,9 @@ pub fn lower(files: &[SourceFile], typed: &Typed) -> Result<Lowered, LowerError>
             tables,
             session,
             invariants,
+            pages,
+            markers,
+            tasks,
         },
         invariant_spans,
     })
@@ -92,6 +121,8 @@ impl<'a> Names<'a> {
             fields: BTreeMap::new(),
             enums: BTreeMap::new(),
             session: BTreeMap::new(),
+            pages: BTreeMap::new(),
+            markers: BTreeMap::new(),
         };
         for decl in decls {
             match &decl.kind {
@@ -109,6 +140,14 @@ impl<'a> Names<'a> {
                         &e.name.name,
                         (id, e.variants.iter().map(|v| v.name.as_str()).collect()),
                     );
+                }
+                DeclKind::Page(p) => {
+                    let id = names.pages.len() as ir::PageId;
+                    names.pages.insert(&p.name.name, id);
+                }
+                DeclKind::Marker(mk) => {
+                    let id = names.markers.len() as ir::MarkerId;
+                    names.markers.insert(&mk.name.name, id);
                 }
                 DeclKind::Session(s) => {
                     for var in &s.vars {
@@ -364,6 +403,13 @@ fn site_info(
             day: 1,
         },
     };
+    let start = match &site.start {
+        Some(r) => {
+            let mut lw = expr::ExprLowerer::new(names, typed);
+            lw.page_call(r)?
+        }
+        None => return Err(bug(site.name.span, "a site without `start`".into())),
+    };
     Ok(ir::SiteInfo {
         name: site.name.name.clone(),
         title: site.title.as_ref().map(|t| t.plain()).unwrap_or_default(),
@@ -373,5 +419,6 @@ fn site_info(
             .map(|d| d.name.clone())
             .unwrap_or_default(),
         today,
+        start,
     })
 }

@@ -64,6 +64,32 @@ pub struct Context<'a> {
     pub program: &'a ir::Program,
     pub db: &'a Database,
     pub session: &'a [Value],
+    /// Where the episode is and has been: what `visited` and `page is` read.
+    /// `None` outside tasks (invariants, seed checks), where they cannot occur.
+    pub nav: Option<&'a Navigation>,
+}
+
+/// The navigation part of an episode's state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Navigation {
+    pub page: ir::PageId,
+    pub args: Vec<Value>,
+    /// Every page shown this episode (the start page included), with its arguments.
+    pub visited: std::collections::BTreeSet<(ir::PageId, Vec<Value>)>,
+}
+
+/// A page reference evaluated: the page and its argument values.
+fn page_key(
+    ctx: &Context<'_>,
+    frame: &mut Vec<Value>,
+    call: &ir::PageCall,
+) -> Result<(ir::PageId, Vec<Value>), Fault> {
+    let args = call
+        .args
+        .iter()
+        .map(|a| eval(ctx, frame, a))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((call.page, args))
 }
 
 /// Frames never need more slots than this; a larger slot index is a broken IR,
@@ -75,6 +101,20 @@ const MAX_SLOTS: usize = 1 << 16;
 /// restored afterwards, so evaluation leaves the frame's values as it found them.
 pub fn eval(ctx: &Context<'_>, frame: &mut Vec<Value>, expr: &Expr) -> Result<Value, Fault> {
     match expr {
+        Expr::Visited(call) => {
+            let here = page_key(ctx, frame, call)?;
+            let nav = ctx
+                .nav
+                .ok_or(Fault::TypeConfusion("`visited` outside a task"))?;
+            Ok(Value::Bool(nav.visited.contains(&here)))
+        }
+        Expr::PageIs(call) => {
+            let (page, args) = page_key(ctx, frame, call)?;
+            let nav = ctx
+                .nav
+                .ok_or(Fault::TypeConfusion("`page is` outside a task"))?;
+            Ok(Value::Bool(nav.page == page && nav.args == args))
+        }
         Expr::Const(v) => Ok(v.clone()),
         Expr::Local(slot) => Ok(frame.get(idx(*slot)).cloned().unwrap_or(Value::None)),
         Expr::Session(s) => ctx
@@ -503,6 +543,7 @@ mod tests {
                 program: &self.program,
                 db: &self.db,
                 session: &self.session,
+                nav: None,
             }
         }
 

@@ -189,6 +189,7 @@ mod tests {
             program: &program,
             db: &db,
             session: &[],
+            nav: None,
         };
         let parts = vec![
             TextPart::Lit("Buy ".into()),
