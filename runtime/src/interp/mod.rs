@@ -141,6 +141,10 @@ pub(crate) mod fixture {
                 title: "Acme".into(),
                 domain: "ecommerce".into(),
                 today: date("2026-11-29"),
+                start: crate::ir::PageCall {
+                    page: 0,
+                    args: vec![],
+                },
             },
             enums: vec![EnumDef {
                 name: "Status".into(),
@@ -153,6 +157,9 @@ pub(crate) mod fixture {
                 init: Value::Int(7),
             }],
             invariants: vec![],
+            pages: vec![],
+            markers: vec![],
+            tasks: vec![],
         }
     }
 
