@@ -8,6 +8,8 @@
 //! page shows (§2.2).
 
 pub mod eval;
+pub mod exec;
+pub mod gate;
 pub mod render;
 pub mod state;
 

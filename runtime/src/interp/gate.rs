@@ -1,0 +1,884 @@
+//! The gate (§5.3): the one check every change to persistent state passes.
+//!
+//! A compiled marker body and an external writer's proposed delta (for an
+//! `extern marker`) end up here alike, as a `World` after the change plus the
+//! `Delta` of what was written. The gate accepts the change only when every
+//! write lies within the marker's `writes`, every written value has its field's
+//! (or session variable's) type, written references point at rows that exist
+//! afterwards, no table grew past its capacity, and every invariant holds. The
+//! compiler already proves most of this for compiled bodies; the gate is what
+//! makes proposed deltas — which nothing has checked — safe to commit.
+//!
+//! Only *written* values are checked. A `delete` does not cascade and is not
+//! refused because some untouched row still refers to the deleted one: reading
+//! through such a reference faults at run time (§3), which the rest of the
+//! runtime already handles.
+
+use super::eval::{eval_bool, Context};
+use super::exec::{Delta, World};
+use super::state::{idx, TableState};
+use crate::ir::{self, FieldId, MarkerId, Permission, SessionId, TableId, Ty, Value};
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// Why the gate refused a change. Every text is user-facing: it becomes the
+/// step's alert.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// A write the marker's `writes` do not cover; `what` says which
+    /// (``insert into `Line` ``, ``set `Product.stock` ``).
+    OutsideWrites {
+        marker: String,
+        what: String,
+    },
+    /// A stored value not of its place's type (`none` where not optional,
+    /// an enum index out of range, a value of another kind).
+    WrongType {
+        place: String,
+        expected: String,
+        found: String,
+    },
+    /// A stored reference to a row that does not exist afterwards.
+    DanglingReference {
+        place: String,
+        table: String,
+        id: i64,
+    },
+    TableFull {
+        table: String,
+    },
+    /// An invariant false (or faulting) afterwards.
+    Invariant {
+        name: String,
+    },
+    UnknownTable {
+        name: String,
+    },
+    UnknownField {
+        table: String,
+        field: String,
+    },
+    UnknownSession {
+        name: String,
+    },
+    /// A proposed `set` or `delete` of a row that does not exist.
+    MissingRow {
+        table: String,
+        id: i64,
+    },
+    UnknownMarker {
+        marker: MarkerId,
+    },
+    /// Only `extern marker`s take proposed deltas.
+    NotExtern {
+        marker: String,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::OutsideWrites { marker, what } => write!(f, "`{marker}` may not {what}"),
+            Violation::WrongType {
+                place,
+                expected,
+                found,
+            } => {
+                write!(f, "{place} must be {expected}, not {found}")
+            }
+            Violation::DanglingReference { place, table, id } => {
+                write!(f, "{place} refers to no {table} with id {id}")
+            }
+            Violation::TableFull { table } => write!(f, "`{table}` is full"),
+            Violation::Invariant { name } => write!(f, "invariant `{name}` would be broken"),
+            Violation::UnknownTable { name } => write!(f, "unknown table `{name}`"),
+            Violation::UnknownField { table, field } => {
+                write!(f, "`{table}` has no field `{field}`")
+            }
+            Violation::UnknownSession { name } => write!(f, "unknown session variable `{name}`"),
+            Violation::MissingRow { table, id } => write!(f, "no {table} with id {id}"),
+            Violation::UnknownMarker { marker } => write!(f, "unknown marker #{marker}"),
+            Violation::NotExtern { marker } => write!(f, "`{marker}` is not an extern marker"),
+        }
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// Validates `after` against the marker's permissions and the program (see the
+/// module docs). Checks run in a fixed order — permissions, capacities, values,
+/// invariants — so the same bad delta always gets the same alert.
+pub fn validate(
+    program: &ir::Program,
+    marker: &ir::MarkerDef,
+    after: &World,
+    delta: &Delta,
+) -> Result<(), Violation> {
+    check_permissions(program, marker, delta)?;
+    validate_state(program, after, delta)
+}
+
+/// Everything `validate` checks except the permissions: what task `setup`
+/// statements (which have none) must still satisfy.
+pub(crate) fn validate_state(
+    program: &ir::Program,
+    after: &World,
+    delta: &Delta,
+) -> Result<(), Violation> {
+    check_capacities(program, after, delta)?;
+    check_inserted(program, after, delta)?;
+    check_set_fields(program, after, delta)?;
+    check_session(program, after, delta)?;
+    check_invariants(program, after)
+}
+
+// ---- names, for messages ---------------------------------------------------------
+
+fn table_def(program: &ir::Program, t: TableId) -> Result<&ir::TableDef, Violation> {
+    program
+        .tables
+        .get(idx(t))
+        .ok_or_else(|| Violation::UnknownTable {
+            name: format!("#{t}"),
+        })
+}
+
+fn field_def(program: &ir::Program, t: TableId, f: FieldId) -> Result<&ir::FieldDef, Violation> {
+    let table = table_def(program, t)?;
+    table
+        .fields
+        .get(idx(f))
+        .ok_or_else(|| Violation::UnknownField {
+            table: table.name.clone(),
+            field: format!("#{f}"),
+        })
+}
+
+fn session_def(program: &ir::Program, s: SessionId) -> Result<&ir::SessionDef, Violation> {
+    program
+        .session
+        .get(idx(s))
+        .ok_or_else(|| Violation::UnknownSession {
+            name: format!("#{s}"),
+        })
+}
+
+fn table_name(program: &ir::Program, t: TableId) -> String {
+    program
+        .tables
+        .get(idx(t))
+        .map_or_else(|| format!("#{t}"), |d| d.name.clone())
+}
+
+/// A type as the language writes it (`Int`, `Product`, `Date?`).
+fn ty_name(program: &ir::Program, ty: &Ty) -> String {
+    match ty {
+        Ty::Int => "Int".into(),
+        Ty::Money => "Money".into(),
+        Ty::Bool => "Bool".into(),
+        Ty::Text => "Text".into(),
+        Ty::Date => "Date".into(),
+        Ty::Time => "Time".into(),
+        Ty::Enum(e) => program
+            .enums
+            .get(idx(*e))
+            .map_or_else(|| format!("enum #{e}"), |d| d.name.clone()),
+        Ty::Row(t) => table_name(program, *t),
+        Ty::Optional(inner) => format!("{}?", ty_name(program, inner)),
+    }
+}
+
+/// What kind of value was found where another was expected.
+fn value_kind(value: &Value) -> String {
+    match value {
+        Value::None => "none".into(),
+        Value::Int(_) => "an Int".into(),
+        Value::Money(_) => "Money".into(),
+        Value::Bool(_) => "a Bool".into(),
+        Value::Text(_) => "Text".into(),
+        Value::Date(_) => "a Date".into(),
+        Value::Time(_) => "a Time".into(),
+        Value::Enum(i) => format!("variant #{i}"),
+        Value::Row(id) => format!("a reference to row #{id}"),
+    }
+}
+
+// ---- permissions -------------------------------------------------------------------
+
+/// Every write in the delta must be covered by one of the marker's `writes`.
+fn check_permissions(
+    program: &ir::Program,
+    marker: &ir::MarkerDef,
+    delta: &Delta,
+) -> Result<(), Violation> {
+    let writes: BTreeSet<Permission> = marker.writes.iter().copied().collect();
+    let outside = |what: String| Violation::OutsideWrites {
+        marker: marker.name.clone(),
+        what,
+    };
+    for &(t, _) in &delta.inserted {
+        if !writes.contains(&Permission::Table(t)) {
+            return Err(outside(format!("insert into `{}`", table_name(program, t))));
+        }
+    }
+    for &(t, _) in &delta.deleted {
+        if !writes.contains(&Permission::Table(t)) {
+            return Err(outside(format!("delete from `{}`", table_name(program, t))));
+        }
+    }
+    for &(t, _, f) in &delta.set_fields {
+        if !writes.contains(&Permission::Table(t)) && !writes.contains(&Permission::Field(t, f)) {
+            let field = field_def(program, t, f)?;
+            return Err(outside(format!(
+                "set `{}.{}`",
+                table_name(program, t),
+                field.name
+            )));
+        }
+    }
+    for &s in &delta.set_session {
+        if !writes.contains(&Permission::Session(s)) {
+            return Err(outside(format!(
+                "set `session.{}`",
+                session_def(program, s)?.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+// ---- capacities --------------------------------------------------------------------
+
+/// Only tables that gained rows are checked: a table already over capacity
+/// (which a checked program never has) is no reason to refuse an unrelated
+/// change.
+fn check_capacities(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
+    let grown: BTreeSet<TableId> = delta.inserted.iter().map(|&(t, _)| t).collect();
+    for t in grown {
+        let def = table_def(program, t)?;
+        let rows = after.db.table(t).map_or(0, |s: &TableState| s.rows.len());
+        if !fits_capacity(rows, def.capacity) {
+            return Err(Violation::TableFull {
+                table: def.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `rows ≤ capacity`, without a lossy cast either way.
+pub(crate) fn fits_capacity(rows: usize, capacity: u32) -> bool {
+    u64::try_from(rows).is_ok_and(|n| n <= u64::from(capacity))
+}
+
+// ---- values ------------------------------------------------------------------------
+
+/// Why a value does not fit its type.
+enum Misfit {
+    Type,
+    Dangling { table: TableId, id: i64 },
+}
+
+/// Whether `value` may be stored where `ty` is declared, in `after`.
+fn fits(program: &ir::Program, after: &World, value: &Value, ty: &Ty) -> Result<(), Misfit> {
+    match (ty, value) {
+        (Ty::Optional(_), Value::None) => Ok(()),
+        (Ty::Optional(inner), v) => fits(program, after, v, inner),
+        (Ty::Int, Value::Int(_))
+        | (Ty::Money, Value::Money(_))
+        | (Ty::Bool, Value::Bool(_))
+        | (Ty::Text, Value::Text(_))
+        | (Ty::Date, Value::Date(_))
+        | (Ty::Time, Value::Time(_)) => Ok(()),
+        (Ty::Enum(e), Value::Enum(i)) => {
+            let variants = program.enums.get(idx(*e)).map_or(0, |d| d.variants.len());
+            if idx(*i) < variants {
+                Ok(())
+            } else {
+                Err(Misfit::Type)
+            }
+        }
+        (Ty::Row(t), Value::Row(id)) => match after.db.row(*t, *id) {
+            Some(_) => Ok(()),
+            None => Err(Misfit::Dangling { table: *t, id: *id }),
+        },
+        _ => Err(Misfit::Type),
+    }
+}
+
+/// `fits`, with the violation named after `place`.
+fn check_value(
+    program: &ir::Program,
+    after: &World,
+    place: String,
+    value: &Value,
+    ty: &Ty,
+) -> Result<(), Violation> {
+    fits(program, after, value, ty).map_err(|misfit| match misfit {
+        Misfit::Type => Violation::WrongType {
+            place,
+            expected: ty_name(program, ty),
+            found: value_kind(value),
+        },
+        Misfit::Dangling { table, id } => Violation::DanglingReference {
+            place,
+            table: table_name(program, table),
+            id,
+        },
+    })
+}
+
+/// Every field of every inserted row still present (one inserted and then
+/// deleted by the same body left nothing behind to check).
+fn check_inserted(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
+    for &(t, id) in &delta.inserted {
+        let def = table_def(program, t)?;
+        let Some(row) = after.db.row(t, id) else {
+            continue;
+        };
+        for (i, field) in def.fields.iter().enumerate() {
+            // A short row is missing values: they count as `none`.
+            let value = row.values.get(i).unwrap_or(&Value::None);
+            let place = format!("`{}.{}` of new row #{id}", def.name, field.name);
+            check_value(program, after, place, value, &field.ty)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_set_fields(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
+    for &(t, id, f) in &delta.set_fields {
+        let field = field_def(program, t, f)?;
+        let Some(row) = after.db.row(t, id) else {
+            continue;
+        };
+        let value = row.values.get(idx(f)).unwrap_or(&Value::None);
+        let place = format!("`{}.{}` of row #{id}", table_name(program, t), field.name);
+        check_value(program, after, place, value, &field.ty)?;
+    }
+    Ok(())
+}
+
+fn check_session(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
+    for &s in &delta.set_session {
+        let def = session_def(program, s)?;
+        let value = after
+            .session
+            .get(idx(s))
+            .ok_or_else(|| Violation::UnknownSession {
+                name: def.name.clone(),
+            })?;
+        check_value(
+            program,
+            after,
+            format!("`session.{}`", def.name),
+            value,
+            &def.ty,
+        )?;
+    }
+    Ok(())
+}
+
+// ---- invariants --------------------------------------------------------------------
+
+/// Every invariant, in declaration order; one that faults counts as false,
+/// since a state where it cannot even be evaluated is not one it vouches for.
+fn check_invariants(program: &ir::Program, after: &World) -> Result<(), Violation> {
+    let ctx = Context {
+        program,
+        db: &after.db,
+        session: &after.session,
+        nav: None,
+    };
+    for inv in &program.invariants {
+        // The frame grows on demand as quantifiers bind; no need to pre-size it.
+        let mut frame = Vec::new();
+        if !matches!(eval_bool(&ctx, &mut frame, &inv.cond), Ok(true)) {
+            return Err(Violation::Invariant {
+                name: inv.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+// ---- proposed deltas (extern markers) ----------------------------------------------
+
+/// The public API for `extern marker`s: an external writer proposes a delta, by
+/// names, since it does not know the IR's indices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProposedDelta {
+    /// `(table, [(field, value)])`; fields not given are `none`.
+    pub inserts: Vec<(String, Vec<(String, Value)>)>,
+    /// `(table, row id, field, value)`.
+    pub sets: Vec<(String, i64, String, Value)>,
+    /// `(table, row id)`.
+    pub deletes: Vec<(String, i64)>,
+    /// `(session variable, value)`.
+    pub session: Vec<(String, Value)>,
+}
+
+/// Applies a proposed delta for extern marker `marker` on a copy of `world`,
+/// validates it with the same gate as compiled bodies, and commits it; on any
+/// violation `world` is left exactly as it was.
+///
+/// The parts apply in a fixed order — inserts (ids as for `insert`: one past the
+/// largest), then sets, then deletes, then session variables — so sets may
+/// target the new rows and everything is judged on the final state.
+pub fn apply_proposed(
+    program: &ir::Program,
+    world: &mut World,
+    marker: MarkerId,
+    delta: &ProposedDelta,
+) -> Result<(), Violation> {
+    let def = program
+        .markers
+        .get(idx(marker))
+        .ok_or(Violation::UnknownMarker { marker })?;
+    if !def.is_extern {
+        return Err(Violation::NotExtern {
+            marker: def.name.clone(),
+        });
+    }
+    let mut after = world.clone();
+    let mut written = Delta::default();
+    for (table, fields) in &delta.inserts {
+        propose_insert(program, &mut after, &mut written, table, fields)?;
+    }
+    for (table, id, field, value) in &delta.sets {
+        propose_set(
+            program,
+            &mut after,
+            &mut written,
+            (table, *id, field),
+            value,
+        )?;
+    }
+    for (table, id) in &delta.deletes {
+        propose_delete(program, &mut after, &mut written, table, *id)?;
+    }
+    for (name, value) in &delta.session {
+        propose_session(program, &mut after, &mut written, name, value)?;
+    }
+    validate(program, def, &after, &written)?;
+    *world = after;
+    Ok(())
+}
+
+fn resolve_table(program: &ir::Program, name: &str) -> Result<TableId, Violation> {
+    let at = program.tables.iter().position(|t| t.name == name);
+    at.and_then(|i| TableId::try_from(i).ok())
+        .ok_or_else(|| Violation::UnknownTable { name: name.into() })
+}
+
+/// A field by name; `id` is not among a table's fields, so it cannot be set.
+fn resolve_field(program: &ir::Program, t: TableId, name: &str) -> Result<FieldId, Violation> {
+    let def = table_def(program, t)?;
+    let at = def.fields.iter().position(|f| f.name == name);
+    at.and_then(|i| FieldId::try_from(i).ok())
+        .ok_or_else(|| Violation::UnknownField {
+            table: def.name.clone(),
+            field: name.into(),
+        })
+}
+
+fn table_mut<'w>(
+    after: &'w mut World,
+    program: &ir::Program,
+    t: TableId,
+) -> Result<&'w mut TableState, Violation> {
+    after
+        .db
+        .tables
+        .get_mut(idx(t))
+        .ok_or_else(|| Violation::UnknownTable {
+            name: table_name(program, t),
+        })
+}
+
+fn propose_insert(
+    program: &ir::Program,
+    after: &mut World,
+    written: &mut Delta,
+    table: &str,
+    fields: &[(String, Value)],
+) -> Result<(), Violation> {
+    let t = resolve_table(program, table)?;
+    let def = table_def(program, t)?;
+    let mut values = vec![Value::None; def.fields.len()];
+    for (name, value) in fields {
+        let f = resolve_field(program, t, name)?;
+        if let Some(cell) = values.get_mut(idx(f)) {
+            *cell = value.clone();
+        }
+    }
+    let state = table_mut(after, program, t)?;
+    // Refused before it grows: a table never exceeds its capacity, even on a copy.
+    if !fits_capacity(state.rows.len().saturating_add(1), def.capacity) {
+        return Err(Violation::TableFull {
+            table: def.name.clone(),
+        });
+    }
+    let id = super::exec::next_id(state).ok_or_else(|| Violation::TableFull {
+        table: def.name.clone(),
+    })?;
+    state.rows.push(ir::RowData { id, values });
+    written.inserted.push((t, id));
+    Ok(())
+}
+
+fn propose_set(
+    program: &ir::Program,
+    after: &mut World,
+    written: &mut Delta,
+    (table, id, field): (&str, i64, &str),
+    value: &Value,
+) -> Result<(), Violation> {
+    let t = resolve_table(program, table)?;
+    let f = resolve_field(program, t, field)?;
+    let missing = || Violation::MissingRow {
+        table: table.into(),
+        id,
+    };
+    let state = table_mut(after, program, t)?;
+    let at = state
+        .rows
+        .binary_search_by_key(&id, |r| r.id)
+        .map_err(|_| missing())?;
+    let row = state.rows.get_mut(at).ok_or_else(missing)?;
+    // A row shorter than its table (never built by the runtime) is padded, so
+    // the set lands in the right place.
+    if row.values.len() <= idx(f) {
+        row.values.resize(idx(f).saturating_add(1), Value::None);
+    }
+    let cell = row.values.get_mut(idx(f)).ok_or_else(missing)?;
+    *cell = value.clone();
+    written.set_fields.push((t, id, f));
+    Ok(())
+}
+
+fn propose_delete(
+    program: &ir::Program,
+    after: &mut World,
+    written: &mut Delta,
+    table: &str,
+    id: i64,
+) -> Result<(), Violation> {
+    let t = resolve_table(program, table)?;
+    let state = table_mut(after, program, t)?;
+    let at = state
+        .rows
+        .binary_search_by_key(&id, |r| r.id)
+        .map_err(|_| Violation::MissingRow {
+            table: table.into(),
+            id,
+        })?;
+    state.rows.remove(at);
+    written.deleted.push((t, id));
+    Ok(())
+}
+
+fn propose_session(
+    program: &ir::Program,
+    after: &mut World,
+    written: &mut Delta,
+    name: &str,
+    value: &Value,
+) -> Result<(), Violation> {
+    let unknown = || Violation::UnknownSession { name: name.into() };
+    let at = program
+        .session
+        .iter()
+        .position(|s| s.name == name)
+        .ok_or_else(unknown)?;
+    let s = SessionId::try_from(at).map_err(|_| unknown())?;
+    let cell = after.session.get_mut(at).ok_or_else(unknown)?;
+    *cell = value.clone();
+    written.set_session.push(s);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::*;
+    use super::*;
+    use crate::ir::{BinaryOp, Expr, InvariantDef, MarkerDef, Program};
+
+    const RESTOCK: MarkerId = 0;
+    const PLAIN: MarkerId = 1;
+
+    fn extern_marker(name: &str, writes: Vec<Permission>, is_extern: bool) -> MarkerDef {
+        MarkerDef {
+            name: name.into(),
+            params: vec![],
+            reads: vec![],
+            writes,
+            requires: vec![],
+            body: vec![],
+            is_extern,
+            frame: 0,
+        }
+    }
+
+    /// The fixture with `stock >= 0` as an invariant, room for one more Line,
+    /// an extern marker `restock` (writes Product.stock, Product.status, Line,
+    /// session.user) and a plain marker.
+    fn site() -> Program {
+        let mut p = program();
+        p.invariants.push(InvariantDef {
+            name: "stock_nonneg".into(),
+            cond: Expr::All(
+                over(0, PRODUCT, None),
+                Box::new(bin(BinaryOp::Ge, fld(local(0), PRODUCT, STOCK), int(0))),
+            ),
+            frame: 1,
+        });
+        p.tables[LINE as usize].capacity = 3;
+        let writes = vec![
+            Permission::Field(PRODUCT, STOCK),
+            Permission::Field(PRODUCT, STATUS),
+            Permission::Table(LINE),
+            Permission::Session(0),
+        ];
+        p.markers = vec![
+            extern_marker("restock", writes.clone(), true),
+            extern_marker("plain", writes, false),
+        ];
+        p
+    }
+
+    fn line(product: Value, qty: Option<Value>) -> (String, Vec<(String, Value)>) {
+        let mut fields = vec![("product".to_string(), product)];
+        fields.extend(qty.map(|q| ("qty".to_string(), q)));
+        ("Line".into(), fields)
+    }
+
+    fn set(table: &str, id: i64, field: &str, v: Value) -> ProposedDelta {
+        ProposedDelta {
+            sets: vec![(table.into(), id, field.into(), v)],
+            ..ProposedDelta::default()
+        }
+    }
+
+    /// Proposes `delta` to `marker`, expecting a violation and an unchanged world.
+    fn refused(marker: MarkerId, delta: ProposedDelta) -> Violation {
+        let p = site();
+        let before = World::initial(&p);
+        let mut world = before.clone();
+        let result = apply_proposed(&p, &mut world, marker, &delta);
+        assert_eq!(
+            world, before,
+            "a refused delta changed the world: {delta:?}"
+        );
+        match result {
+            Err(v) => v,
+            Ok(()) => panic!("accepted a hostile delta: {delta:?}"),
+        }
+    }
+
+    #[test]
+    fn writes_outside_the_permissions_are_refused() {
+        let v = refused(RESTOCK, set("Product", 42, "price", Value::Money(1)));
+        assert_eq!(v.to_string(), "`restock` may not set `Product.price`");
+        let insert = ProposedDelta {
+            inserts: vec![("Tag".into(), vec![("label".into(), text("x"))])],
+            ..ProposedDelta::default()
+        };
+        assert_eq!(
+            refused(RESTOCK, insert).to_string(),
+            "`restock` may not insert into `Tag`"
+        );
+        let delete = ProposedDelta {
+            deletes: vec![("Product".into(), 50)],
+            ..ProposedDelta::default()
+        };
+        assert_eq!(
+            refused(RESTOCK, delete).to_string(),
+            "`restock` may not delete from `Product`"
+        );
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_are_refused() {
+        let wrong = |d| matches!(refused(RESTOCK, d), Violation::WrongType { .. });
+        assert!(wrong(set("Product", 42, "stock", text("lots"))));
+        assert!(wrong(set("Product", 42, "stock", Value::None)));
+        assert!(wrong(set("Product", 42, "stock", Value::Money(5))));
+        assert!(wrong(set("Product", 42, "status", Value::Enum(3))));
+        assert!(wrong(set("Line", 1, "product", Value::Int(42))));
+        let missing_qty = ProposedDelta {
+            inserts: vec![line(Value::Row(42), None)],
+            ..ProposedDelta::default()
+        };
+        let v = refused(RESTOCK, missing_qty);
+        assert_eq!(
+            v.to_string(),
+            "`Line.qty` of new row #3 must be Int, not none"
+        );
+        let session = ProposedDelta {
+            session: vec![("user".into(), text("root"))],
+            ..ProposedDelta::default()
+        };
+        assert!(wrong(session));
+    }
+
+    #[test]
+    fn dangling_references_are_refused() {
+        let v = refused(RESTOCK, set("Line", 1, "product", Value::Row(999)));
+        assert_eq!(
+            v.to_string(),
+            "`Line.product` of row #1 refers to no Product with id 999"
+        );
+        let insert = ProposedDelta {
+            inserts: vec![line(Value::Row(7), Some(Value::Int(1)))],
+            ..ProposedDelta::default()
+        };
+        assert!(matches!(
+            refused(RESTOCK, insert),
+            Violation::DanglingReference { id: 7, .. }
+        ));
+    }
+
+    #[test]
+    fn overflowing_a_table_is_refused() {
+        let one = line(Value::Row(42), Some(Value::Int(1)));
+        let two = ProposedDelta {
+            inserts: vec![one.clone(), one],
+            ..ProposedDelta::default()
+        };
+        assert_eq!(
+            refused(RESTOCK, two),
+            Violation::TableFull {
+                table: "Line".into()
+            }
+        );
+    }
+
+    #[test]
+    fn broken_invariants_are_refused() {
+        let v = refused(RESTOCK, set("Product", 43, "stock", Value::Int(-1)));
+        assert_eq!(
+            v,
+            Violation::Invariant {
+                name: "stock_nonneg".into()
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_names_rows_and_markers_are_refused() {
+        let nope = ProposedDelta {
+            inserts: vec![("Nope".into(), vec![])],
+            ..ProposedDelta::default()
+        };
+        assert_eq!(refused(RESTOCK, nope).to_string(), "unknown table `Nope`");
+        let v = refused(RESTOCK, set("Line", 1, "nope", Value::Int(1)));
+        assert_eq!(v.to_string(), "`Line` has no field `nope`");
+        // `id` is not a field: it cannot be set.
+        assert!(matches!(
+            refused(RESTOCK, set("Line", 1, "id", Value::Int(9))),
+            Violation::UnknownField { .. }
+        ));
+        let session = ProposedDelta {
+            session: vec![("admin".into(), Value::Bool(true))],
+            ..ProposedDelta::default()
+        };
+        assert_eq!(
+            refused(RESTOCK, session).to_string(),
+            "unknown session variable `admin`"
+        );
+        let v = refused(RESTOCK, set("Product", 999, "stock", Value::Int(1)));
+        assert_eq!(v.to_string(), "no Product with id 999");
+        let gone = ProposedDelta {
+            deletes: vec![("Line".into(), 999)],
+            ..ProposedDelta::default()
+        };
+        assert!(matches!(
+            refused(RESTOCK, gone),
+            Violation::MissingRow { id: 999, .. }
+        ));
+        let ok = set("Product", 42, "stock", Value::Int(1));
+        assert_eq!(
+            refused(PLAIN, ok.clone()).to_string(),
+            "`plain` is not an extern marker"
+        );
+        assert_eq!(refused(9, ok), Violation::UnknownMarker { marker: 9 });
+    }
+
+    #[test]
+    fn a_valid_delta_commits() {
+        let p = site();
+        let mut world = World::initial(&p);
+        let delta = ProposedDelta {
+            inserts: vec![line(Value::Row(50), Some(Value::Int(1)))],
+            // The new row is #3 and may be set in the same delta.
+            sets: vec![
+                ("Product".into(), 50, "stock".into(), Value::Int(9)),
+                ("Line".into(), 3, "qty".into(), Value::Int(2)),
+            ],
+            deletes: vec![("Line".into(), 2)],
+            session: vec![("user".into(), Value::Int(8))],
+        };
+        assert_eq!(apply_proposed(&p, &mut world, RESTOCK, &delta), Ok(()));
+        let lines: Vec<i64> = world.db.tables[LINE as usize]
+            .rows
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(lines, vec![1, 3]);
+        assert_eq!(
+            world.db.row(LINE, 3).map(|r| r.values.clone()),
+            Some(vec![Value::Row(50), Value::Int(2)])
+        );
+        assert_eq!(
+            world
+                .db
+                .row(PRODUCT, 50)
+                .and_then(|r| r.values.get(2).cloned()),
+            Some(Value::Int(9))
+        );
+        assert_eq!(world.session, vec![Value::Int(8)]);
+    }
+
+    #[test]
+    fn a_faulting_invariant_counts_as_broken() {
+        let mut p = site();
+        p.invariants.push(InvariantDef {
+            name: "faulty".into(),
+            cond: faulty(),
+            frame: 0,
+        });
+        let world = World::initial(&p);
+        let v = validate(&p, &p.markers[0], &world, &Delta::default());
+        assert_eq!(
+            v,
+            Err(Violation::Invariant {
+                name: "faulty".into()
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_ids_in_a_delta_are_violations_not_panics() {
+        let p = site();
+        let world = World::initial(&p);
+        let marker = &p.markers[0];
+        let cases = [
+            Delta {
+                inserted: vec![(77, 1)],
+                ..Delta::default()
+            },
+            Delta {
+                set_fields: vec![(PRODUCT, 42, 99)],
+                ..Delta::default()
+            },
+            Delta {
+                set_session: vec![5],
+                ..Delta::default()
+            },
+        ];
+        for delta in cases {
+            assert!(validate(&p, marker, &world, &delta).is_err(), "{delta:?}");
+        }
+    }
+}
