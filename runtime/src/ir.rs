@@ -452,6 +452,9 @@ pub struct TaskDef {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TaskTemplate {
     pub scan: RowScan,
+    /// The binder's name, for instance names (`opening_hours[c=3]`).
+    #[serde(default)]
+    pub binder_name: String,
     pub limit: Option<Expr>,
 }
 

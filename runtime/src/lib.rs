@@ -6,6 +6,7 @@
 //! have exactly one answer. The IR, interpreter, environments and prover land here
 //! as they are built (see the issue tracker); nothing in this crate does I/O.
 
+pub mod env;
 pub mod interp;
 pub mod ir;
 pub mod value;

@@ -21,6 +21,7 @@ pub(crate) fn task(
             let scan = lw.scan(Some(&tp.binder), &tp.table, tp.filter.as_ref())?;
             Some(ir::TaskTemplate {
                 scan,
+                binder_name: tp.binder.name.clone(),
                 limit: lw.opt(tp.limit.as_ref())?,
             })
         }

@@ -1,0 +1,455 @@
+//! The environment (§5): a site's task instance as an episodic RL environment.
+//!
+//! An `Env` holds one episode's state — the world (database and session), where
+//! the visitor is and has been, the page's form variables, the step count and the
+//! alert — and exposes the observation, the candidate actions A(o) and `step`.
+//! After every change the current page is rendered once (`observe::render_page`)
+//! into a `View`: the observation plus, per element, what acting on it does. The
+//! candidate actions and `step` both read that view, so an action always means
+//! what the agent saw.
+//!
+//! Everything is deterministic (§5.6): ordered maps only, no clock, no
+//! randomness; and nothing panics on any input — bad actions are `Err`s.
+
+mod actions;
+mod answer;
+mod observe;
+mod reward;
+mod step;
+
+use crate::interp::eval::{eval, Context, Navigation};
+use crate::interp::exec::{run_setup, World};
+use crate::interp::render::render_text;
+use crate::interp::state::idx;
+use crate::ir::{self, Value};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use answer::answer_matches;
+pub use observe::axtree;
+
+/// Reward shaping (§5.4).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RewardConfig {
+    /// Weight of the progress potential difference.
+    pub alpha: f64,
+    /// Penalty of a rejected step (ε = 1).
+    pub gamma: f64,
+    /// Cost of every step.
+    pub eta: f64,
+    /// `r = 1[success]` only.
+    pub terminal: bool,
+}
+
+impl Default for RewardConfig {
+    fn default() -> Self {
+        RewardConfig {
+            alpha: 0.5,
+            gamma: 0.2,
+            eta: 0.01,
+            terminal: false,
+        }
+    }
+}
+
+/// One task instance: a task, and for a template the row it is bound to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskInstance {
+    /// Index in `program.tasks`.
+    pub task: usize,
+    /// The template row's id.
+    pub binding: Option<i64>,
+    /// `opening_hours` or `opening_hours[c=3]`.
+    pub name: String,
+}
+
+/// What the agent sees (§5.2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub url: String,
+    pub title: String,
+    pub instruction: String,
+    pub alert: Option<String>,
+    pub elements: Vec<ObsElement>,
+    pub axtree: String,
+}
+
+/// One rendered element.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ObsElement {
+    /// 1-based, in document order (the `[7]` of the text form).
+    pub index: usize,
+    /// The stable key: `#name`, or `Page:line:column[x=rowid,...]`.
+    pub key: String,
+    /// heading, text, image, link, button, input, select, checkbox or section.
+    pub role: &'static str,
+    pub text: String,
+    pub value: Option<String>,
+    pub options: Vec<String>,
+    pub disabled: bool,
+}
+
+/// Every role an element can have.
+pub const ROLES: [&str; 9] = [
+    "heading", "text", "image", "link", "button", "input", "select", "checkbox", "section",
+];
+
+/// `ObsElement` as read back: a role is a closed set of `'static` names, so it
+/// is read as a string and then matched.
+#[derive(Deserialize)]
+struct ObsElementData {
+    index: usize,
+    key: String,
+    role: String,
+    text: String,
+    value: Option<String>,
+    options: Vec<String>,
+    disabled: bool,
+}
+
+impl<'de> Deserialize<'de> for ObsElement {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ObsElementData::deserialize(d)?
+            .try_into()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<ObsElementData> for ObsElement {
+    type Error = String;
+    fn try_from(d: ObsElementData) -> Result<Self, String> {
+        let role = ROLES
+            .iter()
+            .find(|r| **r == d.role)
+            .copied()
+            .ok_or_else(|| format!("unknown role `{}`", d.role))?;
+        Ok(ObsElement {
+            index: d.index,
+            key: d.key,
+            role,
+            text: d.text,
+            value: d.value,
+            options: d.options,
+            disabled: d.disabled,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionKind {
+    Click,
+    Type,
+    Select,
+    Answer,
+}
+
+/// An action: its kind, the element (an observation index; `None` for
+/// `answer`) and the text typed, selected or answered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Action {
+    pub kind: ActionKind,
+    pub element: Option<usize>,
+    pub text: Option<String>,
+}
+
+/// What a step returns.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    pub reward: f64,
+    pub done: bool,
+    pub success: bool,
+    /// 1 for a rejected step.
+    pub epsilon: u8,
+    /// Ψ of the state after the step.
+    pub progress: f64,
+}
+
+/// A form variable's identity: its element and the ids (or list indices) bound
+/// by its enclosing loops, so each loop iteration has its own.
+pub(crate) type FormKey = (u32, Vec<i64>);
+
+/// The episode state s (§5.1).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct State {
+    pub world: World,
+    pub nav: Navigation,
+    /// Only values set by the agent; others show their initial value.
+    pub forms: BTreeMap<FormKey, Value>,
+    pub step: u32,
+    pub alert: Option<String>,
+    pub done: bool,
+    pub success: bool,
+}
+
+/// A task instance being played.
+#[derive(Clone, Debug)]
+pub struct Env<'p> {
+    program: &'p ir::Program,
+    task: &'p ir::TaskDef,
+    instance: TaskInstance,
+    config: RewardConfig,
+    /// The task's frame after `setup` (template binder bound): goals, progress
+    /// predicates and the answer are evaluated in it.
+    frame: Vec<Value>,
+    instruction: String,
+    typeable: Vec<String>,
+    expected: Vec<String>,
+    state: State,
+    view: observe::View,
+    actions: Vec<Action>,
+    /// Ψ of the current state.
+    psi: f64,
+}
+
+/// Frames never need more slots than this; a larger frame is a broken IR.
+const MAX_FRAME: usize = 1 << 16;
+
+/// A frame of `size` `none`s (capped, so a broken IR cannot allocate wildly).
+pub(crate) fn blank_frame(size: u32) -> Vec<Value> {
+    vec![Value::None; idx(size).min(MAX_FRAME)]
+}
+
+/// Every task instance of `program`: plain tasks once; templates once per row
+/// matching `where` in the seed state, in id order, the first `limit`.
+pub fn instances(program: &ir::Program) -> Vec<TaskInstance> {
+    let world = World::initial(program);
+    let mut out = Vec::new();
+    for (i, task) in program.tasks.iter().enumerate() {
+        match &task.template {
+            None => out.push(TaskInstance {
+                task: i,
+                binding: None,
+                name: task.name.clone(),
+            }),
+            Some(t) => out.extend(
+                template_rows(program, &world, task, t)
+                    .into_iter()
+                    .map(|id| TaskInstance {
+                        task: i,
+                        binding: Some(id),
+                        name: format!("{}[{}={id}]", task.name, t.binder_name),
+                    }),
+            ),
+        }
+    }
+    out
+}
+
+/// The ids a template binds: matching rows in id order, the first `limit` (a
+/// filter that faults excludes the row; a limit that faults limits nothing).
+fn template_rows(
+    program: &ir::Program,
+    world: &World,
+    task: &ir::TaskDef,
+    t: &ir::TaskTemplate,
+) -> Vec<i64> {
+    let ctx = world_ctx(program, world, None);
+    let mut frame = blank_frame(task.frame);
+    let limit = t
+        .limit
+        .as_ref()
+        .and_then(|e| match eval(&ctx, &mut frame, e) {
+            Ok(Value::Int(n)) => Some(usize::try_from(n.max(0)).unwrap_or(usize::MAX)),
+            _ => None,
+        });
+    let rows = world
+        .db
+        .table(t.scan.table)
+        .map(|t| t.rows.as_slice())
+        .unwrap_or(&[]);
+    let mut ids = Vec::new();
+    for row in rows {
+        if limit.is_some_and(|n| ids.len() >= n) {
+            break;
+        }
+        if observe::bind_passes(
+            &ctx,
+            &mut frame,
+            t.scan.binder,
+            Value::Row(row.id),
+            t.scan.filter.as_deref(),
+        ) {
+            ids.push(row.id);
+        }
+    }
+    ids
+}
+
+/// An evaluation context over a world.
+pub(crate) fn world_ctx<'a>(
+    program: &'a ir::Program,
+    world: &'a World,
+    nav: Option<&'a Navigation>,
+) -> Context<'a> {
+    Context {
+        program,
+        db: &world.db,
+        session: &world.session,
+        nav,
+    }
+}
+
+impl<'p> Env<'p> {
+    /// An environment for `instance`, already reset.
+    pub fn new(
+        program: &'p ir::Program,
+        instance: &TaskInstance,
+        config: RewardConfig,
+    ) -> Result<Env<'p>, String> {
+        let task = program
+            .tasks
+            .get(instance.task)
+            .ok_or_else(|| format!("no task #{}", instance.task))?;
+        let mut env = Env {
+            program,
+            task,
+            instance: instance.clone(),
+            config,
+            frame: Vec::new(),
+            instruction: String::new(),
+            typeable: Vec::new(),
+            expected: Vec::new(),
+            state: State {
+                world: World::default(),
+                nav: Navigation::default(),
+                forms: BTreeMap::new(),
+                step: 0,
+                alert: None,
+                done: false,
+                success: false,
+            },
+            view: observe::View::default(),
+            actions: Vec::new(),
+            psi: 0.0,
+        };
+        env.reset()?;
+        Ok(env)
+    }
+
+    /// Back to the task's initial state: the seed and session inits, `setup`
+    /// (template binder bound), the start page, visited = {start}.
+    pub fn reset(&mut self) -> Result<(), String> {
+        let (program, task) = (self.program, self.task);
+        let mut world = World::initial(program);
+        let mut frame = self.bound_frame()?;
+        run_setup(program, &mut world, &mut frame, &task.setup)
+            .map_err(|e| format!("task `{}`: setup failed: {e}", self.instance.name))?;
+        let start = task.start.as_ref().unwrap_or(&program.site.start);
+        let (page, args) = observe::eval_call(&world_ctx(program, &world, None), &mut frame, start)
+            .map_err(|e| format!("task `{}`: start page: {e}", self.instance.name))?;
+        if program.pages.get(idx(page)).is_none() {
+            return Err(format!("task `{}`: no page #{page}", self.instance.name));
+        }
+        let ctx = world_ctx(program, &world, None);
+        self.instruction = render_text(&ctx, &mut frame, &task.say);
+        self.typeable = actions::typeable_values(&ctx, &mut frame, task, &self.instruction);
+        self.expected = answer::expected(&ctx, &mut frame, task.answer.as_ref());
+        let mut nav = Navigation {
+            page,
+            args: args.clone(),
+            ..Navigation::default()
+        };
+        nav.visited.insert((page, args));
+        self.frame = frame;
+        self.state = State {
+            world,
+            nav,
+            forms: BTreeMap::new(),
+            step: 0,
+            alert: None,
+            done: task.horizon == 0,
+            success: false,
+        };
+        self.refresh();
+        self.psi = reward::potential(program, task, &self.state, &self.frame);
+        Ok(())
+    }
+
+    /// The task's frame with the template binder bound to the instance's row.
+    fn bound_frame(&self) -> Result<Vec<Value>, String> {
+        let mut frame = blank_frame(self.task.frame);
+        match (&self.task.template, self.instance.binding) {
+            (None, _) => {}
+            (Some(t), Some(id)) => match frame.get_mut(idx(t.scan.binder)) {
+                Some(slot) => *slot = Value::Row(id),
+                None => return Err("the template binder is outside the task's frame".into()),
+            },
+            (Some(_), None) => {
+                return Err(format!(
+                    "task `{}` is a template: bind a row",
+                    self.task.name
+                ))
+            }
+        }
+        Ok(frame)
+    }
+
+    /// Re-renders the current page and recomputes the candidate actions.
+    fn refresh(&mut self) {
+        self.view = observe::render_page(self.program, &self.state);
+        self.actions = if self.state.done {
+            Vec::new()
+        } else {
+            actions::candidates(&self.view, &self.typeable, self.task.answer.is_some())
+        };
+    }
+
+    /// The current observation.
+    pub fn observation(&self) -> Observation {
+        let v = &self.view;
+        Observation {
+            url: v.url.clone(),
+            title: v.title.clone(),
+            instruction: self.instruction.clone(),
+            alert: self.state.alert.clone(),
+            elements: v.elements.clone(),
+            axtree: axtree(&v.elements),
+        }
+    }
+
+    /// The candidate actions A(o), in §5.2 order (none once the episode is over).
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// The task's typeable values, de-duplicated in §5.2 order.
+    pub fn typeable_values(&self) -> &[String] {
+        &self.typeable
+    }
+
+    /// The expected answers with their variants (empty for operation tasks).
+    pub fn expected_answers(&self) -> &[String] {
+        &self.expected
+    }
+
+    /// The task instance being played.
+    pub fn instance(&self) -> &TaskInstance {
+        &self.instance
+    }
+
+    /// Steps taken this episode (rejected ones included).
+    pub fn steps(&self) -> u32 {
+        self.state.step
+    }
+
+    /// Whether the episode has ended.
+    pub fn done(&self) -> bool {
+        self.state.done
+    }
+
+    /// The database and session now (for tests, the prover and tools).
+    pub fn world(&self) -> &World {
+        &self.state.world
+    }
+
+    /// The current page, its arguments and the pages visited.
+    pub fn navigation(&self) -> &Navigation {
+        &self.state.nav
+    }
+
+    /// Ψ of the current state.
+    pub fn progress(&self) -> f64 {
+        self.psi
+    }
+}

@@ -1,0 +1,165 @@
+//! One step (§5.3).
+//!
+//! An action is first checked against the rendered page: clicking needs an
+//! enabled link, button or checkbox, selecting needs one of the select's
+//! options, typing needs an input, answering needs a retrieval task. Typed and
+//! answered text may be any text (language-model agents write their own), so
+//! those two are not limited to the candidate list. An action that fails this
+//! check is an `Err` and changes nothing — not even the step count — which is
+//! how the agent protocol answers `{"error"}` and goes on.
+//!
+//! A valid action is a step: the alert is cleared, the action applied, the step
+//! counted. A *rejected* step (a marker refused, a fault in link or marker
+//! arguments, typed text that is not of the input's type) changes nothing but
+//! the step count and the alert, and costs ε = 1.
+
+use super::actions::parse_input;
+use super::observe::Handle;
+use super::{answer, reward, Action, ActionKind, Env, FormKey, StepResult};
+use crate::interp::exec::{run_marker, Outcome};
+use crate::interp::state::idx;
+use crate::ir::{self, Value};
+
+/// A valid action, resolved against the page.
+enum Move {
+    Go(Result<(ir::PageId, Vec<Value>), String>),
+    Marker(ir::MarkerId, Result<Vec<Value>, String>),
+    SetForm(FormKey, Value),
+    Reject(String),
+    Answer(String),
+}
+
+/// How applying a move ended.
+enum Applied {
+    Done,
+    Rejected(String),
+    Answered(bool),
+}
+
+impl Env<'_> {
+    /// Takes `action`; an `Err` (an invalid action, or an episode already
+    /// over) leaves the environment exactly as it was.
+    pub fn step(&mut self, action: &Action) -> Result<super::StepResult, String> {
+        if self.state.done {
+            return Err("the episode is over; reset to play again".into());
+        }
+        let mv = self.resolve(action)?;
+        self.state.alert = None;
+        let applied = self.apply(mv);
+        self.state.step = self.state.step.saturating_add(1);
+        let (epsilon, answered) = match applied {
+            Applied::Done => (0, None),
+            Applied::Rejected(alert) => {
+                self.state.alert = Some(alert);
+                (1, None)
+            }
+            Applied::Answered(ok) => (0, Some(ok)),
+        };
+        Ok(self.finish(epsilon, answered))
+    }
+
+    /// Success, termination, the new view and the reward of the step just taken.
+    fn finish(&mut self, epsilon: u8, answered: Option<bool>) -> StepResult {
+        let success = match answered {
+            Some(ok) => ok,
+            None => reward::goal_holds(self.program, self.task, &self.state, &self.frame),
+        };
+        let done = answered.is_some() || success || self.state.step >= self.task.horizon;
+        self.state.success = success;
+        self.state.done = done;
+        self.refresh();
+        let before = self.psi;
+        self.psi = reward::potential(self.program, self.task, &self.state, &self.frame);
+        StepResult {
+            reward: reward::reward(&self.config, success, before, self.psi, epsilon),
+            done,
+            success,
+            epsilon,
+            progress: self.psi,
+        }
+    }
+
+    /// Checks `action` against the page and says what it would do.
+    fn resolve(&self, action: &Action) -> Result<Move, String> {
+        if action.kind == ActionKind::Answer {
+            if self.task.answer.is_none() {
+                return Err("this task takes no answer".into());
+            }
+            let text = action.text.clone().ok_or("an answer needs a text")?;
+            return Ok(Move::Answer(text));
+        }
+        let at = action.element.ok_or("this action needs an element")?;
+        let handle = at
+            .checked_sub(1)
+            .and_then(|i| self.view.handles.get(i))
+            .ok_or_else(|| format!("there is no element [{at}]"))?;
+        let wrong = || format!("element [{at}] cannot take this action");
+        match (action.kind, handle) {
+            (ActionKind::Click, Handle::Go(target)) => Ok(Move::Go(target.clone())),
+            (ActionKind::Click, Handle::Marker(m, args)) => Ok(Move::Marker(*m, args.clone())),
+            (ActionKind::Click, Handle::Checkbox { key, on }) => {
+                Ok(Move::SetForm(key.clone(), Value::Bool(!on)))
+            }
+            (ActionKind::Type, Handle::Input { key, ty }) => {
+                let text = action.text.as_deref().ok_or("typing needs a text")?;
+                Ok(match parse_input(self.program, text, ty) {
+                    Ok(v) => Move::SetForm(key.clone(), v),
+                    Err(why) => Move::Reject(why),
+                })
+            }
+            (ActionKind::Select, Handle::Select { key, options }) => {
+                let text = action.text.as_deref().ok_or("selecting needs an option")?;
+                let (_, v) = options
+                    .iter()
+                    .find(|o| o.0 == text)
+                    .ok_or_else(|| format!("element [{at}] has no option “{text}”"))?;
+                Ok(Move::SetForm(key.clone(), v.clone()))
+            }
+            _ => Err(wrong()),
+        }
+    }
+
+    /// Applies a resolved move; a rejection changes nothing.
+    fn apply(&mut self, mv: Move) -> Applied {
+        match mv {
+            Move::Go(Ok((page, args))) => self.navigate(page, args),
+            Move::Go(Err(why)) | Move::Marker(_, Err(why)) | Move::Reject(why) => {
+                Applied::Rejected(why)
+            }
+            Move::Marker(m, Ok(args)) => {
+                match run_marker(
+                    self.program,
+                    &mut self.state.world,
+                    Some(&self.state.nav),
+                    m,
+                    args,
+                ) {
+                    Outcome::Committed {
+                        go: Some((page, args)),
+                        ..
+                    } => self.navigate(page, args),
+                    // Without `go` the page stays, with its arguments and form values.
+                    Outcome::Committed { go: None, .. } => Applied::Done,
+                    Outcome::Rejected { alert } => Applied::Rejected(alert),
+                }
+            }
+            Move::SetForm(key, v) => {
+                self.state.forms.insert(key, v);
+                Applied::Done
+            }
+            Move::Answer(text) => Applied::Answered(answer::answer_matches(&text, &self.expected)),
+        }
+    }
+
+    /// Shows `page` with `args`: form variables reset, the page marked visited.
+    fn navigate(&mut self, page: ir::PageId, args: Vec<Value>) -> Applied {
+        if self.program.pages.get(idx(page)).is_none() {
+            return Applied::Rejected(format!("there is no page #{page}"));
+        }
+        self.state.forms.clear();
+        self.state.nav.visited.insert((page, args.clone()));
+        self.state.nav.page = page;
+        self.state.nav.args = args;
+        Applied::Done
+    }
+}
