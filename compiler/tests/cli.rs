@@ -270,3 +270,126 @@ fn sarif_carries_the_same_defects_as_json() {
         assert_eq!(from_json, from_sarif, "{}", path.display());
     }
 }
+
+/// A running `wsitec agent`: one request line in, one reply line out.
+struct Agent {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Agent {
+    fn start(site: &str, task: &str) -> Agent {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
+            .args(["agent", site, "--task", task])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("wsitec agent starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        Agent {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, request: &str) -> serde_json::Value {
+        use std::io::{BufRead, Write};
+        writeln!(self.stdin, "{request}").expect("write request");
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("read reply");
+        serde_json::from_str(&line).expect("a JSON reply")
+    }
+
+    /// Clicks the element whose stable key is `key` (or whose text starts so).
+    fn click(&mut self, last: &serde_json::Value, key: &str) -> serde_json::Value {
+        let index = last["obs"]["elements"]
+            .as_array()
+            .and_then(|els| {
+                els.iter().find(|e| {
+                    e["key"] == key || e["text"].as_str().is_some_and(|t| t.starts_with(key))
+                })
+            })
+            .and_then(|e| e["index"].as_u64())
+            .unwrap_or_else(|| panic!("no element `{key}` in {last}"));
+        self.send(&format!(
+            "{{\"act\": {{\"kind\": \"click\", \"element\": {index}}}}}"
+        ))
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_external_script_completes_a_task_over_the_agent_protocol() {
+    let site = wsite_tests::repo_root().join("examples/ecommerce/trailhead.wsite");
+    let mut agent = Agent::start(site.to_str().unwrap_or_default(), "cancel_unshipped_order");
+    let start = agent.send("{\"reset\": {\"task\": \"cancel_unshipped_order\", \"seed\": 0}}");
+    let orders = agent.click(&start, "#orders_link");
+    // Bad lines get an error and leave the episode as it was.
+    assert!(agent.send("garbage").get("error").is_some());
+    assert!(agent.send("{\"act\": 999}").get("error").is_some());
+    let order = agent.click(&orders, "Order #4 ");
+    let done = agent.click(&order, "#cancel_order");
+    // Dense reward, α = 0.5, η = 0.01: `visited Orders` is 1/3 of the progress
+    // weight, the order page the next 1/3, and the cancellation succeeds.
+    let rewards: Vec<f64> = [&orders, &order, &done]
+        .iter()
+        .map(|r| r["reward"].as_f64().unwrap_or(f64::NAN))
+        .collect();
+    let expected = [
+        0.5 * (1.0 / 3.0) - 0.01,
+        0.5 * (2.0 / 3.0) - 0.01,
+        1.0 - 0.01,
+    ];
+    for (got, want) in rewards.iter().zip(expected) {
+        assert!(
+            (got - want).abs() < 1e-12,
+            "rewards {rewards:?}, expected {expected:?}"
+        );
+    }
+    assert_eq!(done["done"], true);
+    assert_eq!(done["success"], true);
+    assert_eq!(done["info"]["epsilon"], 0);
+}
+
+#[test]
+fn play_reports_bad_input_and_quits_cleanly() {
+    use std::io::Write;
+    let site = wsite_tests::repo_root().join("examples/ecommerce/trailhead.wsite");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
+        .args([
+            "play",
+            site.to_str().unwrap_or_default(),
+            "--task",
+            "cancel_unshipped_order",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("wsitec play starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    writeln!(stdin, "banana\n9999\n0\nq").expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wsitec play ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("type an action number"), "{text}");
+    assert!(text.contains("there is no action 9999"), "{text}");
+    assert!(text.contains("reward"), "{text}");
+    let unknown = wsitec(&[
+        "play",
+        site.to_str().unwrap_or_default(),
+        "--task",
+        "no_such_task",
+    ]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no task `no_such_task`"));
+}

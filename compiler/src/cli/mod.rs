@@ -1,8 +1,11 @@
 //! Argument parsing and dispatch: one file per subcommand. Exit codes: 0 on
 //! success, 1 on a user error (reported as a diagnostic), 2 on bad usage.
 
+mod agent;
 mod check;
 mod load;
+mod play;
+mod site;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,6 +25,10 @@ struct Cli {
 enum Command {
     /// Parse, resolve, type- and effect-check, and lint .wsite files.
     Check(check::CheckArgs),
+    /// Play a task in the terminal: numbered actions, reward after each step.
+    Play(play::PlayArgs),
+    /// Serve a task to an external agent over JSON lines on stdin/stdout.
+    Agent(agent::AgentArgs),
 }
 
 pub fn run() -> ExitCode {
@@ -34,5 +41,7 @@ pub fn run() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Agent(args) => agent::run(args),
     }
 }

@@ -1,0 +1,164 @@
+//! `wsitec agent SITE --task NAME`: the JSON-lines protocol for external agents
+//! (docs/agent-protocol.md). One request per line on stdin, one reply per line
+//! on stdout. A line that cannot be understood gets `{"error": ...}` and the
+//! episode goes on unchanged.
+
+use super::site;
+use clap::Args;
+use serde_json::{json, Value};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wsite_runtime::env::{Action, ActionKind, Env, RewardConfig};
+use wsite_runtime::ir::Program;
+
+#[derive(Args)]
+pub struct AgentArgs {
+    /// A `.wsite` file or a directory of them.
+    site: PathBuf,
+    /// The task to start with (a `reset` may name another).
+    #[arg(long)]
+    task: String,
+    /// Reward only success (no progress shaping, penalties or step cost).
+    #[arg(long)]
+    terminal_reward: bool,
+}
+
+pub fn run(args: AgentArgs) -> ExitCode {
+    let program = match site::open(&args.site) {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(1);
+        }
+    };
+    let config = RewardConfig {
+        terminal: args.terminal_reward,
+        ..RewardConfig::default()
+    };
+    let mut session = Session {
+        program: &program,
+        config,
+        env: None,
+        default_task: args.task,
+    };
+    let stdout = std::io::stdout();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = session.handle(&line);
+        let mut out = stdout.lock();
+        if writeln!(out, "{reply}").and_then(|_| out.flush()).is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+struct Session<'p> {
+    program: &'p Program,
+    config: RewardConfig,
+    env: Option<Env<'p>>,
+    default_task: String,
+}
+
+impl<'p> Session<'p> {
+    fn handle(&mut self, line: &str) -> Value {
+        let request: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return error(format!("not JSON: {e}")),
+        };
+        if let Some(reset) = request.get("reset") {
+            return self.reset(reset);
+        }
+        if let Some(act) = request.get("act") {
+            return self.act(act);
+        }
+        error("expected {\"reset\": {...}} or {\"act\": ...}".to_string())
+    }
+
+    fn reset(&mut self, reset: &Value) -> Value {
+        let task = reset
+            .get("task")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.default_task)
+            .to_string();
+        let instance = match site::instance(self.program, &task) {
+            Ok(i) => i,
+            Err(why) => return error(why),
+        };
+        match Env::new(self.program, &instance, self.config) {
+            Ok(env) => {
+                let reply = json!({ "obs": env.observation(), "actions": env.actions() });
+                self.env = Some(env);
+                reply
+            }
+            Err(why) => error(why),
+        }
+    }
+
+    fn act(&mut self, act: &Value) -> Value {
+        let Some(env) = self.env.as_mut() else {
+            return error("no episode yet: send {\"reset\": {\"task\": ...}} first".to_string());
+        };
+        let action = match parse_action(env, act) {
+            Ok(a) => a,
+            Err(why) => return error(why),
+        };
+        match env.step(&action) {
+            Ok(step) => json!({
+                "obs": env.observation(),
+                "actions": env.actions(),
+                "reward": step.reward,
+                "done": step.done,
+                "success": step.success,
+                "info": { "epsilon": step.epsilon, "progress": step.progress },
+            }),
+            Err(why) => error(why),
+        }
+    }
+}
+
+/// `3` (an index into the last `actions`) or `{"kind", "element", "text"}`.
+fn parse_action(env: &Env<'_>, act: &Value) -> Result<Action, String> {
+    if let Some(n) = act.as_u64() {
+        return env
+            .actions()
+            .get(n as usize)
+            .cloned()
+            .ok_or_else(|| format!("no action {n}: there are {} actions", env.actions().len()));
+    }
+    let kind = match act.get("kind").and_then(Value::as_str) {
+        Some("click") => ActionKind::Click,
+        Some("type") => ActionKind::Type,
+        Some("select") => ActionKind::Select,
+        Some("answer") => ActionKind::Answer,
+        Some(other) => {
+            return Err(format!(
+                "unknown action kind `{other}`: use click, type, select or answer"
+            ))
+        }
+        None => {
+            return Err(
+                "an action is an index or {\"kind\": ..., \"element\": ..., \"text\": ...}"
+                    .to_string(),
+            )
+        }
+    };
+    let element = act
+        .get("element")
+        .and_then(Value::as_u64)
+        .map(|e| e as usize);
+    let text = act.get("text").and_then(Value::as_str).map(str::to_string);
+    Ok(Action {
+        kind,
+        element,
+        text,
+    })
+}
+
+fn error(message: String) -> Value {
+    json!({ "error": message })
+}

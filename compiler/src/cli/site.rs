@@ -1,0 +1,42 @@
+//! Opening a site to run: compile it, refuse it with its diagnostics if it has
+//! errors, and find a task instance by name.
+
+use super::load;
+use std::path::Path;
+use wsite_runtime::env::{instances, TaskInstance};
+use wsite_runtime::ir::Program;
+use wsitec::diagnostics::human::{summary, SourceDb};
+
+/// Compiles `path` into a runnable program, or says why it cannot run.
+pub fn open(path: &Path) -> Result<Program, String> {
+    let input = load::program_input(path)?;
+    let name = input.name.clone();
+    let compiled = load::compile(input);
+    if compiled.has_errors() {
+        let report = SourceDb::new(&compiled.sources).render_plain(&compiled.diagnostics);
+        return Err(format!(
+            "{report}{name}: {}; fix the errors first",
+            summary(&compiled.diagnostics)
+        ));
+    }
+    compiled
+        .program
+        .ok_or_else(|| format!("{name} has no `site` to run"))
+}
+
+/// The task instance called `name` (`buy_x1`, or `opening_hours[c=3]`); a bare
+/// template name picks its first instance.
+pub fn instance(program: &Program, name: &str) -> Result<TaskInstance, String> {
+    let all = instances(program);
+    if let Some(found) = all.iter().find(|i| i.name == name) {
+        return Ok(found.clone());
+    }
+    if let Some(first) = all.iter().find(|i| i.name.split('[').next() == Some(name)) {
+        return Ok(first.clone());
+    }
+    let names: Vec<&str> = all.iter().map(|i| i.name.as_str()).collect();
+    Err(format!(
+        "no task `{name}`; the tasks are: {}",
+        names.join(", ")
+    ))
+}
