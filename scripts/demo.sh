@@ -21,3 +21,28 @@ echo
 echo "== the same as JSON, for repair loops (first defect)"
 "$wsitec" check --format json tests/ui/E001_unexpected_token.wsite | head -c 700 || true
 echo
+
+echo
+echo "== an external agent completes a task over the JSON-lines protocol"
+site=examples/ecommerce/trailhead.wsite
+python3 - "$wsitec" "$site" <<'PY' || true
+import json, subprocess, sys
+wsitec, site = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([wsitec, "agent", site, "--task", "cancel_unshipped_order"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(req):
+    p.stdin.write(json.dumps(req) + "\n"); p.stdin.flush()
+    return json.loads(p.stdout.readline())
+def click(reply, key):
+    for e in reply["obs"]["elements"]:
+        if e["key"] == key or e["text"].startswith(key):
+            return send({"act": {"kind": "click", "element": e["index"]}})
+    raise SystemExit(f"no element {key}")
+r = send({"reset": {"task": "cancel_unshipped_order"}})
+print("instruction:", r["obs"]["instruction"])
+for key in ["#orders_link", "Order #4 ", "#cancel_order"]:
+    r = click(r, key)
+    print(f"click {key!r:16} -> {r['obs']['url']:12} reward {r['reward']:+.4f} progress {r['info']['progress']:.3f} done {r['done']} success {r['success']}")
+p.stdin.close(); p.wait()
+PY
+
