@@ -67,6 +67,23 @@ pub fn examples() -> Vec<PathBuf> {
     out
 }
 
+/// Every example's lowered program, with its path. Test support: an example
+/// that does not compile clean is a failure of the caller's test.
+#[allow(clippy::expect_used, clippy::panic)]
+pub fn example_programs() -> Vec<(String, wsite_runtime::ir::Program)> {
+    examples()
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).expect("readable example");
+            let name = path.display().to_string();
+            let program = wsitec::compile_str(&name, &text)
+                .program
+                .unwrap_or_else(|| panic!("{name} does not compile"));
+            (name, program)
+        })
+        .collect()
+}
+
 /// Reads the inline expectations of a fixture.
 pub fn expectations(text: &str) -> Vec<Expected> {
     let mut out = Vec::new();

@@ -11,17 +11,7 @@ use wsite_runtime::ir::{Program, Value};
 
 /// Every example's lowered program, with its file name.
 fn programs() -> Vec<(String, Program)> {
-    wsite_tests::examples()
-        .iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(path).expect("readable example");
-            let name = path.display().to_string();
-            let program = wsitec::compile_str(&name, &text)
-                .program
-                .unwrap_or_else(|| panic!("{name} does not compile"));
-            (name, program)
-        })
-        .collect()
+    wsite_tests::example_programs()
 }
 
 fn trailhead() -> Program {

@@ -109,17 +109,7 @@ type Seen = HashSet<u64, BuildHasherDefault<Fx>>;
 
 /// Every example's lowered program, with its file name.
 fn programs() -> Vec<(String, Program)> {
-    wsite_tests::examples()
-        .iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(path).expect("readable example");
-            let name = path.display().to_string();
-            let program = wsitec::compile_str(&name, &text)
-                .program
-                .unwrap_or_else(|| panic!("{name} does not compile"));
-            (name, program)
-        })
-        .collect()
+    wsite_tests::example_programs()
 }
 
 /// Whether the task's goal or a progress predicate mentions `visited` (then
