@@ -3,9 +3,7 @@
 
 use super::{bug, LowerError, Names};
 use crate::check::types::{Access, Resolved, Ty as CheckTy, Typed};
-use crate::syntax::ast::{
-    self, AggKind, BinaryOp, Expr, ExprKind, QuantKind, Span, TextPart, UnaryOp,
-};
+use crate::syntax::ast::{self, AggKind, Expr, ExprKind, QuantKind, Span, TextPart};
 use std::collections::BTreeMap;
 use wsite_runtime::ir;
 
@@ -67,12 +65,10 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
                     .ok_or_else(|| bug(name.span, format!("unknown function `{}`", name.name)))?;
                 ir::Expr::Call(builtin, self.all(args)?)
             }
-            ExprKind::Unary(op, inner) => ir::Expr::Unary(unary(*op), Box::new(self.expr(inner)?)),
-            ExprKind::Binary(op, a, b) => ir::Expr::Binary(
-                binary(*op),
-                Box::new(self.expr(a)?),
-                Box::new(self.expr(b)?),
-            ),
+            ExprKind::Unary(op, inner) => ir::Expr::Unary(*op, Box::new(self.expr(inner)?)),
+            ExprKind::Binary(op, a, b) => {
+                ir::Expr::Binary(*op, Box::new(self.expr(a)?), Box::new(self.expr(b)?))
+            }
             ExprKind::In(a, list) => match &list.kind {
                 ExprKind::List(items) => ir::Expr::In(Box::new(self.expr(a)?), self.all(items)?),
                 _ => return Err(bug(list.span, "`in` needs a literal list".into())),
@@ -272,30 +268,5 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
             });
         }
         Ok(ir::Expr::Text(parts))
-    }
-}
-
-fn unary(op: UnaryOp) -> ir::UnaryOp {
-    match op {
-        UnaryOp::Neg => ir::UnaryOp::Neg,
-        UnaryOp::Not => ir::UnaryOp::Not,
-    }
-}
-
-fn binary(op: BinaryOp) -> ir::BinaryOp {
-    match op {
-        BinaryOp::Or => ir::BinaryOp::Or,
-        BinaryOp::And => ir::BinaryOp::And,
-        BinaryOp::Eq => ir::BinaryOp::Eq,
-        BinaryOp::Ne => ir::BinaryOp::Ne,
-        BinaryOp::Lt => ir::BinaryOp::Lt,
-        BinaryOp::Le => ir::BinaryOp::Le,
-        BinaryOp::Gt => ir::BinaryOp::Gt,
-        BinaryOp::Ge => ir::BinaryOp::Ge,
-        BinaryOp::Add => ir::BinaryOp::Add,
-        BinaryOp::Sub => ir::BinaryOp::Sub,
-        BinaryOp::Mul => ir::BinaryOp::Mul,
-        BinaryOp::Div => ir::BinaryOp::Div,
-        BinaryOp::Rem => ir::BinaryOp::Rem,
     }
 }

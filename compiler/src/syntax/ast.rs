@@ -569,48 +569,8 @@ impl ExprKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum UnaryOp {
-    Neg,
-    Not,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum BinaryOp {
-    Or,
-    And,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-}
-
-impl BinaryOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinaryOp::Or => "or",
-            BinaryOp::And => "and",
-            BinaryOp::Eq => "==",
-            BinaryOp::Ne => "!=",
-            BinaryOp::Lt => "<",
-            BinaryOp::Le => "<=",
-            BinaryOp::Gt => ">",
-            BinaryOp::Ge => ">=",
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::Rem => "%",
-        }
-    }
-}
+/// The operators are the runtime's own: the IR keeps exactly what was written.
+pub use wsite_runtime::ir::{BinaryOp, UnaryOp};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum QuantKind {

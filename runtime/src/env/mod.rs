@@ -17,7 +17,7 @@ mod observe;
 mod reward;
 mod step;
 
-use crate::interp::eval::{eval, Context, Navigation};
+use crate::interp::eval::{eval, Navigation};
 use crate::interp::exec::{run_setup, World};
 use crate::interp::render::render_text;
 use crate::interp::state::idx;
@@ -244,7 +244,7 @@ fn template_rows(
     task: &ir::TaskDef,
     t: &ir::TaskTemplate,
 ) -> Vec<i64> {
-    let ctx = world_ctx(program, world, None);
+    let ctx = world.context(program, None);
     let mut frame = blank_frame(task.frame);
     let limit = t
         .limit
@@ -274,20 +274,6 @@ fn template_rows(
         }
     }
     ids
-}
-
-/// An evaluation context over a world.
-pub(crate) fn world_ctx<'a>(
-    program: &'a ir::Program,
-    world: &'a World,
-    nav: Option<&'a Navigation>,
-) -> Context<'a> {
-    Context {
-        program,
-        db: &world.db,
-        session: &world.session,
-        nav,
-    }
 }
 
 impl<'p> Env<'p> {
@@ -336,12 +322,12 @@ impl<'p> Env<'p> {
         run_setup(program, &mut world, &mut frame, &task.setup)
             .map_err(|e| format!("task `{}`: setup failed: {e}", self.instance.name))?;
         let start = task.start.as_ref().unwrap_or(&program.site.start);
-        let (page, args) = observe::eval_call(&world_ctx(program, &world, None), &mut frame, start)
+        let (page, args) = observe::eval_call(&world.context(program, None), &mut frame, start)
             .map_err(|e| format!("task `{}`: start page: {e}", self.instance.name))?;
         if program.pages.get(idx(page)).is_none() {
             return Err(format!("task `{}`: no page #{page}", self.instance.name));
         }
-        let ctx = world_ctx(program, &world, None);
+        let ctx = world.context(program, None);
         self.instruction = render_text(&ctx, &mut frame, &task.say);
         self.typeable = actions::typeable_values(&ctx, &mut frame, task, &self.instruction);
         self.expected = answer::expected(&ctx, &mut frame, task.answer.as_ref());

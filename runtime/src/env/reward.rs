@@ -5,13 +5,13 @@
 //! a goal that faults. Dense reward: `1[success] + α·(Ψ(s') − Ψ(s)) − γ·ε − η`;
 //! terminal reward: `1[success]`.
 
-use super::{world_ctx, RewardConfig, State};
+use super::{RewardConfig, State};
 use crate::interp::eval::eval_bool;
 use crate::ir::{self, Expr, Value};
 
 /// Whether `cond` holds in `state`, evaluated in (a copy of) the task frame.
 fn holds(program: &ir::Program, state: &State, frame: &[Value], cond: &Expr) -> bool {
-    let ctx = world_ctx(program, &state.world, Some(&state.nav));
+    let ctx = state.world.context(program, Some(&state.nav));
     let mut frame = frame.to_vec();
     eval_bool(&ctx, &mut frame, cond).unwrap_or(false)
 }

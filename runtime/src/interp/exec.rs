@@ -31,6 +31,22 @@ pub struct World {
 }
 
 impl World {
+    /// An evaluation context reading this world (and `nav`, inside a task).
+    pub fn context<'a>(
+        &'a self,
+        program: &'a ir::Program,
+        nav: Option<&'a Navigation>,
+    ) -> Context<'a> {
+        Context {
+            program,
+            db: &self.db,
+            session: &self.session,
+            nav,
+        }
+    }
+}
+
+impl World {
     /// The initial world: the seed rows and every session variable's `init`.
     pub fn initial(program: &ir::Program) -> World {
         World {
@@ -135,7 +151,7 @@ fn check_requires(
     def: &ir::MarkerDef,
     frame: &mut Vec<Value>,
 ) -> Result<(), String> {
-    let ctx = context(program, world, nav);
+    let ctx = world.context(program, nav);
     for req in &def.requires {
         match eval_bool(&ctx, frame, &req.cond) {
             Ok(true) => {}
@@ -165,26 +181,13 @@ fn eval_call(
     frame: &mut Vec<Value>,
     call: &PageCall,
 ) -> Result<(ir::PageId, Vec<Value>), Fault> {
-    let ctx = context(program, world, nav);
+    let ctx = world.context(program, nav);
     let args = call
         .args
         .iter()
         .map(|a| eval(&ctx, frame, a))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((call.page, args))
-}
-
-fn context<'a>(
-    program: &'a ir::Program,
-    world: &'a World,
-    nav: Option<&'a Navigation>,
-) -> Context<'a> {
-    Context {
-        program,
-        db: &world.db,
-        session: &world.session,
-        nav,
-    }
 }
 
 /// Runs task `setup` statements: like a marker body, but with no permissions to
@@ -254,7 +257,7 @@ impl<'a> Exec<'a> {
     }
 
     fn ctx(&self) -> Context<'_> {
-        context(self.program, &self.world, self.nav)
+        self.world.context(self.program, self.nav)
     }
 
     fn eval(&self, frame: &mut Vec<Value>, e: &ir::Expr) -> Result<Value, Fault> {
