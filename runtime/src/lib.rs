@@ -9,4 +9,5 @@
 pub mod env;
 pub mod interp;
 pub mod ir;
+pub mod layout;
 pub mod value;

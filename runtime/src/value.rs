@@ -157,6 +157,24 @@ impl Date {
             - 1
     }
 
+    /// The date `day_number` days after 0000-03-01: the inverse of
+    /// [`Date::day_number`]; `None` past the range of `i32` years.
+    pub fn from_day_number(n: i64) -> Option<Date> {
+        let era = n.div_euclid(146_097);
+        let doe = n - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = era * 400 + yoe + i64::from(month <= 2);
+        Some(Date {
+            year: i32::try_from(year).ok()?,
+            month: u8::try_from(month).ok()?,
+            day: u8::try_from(day).ok()?,
+        })
+    }
+
     /// The English month name, for `Month D, YYYY` renderings.
     pub fn month_name(self) -> &'static str {
         MONTH_NAMES[usize::from(self.month.clamp(1, 12)) - 1]
@@ -228,6 +246,28 @@ impl fmt::Display for Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn day_numbers_round_trip_over_four_centuries_and_far_years() {
+        let mut n = Date::parse_body("1900-01-01").unwrap().day_number();
+        let end = Date::parse_body("2300-12-31").unwrap().day_number();
+        let mut previous: Option<Date> = None;
+        while n <= end {
+            let d = Date::from_day_number(n).unwrap();
+            assert_eq!(d.day_number(), n, "{d}");
+            assert!(days_in_month(d.year, d.month).is_some_and(|last| d.day <= last));
+            if let Some(p) = previous {
+                assert!(p < d);
+            }
+            previous = Some(d);
+            n += 1;
+        }
+        for s in ["0001-01-01", "0000-03-01", "9999-12-31", "2000-02-29"] {
+            let d = Date::parse_body(s).unwrap();
+            assert_eq!(Date::from_day_number(d.day_number()), Some(d));
+        }
+        assert_eq!(Date::from_day_number(i64::MAX / 2), None);
+    }
 
     #[test]
     fn money_parses_and_renders_with_grouping() {

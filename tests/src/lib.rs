@@ -187,6 +187,21 @@ pub fn compare(expected: &[Expected], actual: &[(usize, String, String, String)]
     problems
 }
 
+/// A tiny deterministic generator for random walks (no `rand`, the same
+/// sequence on every machine).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number in `0..n` (`0` when `n` is 0).
+    pub fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(self.0 >> 33).unwrap_or(0) % n.max(1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

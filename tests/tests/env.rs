@@ -8,6 +8,7 @@
 use wsite_runtime::env::{self, Action, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
 use wsite_runtime::interp::eval::{eval_bool, Context};
 use wsite_runtime::ir::{Program, Value};
+use wsite_tests::Lcg;
 
 /// Every example's lowered program, with its file name.
 fn programs() -> Vec<(String, Program)> {
@@ -347,19 +348,6 @@ fn retrieval_answers_match_by_token_f1() {
         text: Some("December 5, 2026".into()),
     };
     assert!(env.step(&text).unwrap().success);
-}
-
-/// A tiny deterministic generator (no `rand`).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
 }
 
 /// Plays `steps` random candidate actions (resetting when an episode ends),

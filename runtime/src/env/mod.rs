@@ -22,6 +22,7 @@ use crate::interp::exec::{run_setup, World};
 use crate::interp::render::render_text;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
+use crate::layout::{LayoutError, StateLayout, TextPool};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -437,5 +438,30 @@ impl<'p> Env<'p> {
     /// Ψ of the current state.
     pub fn progress(&self) -> f64 {
         self.psi
+    }
+
+    /// The current state as flat bytes (see [`crate::layout`]), its texts
+    /// interned into `pool`.
+    pub fn encode_state(
+        &self,
+        layout: &StateLayout,
+        pool: &mut TextPool,
+    ) -> Result<Vec<u8>, LayoutError> {
+        crate::layout::encode(layout, self.program, &self.state, pool)
+    }
+
+    /// Puts the episode in the state `bytes` hold, as written by
+    /// [`Env::encode_state`] for this task instance with the same `pool`. A
+    /// buffer that does not decode changes nothing.
+    pub fn restore_state(
+        &mut self,
+        layout: &StateLayout,
+        pool: &TextPool,
+        bytes: &[u8],
+    ) -> Result<(), LayoutError> {
+        self.state = crate::layout::decode(layout, self.program, bytes, pool)?;
+        self.refresh();
+        self.psi = reward::potential(self.program, self.task, &self.state, &self.frame);
+        Ok(())
     }
 }
