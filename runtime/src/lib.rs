@@ -1,11 +1,12 @@
-//! wsite runtime: the values every stage agrees on.
+//! wsite runtime: everything that happens after a site is checked.
 //!
-//! This crate owns the run-time side of wsite. Today it holds the scalar value
-//! domain (money, calendar dates, times of day) shared by the compiler's checks and
-//! the later interpreter, so that "is this a real date" and "how is money rendered"
-//! have exactly one answer. The IR, interpreter, environments and prover land here
-//! as they are built (see the issue tracker); nothing in this crate does I/O.
+//! `value` is the scalar domain (money, dates, times) every stage shares; `ir` is
+//! the lowered site; `interp` is the reference interpreter (the oracle);
+//! `env` plays task episodes (observations, actions, rewards); `layout` gives
+//! every state one flat byte encoding for the fast engines; `artifact` reads and
+//! writes the `.wsb` file, the only module here that touches the file system.
 
+pub mod artifact;
 pub mod env;
 pub mod interp;
 pub mod ir;
