@@ -62,7 +62,7 @@ fn violating_rows(ctx: &Context<'_>, cond: &Expr, frame_size: u32) -> Vec<(i64, 
         return Vec::new();
     };
     let mut out = Vec::new();
-    for row in &table.rows {
+    for row in table.rows.iter() {
         let mut frame = vec![Value::None; frame_size as usize];
         if let Some(slot) = frame.get_mut(scan.binder as usize) {
             *slot = Value::Row(row.id);

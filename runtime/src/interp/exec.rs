@@ -360,7 +360,7 @@ impl<'a> Exec<'a> {
         }
         let id = next_id(state).ok_or(Fault::Overflow)?;
         // The largest id so far plus one: pushing keeps the rows sorted.
-        state.rows.push(RowData { id, values });
+        state.rows_mut().push(RowData { id, values });
         self.delta.inserted.push((table, id));
         if let Some(slot) = slot {
             set_slot(frame, slot, Value::Row(id))?;
@@ -384,7 +384,7 @@ impl<'a> Exec<'a> {
             .binary_search_by_key(&id, |r| r.id)
             .map_err(|_| Fault::MissingRow { table, id })?;
         let cell = state
-            .rows
+            .rows_mut()
             .get_mut(at)
             .and_then(|r| r.values.get_mut(idx(field)))
             .ok_or(Fault::TypeConfusion("unknown field"))?;
@@ -416,7 +416,7 @@ impl<'a> Exec<'a> {
             .rows
             .binary_search_by_key(&id, |r| r.id)
             .map_err(|_| Fault::MissingRow { table, id })?;
-        state.rows.remove(at);
+        state.rows_mut().remove(at);
         self.delta.deleted.push((table, id));
         Ok(())
     }

@@ -522,7 +522,7 @@ fn propose_insert(
     let id = super::exec::next_id(state).ok_or_else(|| Violation::TableFull {
         table: def.name.clone(),
     })?;
-    state.rows.push(ir::RowData { id, values });
+    state.rows_mut().push(ir::RowData { id, values });
     written.inserted.push((t, id));
     Ok(())
 }
@@ -545,7 +545,7 @@ fn propose_set(
         .rows
         .binary_search_by_key(&id, |r| r.id)
         .map_err(|_| missing())?;
-    let row = state.rows.get_mut(at).ok_or_else(missing)?;
+    let row = state.rows_mut().get_mut(at).ok_or_else(missing)?;
     // A row shorter than its table (never built by the runtime) is padded, so
     // the set lands in the right place.
     if row.values.len() <= idx(f) {
@@ -573,7 +573,7 @@ fn propose_delete(
             table: table.into(),
             id,
         })?;
-    state.rows.remove(at);
+    state.rows_mut().remove(at);
     written.deleted.push((t, id));
     Ok(())
 }

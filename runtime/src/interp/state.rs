@@ -3,13 +3,18 @@
 //! Rows are kept sorted by id so that scans visit them in id order (the spec's
 //! order for loops, quantifiers and `find`) and lookups are a binary search. A
 //! table's position in `Database::tables` is its `ir::TableId`.
+//!
+//! A table's rows are shared behind an `Arc` and copied on the first write
+//! (`rows_mut`): a marker's transaction, an environment clone and every state
+//! the prover keeps copy only the tables that actually change.
 
 use crate::ir::{self, RowData, TableId};
+use std::sync::Arc;
 
 /// One table's rows, sorted by id, ids unique.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TableState {
-    pub rows: Vec<RowData>,
+    pub rows: Arc<Vec<RowData>>,
 }
 
 /// All tables, indexed by `TableId`.
@@ -23,7 +28,14 @@ impl TableState {
     /// sorting again keeps the invariant whatever the caller passes).
     pub fn new(mut rows: Vec<RowData>) -> TableState {
         rows.sort_by_key(|r| r.id);
-        TableState { rows }
+        TableState {
+            rows: Arc::new(rows),
+        }
+    }
+
+    /// The rows, for writing: copied first if another state shares them.
+    pub fn rows_mut(&mut self) -> &mut Vec<RowData> {
+        Arc::make_mut(&mut self.rows)
     }
 
     /// The row with this id, if any.

@@ -255,7 +255,9 @@ fn decode_tables(
                 def.name
             )));
         }
-        tables.push(TableState { rows });
+        tables.push(TableState {
+            rows: Arc::new(rows),
+        });
     }
     Ok(Database { tables })
 }
@@ -623,7 +625,7 @@ mod tests {
             Err(LayoutError::Full(_))
         ));
         let mut s = state(&program);
-        s.world.db.tables[0].rows[0].values[0] = Value::None;
+        s.world.db.tables[0].rows_mut()[0].values[0] = Value::None;
         assert!(matches!(
             encode(&layout, &program, &s, &mut pool),
             Err(LayoutError::Type(_))
