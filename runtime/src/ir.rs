@@ -270,6 +270,62 @@ pub enum Expr {
     PageIs(PageCall),
 }
 
+impl Expr {
+    /// Calls `f` on each direct subexpression (scan filters, interpolations and
+    /// page-call arguments included), in source order.
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            Expr::Const(_) | Expr::Local(_) | Expr::Session(_) => {}
+            Expr::Field { row: e, .. } | Expr::RowId(e) | Expr::Unary(_, e) => f(e),
+            Expr::Lookup { id, .. } => f(id),
+            Expr::Binary(_, l, r) => {
+                f(l);
+                f(r);
+            }
+            Expr::In(e, items) => {
+                f(e);
+                items.iter().for_each(&mut *f);
+            }
+            Expr::Exists(scan, body) | Expr::All(scan, body) => {
+                scan.for_each_child(f);
+                f(body);
+            }
+            Expr::Count(scan) | Expr::Find(scan) => scan.for_each_child(f),
+            Expr::Aggregate { value, scan, .. } => {
+                scan.for_each_child(f);
+                f(value);
+            }
+            Expr::Call(_, args) => args.iter().for_each(&mut *f),
+            Expr::Text(parts) => for_each_interpolation(parts, f),
+            Expr::Visited(call) | Expr::PageIs(call) => call.args.iter().for_each(&mut *f),
+        }
+    }
+
+    /// Calls `f` on this expression and every expression inside it.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        self.for_each_child(&mut |c| c.walk(f));
+    }
+}
+
+impl RowScan {
+    /// Calls `f` on the filter, if any.
+    pub fn for_each_child(&self, f: &mut dyn FnMut(&Expr)) {
+        if let Some(filter) = &self.filter {
+            f(filter);
+        }
+    }
+}
+
+/// Calls `f` on every `{expr}` of a text.
+pub fn for_each_interpolation(parts: &[TextPart], f: &mut dyn FnMut(&Expr)) {
+    for p in parts {
+        if let TextPart::Interp(e, _) = p {
+            f(e);
+        }
+    }
+}
+
 /// A page with its arguments (evaluated when the reference is followed).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageCall {

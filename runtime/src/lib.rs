@@ -11,4 +11,5 @@ pub mod env;
 pub mod interp;
 pub mod ir;
 pub mod layout;
+pub mod prove;
 pub mod value;

@@ -13,8 +13,8 @@
 
 mod actions;
 mod answer;
-mod observe;
-mod reward;
+pub(crate) mod observe;
+pub(crate) mod reward;
 mod step;
 
 use crate::interp::eval::{eval, Navigation};
@@ -438,6 +438,34 @@ impl<'p> Env<'p> {
     /// Ψ of the current state.
     pub fn progress(&self) -> f64 {
         self.psi
+    }
+
+    /// The episode state (for the prover).
+    pub(crate) fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The rendered page (for the prover).
+    pub(crate) fn view(&self) -> &observe::View {
+        &self.view
+    }
+
+    /// The task's frame after `setup` (for the prover's goal conjuncts).
+    pub(crate) fn task_frame(&self) -> &[Value] {
+        &self.frame
+    }
+
+    /// The task being played.
+    pub(crate) fn task(&self) -> &'p ir::TaskDef {
+        self.task
+    }
+
+    /// Puts the episode in `state` (one this environment produced) and renders
+    /// it.
+    pub(crate) fn load(&mut self, state: State) {
+        self.state = state;
+        self.refresh();
+        self.psi = reward::potential(self.program, self.task, &self.state, &self.frame);
     }
 
     /// The current state as flat bytes (see [`crate::layout`]), its texts

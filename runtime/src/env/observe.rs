@@ -27,6 +27,8 @@ pub(crate) struct View {
     /// Every interpolated value shown by an element, in document order
     /// (answer candidates in retrieval tasks).
     pub shown: Vec<String>,
+    /// The markers of buttons shown disabled (for the prover's explanations).
+    pub disabled_markers: Vec<ir::MarkerId>,
 }
 
 /// What acting on an element does. Argument evaluation may have faulted; the
@@ -400,6 +402,9 @@ impl Renderer<'_> {
     ) {
         let text = self.text(frame, label);
         let off = self.disabled(frame, disabled);
+        if let (true, Handle::Marker(m, _)) = (off, &handle) {
+            self.view.disabled_markers.push(*m);
+        }
         let handle = if off { Handle::Inert } else { handle };
         self.push_full(e, role, text, None, Vec::new(), off, handle);
     }

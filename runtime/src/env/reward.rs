@@ -10,7 +10,7 @@ use crate::interp::eval::eval_bool;
 use crate::ir::{self, Expr, Value};
 
 /// Whether `cond` holds in `state`, evaluated in (a copy of) the task frame.
-fn holds(program: &ir::Program, state: &State, frame: &[Value], cond: &Expr) -> bool {
+pub(crate) fn holds(program: &ir::Program, state: &State, frame: &[Value], cond: &Expr) -> bool {
     let ctx = state.world.context(program, Some(&state.nav));
     let mut frame = frame.to_vec();
     eval_bool(&ctx, &mut frame, cond).unwrap_or(false)

@@ -15,8 +15,8 @@
 
 use super::actions::parse_input;
 use super::observe::Handle;
-use super::{answer, reward, Action, ActionKind, Env, FormKey, StepResult};
-use crate::interp::exec::{run_marker, Outcome};
+use super::{answer, reward, Action, ActionKind, Env, FormKey, State, StepResult};
+use crate::interp::exec::{run_marker, Outcome, Rejection};
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
 
@@ -29,10 +29,19 @@ enum Move {
     Answer(String),
 }
 
+/// A candidate's outcome, as [`Env::successor`] computes it.
+pub(crate) struct Successor {
+    pub state: super::State,
+    pub success: bool,
+    pub rejected: bool,
+    /// Why a marker was refused (`None` for other rejections).
+    pub rejection: Option<Rejection>,
+}
+
 /// How applying a move ended.
 enum Applied {
     Done,
-    Rejected(String),
+    Rejected(String, Option<Rejection>),
     Answered(bool),
 }
 
@@ -44,18 +53,30 @@ impl Env<'_> {
             return Err("the episode is over; reset to play again".into());
         }
         let mv = self.resolve(action)?;
-        self.state.alert = None;
-        let applied = self.apply(mv);
-        self.state.step = self.state.step.saturating_add(1);
-        let (epsilon, answered) = match applied {
-            Applied::Done => (0, None),
-            Applied::Rejected(alert) => {
-                self.state.alert = Some(alert);
-                (1, None)
-            }
-            Applied::Answered(ok) => (0, Some(ok)),
-        };
+        let (epsilon, answered, _) = take(self.program, &self.expected, &mut self.state, mv);
         Ok(self.finish(epsilon, answered))
+    }
+
+    /// The state `action` leads to, its success, and whether it was rejected,
+    /// without rendering it or touching this environment: what a search needs
+    /// from each candidate.
+    pub(crate) fn successor(&self, action: &Action) -> Result<Successor, String> {
+        if self.state.done {
+            return Err("the episode is over".into());
+        }
+        let mv = self.resolve(action)?;
+        let mut state = self.state.clone();
+        let (epsilon, answered, rejection) = take(self.program, &self.expected, &mut state, mv);
+        let success = match answered {
+            Some(ok) => ok,
+            None => reward::goal_holds(self.program, self.task, &state, &self.frame),
+        };
+        Ok(Successor {
+            state,
+            success,
+            rejected: epsilon == 1,
+            rejection,
+        })
     }
 
     /// Success, termination, the new view and the reward of the step just taken.
@@ -118,48 +139,69 @@ impl Env<'_> {
             _ => Err(wrong()),
         }
     }
+}
 
-    /// Applies a resolved move; a rejection changes nothing.
-    fn apply(&mut self, mv: Move) -> Applied {
-        match mv {
-            Move::Go(Ok((page, args))) => self.navigate(page, args),
-            Move::Go(Err(why)) | Move::Marker(_, Err(why)) | Move::Reject(why) => {
-                Applied::Rejected(why)
-            }
-            Move::Marker(m, Ok(args)) => {
-                match run_marker(
-                    self.program,
-                    &mut self.state.world,
-                    Some(&self.state.nav),
-                    m,
-                    args,
-                ) {
-                    Outcome::Committed {
-                        go: Some((page, args)),
-                        ..
-                    } => self.navigate(page, args),
-                    // Without `go` the page stays, with its arguments and form values.
-                    Outcome::Committed { go: None, .. } => Applied::Done,
-                    Outcome::Rejected { alert } => Applied::Rejected(alert),
-                }
-            }
-            Move::SetForm(key, v) => {
-                self.state.forms.insert(key, v);
-                Applied::Done
-            }
-            Move::Answer(text) => Applied::Answered(answer::answer_matches(&text, &self.expected)),
+/// Applies a resolved move as a step: alert cleared, step counted; returns ε,
+/// for an answer whether it matched, and for a refused marker which rule
+/// refused it.
+fn take(
+    program: &ir::Program,
+    expected: &[String],
+    state: &mut State,
+    mv: Move,
+) -> (u8, Option<bool>, Option<Rejection>) {
+    state.alert = None;
+    let applied = apply(program, expected, state, mv);
+    state.step = state.step.saturating_add(1);
+    match applied {
+        Applied::Done => (0, None, None),
+        Applied::Rejected(alert, cause) => {
+            state.alert = Some(alert);
+            (1, None, cause)
         }
+        Applied::Answered(ok) => (0, Some(ok), None),
     }
+}
 
-    /// Shows `page` with `args`: form variables reset, the page marked visited.
-    fn navigate(&mut self, page: ir::PageId, args: Vec<Value>) -> Applied {
-        if self.program.pages.get(idx(page)).is_none() {
-            return Applied::Rejected(format!("there is no page #{page}"));
+/// Applies a resolved move; a rejection changes nothing.
+fn apply(program: &ir::Program, expected: &[String], state: &mut State, mv: Move) -> Applied {
+    match mv {
+        Move::Go(Ok((page, args))) => navigate(program, state, page, args),
+        Move::Go(Err(why)) | Move::Marker(_, Err(why)) | Move::Reject(why) => {
+            Applied::Rejected(why, None)
         }
-        self.state.forms.clear();
-        self.state.nav.visited.insert((page, args.clone()));
-        self.state.nav.page = page;
-        self.state.nav.args = args;
-        Applied::Done
+        Move::Marker(m, Ok(args)) => {
+            match run_marker(program, &mut state.world, Some(&state.nav), m, args) {
+                Outcome::Committed {
+                    go: Some((page, args)),
+                    ..
+                } => navigate(program, state, page, args),
+                // Without `go` the page stays, with its arguments and form values.
+                Outcome::Committed { go: None, .. } => Applied::Done,
+                Outcome::Rejected { alert, cause } => Applied::Rejected(alert, Some(cause)),
+            }
+        }
+        Move::SetForm(key, v) => {
+            state.forms.insert(key, v);
+            Applied::Done
+        }
+        Move::Answer(text) => Applied::Answered(answer::answer_matches(&text, expected)),
     }
+}
+
+/// Shows `page` with `args`: form variables reset, the page marked visited.
+fn navigate(
+    program: &ir::Program,
+    state: &mut State,
+    page: ir::PageId,
+    args: Vec<Value>,
+) -> Applied {
+    if program.pages.get(idx(page)).is_none() {
+        return Applied::Rejected(format!("there is no page #{page}"), None);
+    }
+    state.forms.clear();
+    state.nav.visited.insert((page, args.clone()));
+    state.nav.page = page;
+    state.nav.args = args;
+    Applied::Done
 }

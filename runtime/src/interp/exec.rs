@@ -74,8 +74,21 @@ pub enum Outcome {
         go: Option<(ir::PageId, Vec<Value>)>,
         delta: Delta,
     },
-    /// Nothing changed; `alert` says why.
-    Rejected { alert: String },
+    /// Nothing changed; `alert` says why, `cause` says which rule refused.
+    Rejected { alert: String, cause: Rejection },
+}
+
+/// Which rule of §5.3 refused a marker (for the prover's explanations and C302).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// `requires` clause `index` (0-based) was false or faulted.
+    Requires { index: usize },
+    /// The body failed: `reject`, a run-time fault, a full table, a bad `go`.
+    Body,
+    /// The gate refused the delta.
+    Gate(gate::Violation),
+    /// An unknown marker or the wrong number of arguments (a broken IR).
+    Call,
 }
 
 /// Frames never need more slots than this (as in `eval`); a larger slot is a
@@ -94,48 +107,52 @@ pub fn run_marker(
 ) -> Outcome {
     match try_marker(program, world, nav, marker, args) {
         Ok(outcome) => outcome,
-        Err(alert) => Outcome::Rejected { alert },
+        Err((alert, cause)) => Outcome::Rejected { alert, cause },
     }
 }
 
-/// `run_marker` with rejection as an `Err(alert)`; `world` is assigned only on
-/// the last line, after everything that can fail.
+/// `run_marker` with rejection as an `Err((alert, cause))`; `world` is
+/// assigned only on the last line, after everything that can fail.
 fn try_marker(
     program: &ir::Program,
     world: &mut World,
     nav: Option<&Navigation>,
     marker: ir::MarkerId,
     args: Vec<Value>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, (String, Rejection)> {
     let def = program
         .markers
         .get(idx(marker))
-        .ok_or_else(|| format!("unknown marker #{marker}"))?;
+        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
     if args.len() != def.params.len() {
-        return Err(format!(
+        let alert = format!(
             "`{}` takes {} arguments, not {}",
             def.name,
             def.params.len(),
             args.len()
-        ));
+        );
+        return Err((alert, Rejection::Call));
     }
     let mut frame = args;
     check_requires(program, world, nav, def, &mut frame)?;
     let mut exec = Exec::new(program, nav, world.clone());
     exec.run_block(&mut frame, &def.body)
-        .map_err(|stop| stop.alert(program, &def.name))?;
+        .map_err(|stop| (stop.alert(program, &def.name), Rejection::Body))?;
     let Exec {
         world: after,
         delta,
         go,
         ..
     } = exec;
-    gate::validate(program, def, &after, &delta).map_err(|v| v.to_string())?;
+    gate::validate(program, def, &after, &delta)
+        .map_err(|v| (v.to_string(), Rejection::Gate(v)))?;
     let go = match go {
-        Some((call, mut at)) => Some(
-            eval_call(program, &after, nav, &mut at, call)
-                .map_err(|f| format!("`{}` failed: {}", def.name, f.describe(program)))?,
-        ),
+        Some((call, mut at)) => {
+            Some(eval_call(program, &after, nav, &mut at, call).map_err(|f| {
+                let alert = format!("`{}` failed: {}", def.name, f.describe(program));
+                (alert, Rejection::Body)
+            })?)
+        }
         None => None,
     };
     *world = after;
@@ -150,25 +167,18 @@ fn check_requires(
     nav: Option<&Navigation>,
     def: &ir::MarkerDef,
     frame: &mut Vec<Value>,
-) -> Result<(), String> {
+) -> Result<(), (String, Rejection)> {
     let ctx = world.context(program, nav);
-    for req in &def.requires {
-        match eval_bool(&ctx, frame, &req.cond) {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(match &req.message {
-                    Some(parts) => render_text(&ctx, frame, parts),
-                    None => format!("`{}` was rejected", def.name),
-                })
-            }
-            Err(fault) => {
-                return Err(format!(
-                    "`{}` was rejected: {}",
-                    def.name,
-                    fault.describe(program)
-                ))
-            }
-        }
+    for (index, req) in def.requires.iter().enumerate() {
+        let alert = match eval_bool(&ctx, frame, &req.cond) {
+            Ok(true) => continue,
+            Ok(false) => match &req.message {
+                Some(parts) => render_text(&ctx, frame, parts),
+                None => format!("`{}` was rejected", def.name),
+            },
+            Err(fault) => format!("`{}` was rejected: {}", def.name, fault.describe(program)),
+        };
+        return Err((alert, Rejection::Requires { index }));
     }
     Ok(())
 }
@@ -588,7 +598,7 @@ mod tests {
         let outcome = run_marker(p, &mut world, None, marker, args);
         assert_eq!(world, before, "a rejected step changed the world");
         match outcome {
-            Outcome::Rejected { alert } => alert,
+            Outcome::Rejected { alert, .. } => alert,
             other => panic!("expected a rejection, got {other:?}"),
         }
     }

@@ -1,0 +1,406 @@
+//! Why a task has no witness, in terms a site author can act on.
+//!
+//! While the search runs, [`Observed`] keeps what it saw: which top-level goal
+//! conjuncts ever held, the state of highest Ψ, the pages reached, and for each
+//! marker whether its button was shown, enabled, tried, refused (and why, with
+//! the values of the refusing `requires`) or committed. [`explain`] then names,
+//! for every conjunct that never held, the markers that could write what it
+//! reads and the reason each never made it true.
+
+use super::footprint::{expr_reads, marker_effects, touches, Locs};
+use super::search::Search;
+use super::{Verdict, WitnessStep};
+use crate::env::{reward, Action, Env, State};
+use crate::interp::eval::eval;
+use crate::interp::exec::Rejection;
+use crate::ir::{self, BinaryOp, Expr, Value};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// The top-level `and`-conjuncts of a goal, left to right.
+pub fn conjuncts(goal: &Expr) -> Vec<&Expr> {
+    match goal {
+        Expr::Binary(BinaryOp::And, l, r) => {
+            let mut out = conjuncts(l);
+            out.extend(conjuncts(r));
+            out
+        }
+        other => vec![other],
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct MarkerSeen {
+    /// An enabled button for it was on a page the search expanded.
+    offered: bool,
+    /// A disabled button for it was shown.
+    disabled: bool,
+    attempts: u32,
+    commits: u32,
+    first_refusal: Option<Refusal>,
+}
+
+#[derive(Clone, Debug)]
+struct Refusal {
+    alert: String,
+    requirement: Option<usize>,
+    /// The values of the refusing requirement's two sides (or of the whole
+    /// condition when it is not a comparison), rendered.
+    operands: Vec<String>,
+    node: u32,
+    action: Action,
+}
+
+/// What the search saw, for explanations.
+pub(super) struct Observed<'p> {
+    program: &'p ir::Program,
+    task: &'p ir::TaskDef,
+    conjuncts: Vec<&'p Expr>,
+    ever_true: Vec<bool>,
+    best_progress: f64,
+    best_node: u32,
+    pages: BTreeSet<ir::PageId>,
+    markers: Vec<MarkerSeen>,
+}
+
+impl<'p> Observed<'p> {
+    pub(super) fn new(program: &'p ir::Program, task: &'p ir::TaskDef) -> Self {
+        let conjuncts = task.goal.as_ref().map(conjuncts).unwrap_or_default();
+        Observed {
+            program,
+            task,
+            ever_true: vec![false; conjuncts.len()],
+            conjuncts,
+            best_progress: -1.0,
+            best_node: 0,
+            pages: BTreeSet::new(),
+            markers: vec![MarkerSeen::default(); program.markers.len()],
+        }
+    }
+
+    /// A state reached for the first time.
+    pub(super) fn note_state(&mut self, state: &State, frame: &[Value], node: u32) {
+        for (c, seen) in self.conjuncts.iter().zip(self.ever_true.iter_mut()) {
+            if !*seen {
+                *seen = reward::holds(self.program, state, frame, c);
+            }
+        }
+        let psi = reward::potential(self.program, self.task, state, frame);
+        if psi > self.best_progress {
+            self.best_progress = psi;
+            self.best_node = node;
+        }
+    }
+
+    /// A state expanded: its page, and the markers its buttons offer.
+    pub(super) fn note_expanded(&mut self, env: &Env<'_>) {
+        self.pages.insert(env.state().nav.page);
+        let view = env.view();
+        for h in &view.handles {
+            if let crate::env::observe::Handle::Marker(m, _) = h {
+                if let Some(seen) = self.markers.get_mut(*m as usize) {
+                    seen.offered = true;
+                }
+            }
+        }
+        for m in &view.disabled_markers {
+            if let Some(seen) = self.markers.get_mut(*m as usize) {
+                seen.disabled = true;
+            }
+        }
+    }
+
+    /// A click on marker `m`'s button from node `node`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn note_attempt(
+        &mut self,
+        m: ir::MarkerId,
+        args: &[Value],
+        env: &Env<'_>,
+        rejection: Option<&Rejection>,
+        alert: &Option<String>,
+        node: u32,
+        action: &Action,
+    ) {
+        let program = self.program;
+        let Some(seen) = self.markers.get_mut(m as usize) else {
+            return;
+        };
+        seen.attempts = seen.attempts.saturating_add(1);
+        let Some(cause) = rejection else {
+            seen.commits = seen.commits.saturating_add(1);
+            return;
+        };
+        if seen.first_refusal.is_some() {
+            return;
+        }
+        let requirement = match cause {
+            Rejection::Requires { index } => Some(*index),
+            _ => None,
+        };
+        let operands = requirement
+            .map(|i| requirement_operands(program, env.state(), m, args, i))
+            .unwrap_or_default();
+        seen.first_refusal = Some(Refusal {
+            alert: alert.clone().unwrap_or_default(),
+            requirement,
+            operands,
+            node,
+            action: action.clone(),
+        });
+    }
+}
+
+/// The values of a marker's requirement `index`'s sides, evaluated in `state`
+/// with the marker's arguments.
+fn requirement_operands(
+    program: &ir::Program,
+    state: &State,
+    m: ir::MarkerId,
+    args: &[Value],
+    index: usize,
+) -> Vec<String> {
+    let Some(def) = program.markers.get(m as usize) else {
+        return Vec::new();
+    };
+    let Some(req) = def.requires.get(index) else {
+        return Vec::new();
+    };
+    let ctx = state.world.context(program, Some(&state.nav));
+    let mut frame = args.to_vec();
+    let sides: Vec<&Expr> = match &req.cond {
+        Expr::Binary(op, l, r) if !matches!(op, BinaryOp::And | BinaryOp::Or) => vec![l, r],
+        other => vec![other],
+    };
+    sides
+        .into_iter()
+        .map(|e| match eval(&ctx, &mut frame, e) {
+            Ok(v) => describe(&v),
+            Err(f) => format!("(fails: {})", f.describe(program)),
+        })
+        .collect()
+}
+
+/// A value as an explanation shows it (without its static type, an enum is
+/// its variant number and a row its id).
+fn describe(v: &Value) -> String {
+    match v {
+        Value::None => "none".into(),
+        Value::Int(n) => n.to_string(),
+        Value::Money(c) => crate::value::Money(*c).to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Text(s) => format!("{s:?}"),
+        Value::Date(d) => d.to_string(),
+        Value::Time(t) => t.to_string(),
+        Value::Enum(i) => format!("variant #{i}"),
+        Value::Row(id) => format!("row {id}"),
+    }
+}
+
+/// Why no witness: the conjuncts that never held and their writers' stories,
+/// the closest approach, and the pages reached.
+#[derive(Clone, Debug, Serialize)]
+pub struct Explanation {
+    /// One sentence.
+    pub summary: String,
+    pub unmet: Vec<UnmetConjunct>,
+    pub closest: Closest,
+    /// The pages any explored state showed, by name.
+    pub pages_reached: Vec<String>,
+    /// Pages no explored state showed, by name.
+    pub pages_unreached: Vec<String>,
+}
+
+/// A goal conjunct (by position) that held in no explored state.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnmetConjunct {
+    /// 0-based position among the goal's top-level `and`s.
+    pub index: usize,
+    pub of: usize,
+    /// Markers that write something it reads, and why each never made it hold.
+    pub writers: Vec<MarkerReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MarkerReport {
+    pub marker: String,
+    pub status: MarkerStatus,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum MarkerStatus {
+    /// No button anywhere triggers it.
+    NoTrigger,
+    /// Its buttons are on pages no explored state reached.
+    PagesUnreached { pages: Vec<String> },
+    /// Its pages were reached but its button was never rendered there.
+    NeverShown { pages: Vec<String> },
+    /// Its button was shown, always disabled.
+    AlwaysDisabled { pages: Vec<String> },
+    /// Tried and refused every time; the first refusal's alert, the refusing
+    /// `requires` (0-based) with its sides' values, and the trace to it.
+    AlwaysRejected {
+        attempts: u32,
+        alert: String,
+        requirement: Option<usize>,
+        operands: Vec<String>,
+        trace: Vec<WitnessStep>,
+    },
+    /// It committed, yet the conjunct never held.
+    Committed { commits: u32 },
+}
+
+/// The explored state of highest Ψ (the first found, so the shallowest).
+#[derive(Clone, Debug, Serialize)]
+pub struct Closest {
+    pub progress: f64,
+    pub trace: Vec<WitnessStep>,
+}
+
+pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Explanation {
+    let program = search.program();
+    let task = search.task();
+    let seen = &search.observed;
+    let name = |p: ir::PageId| {
+        program
+            .pages
+            .get(p as usize)
+            .map_or_else(|| format!("#{p}"), |d| d.name.clone())
+    };
+    let summary = match verdict {
+        Verdict::Undecided => format!(
+            "the search budget ran out after {} states, with every state up to {depth} steps explored",
+            search.states()
+        ),
+        _ if task.answer.is_some() => format!(
+            "no state within {} steps offers an answer that matches ({} states explored)",
+            task.horizon,
+            search.states()
+        ),
+        _ => format!(
+            "the goal holds in no state within {} steps ({} states explored)",
+            task.horizon,
+            search.states()
+        ),
+    };
+    let unmet = seen
+        .conjuncts
+        .iter()
+        .zip(&seen.ever_true)
+        .enumerate()
+        .filter(|(_, (_, held))| !**held)
+        .map(|(index, (c, _))| UnmetConjunct {
+            index,
+            of: seen.conjuncts.len(),
+            writers: writers(search, c),
+        })
+        .collect();
+    let pages_reached = seen.pages.iter().map(|p| name(*p)).collect();
+    let pages_unreached = (0..program.pages.len())
+        .filter_map(|p| u32::try_from(p).ok())
+        .filter(|p| !seen.pages.contains(p))
+        .map(name)
+        .collect();
+    Explanation {
+        summary,
+        unmet,
+        closest: Closest {
+            progress: seen.best_progress.max(0.0),
+            trace: search.keyed(&search.path(seen.best_node)),
+        },
+        pages_reached,
+        pages_unreached,
+    }
+}
+
+/// The markers that write what `conjunct` reads, each with its story.
+fn writers(search: &Search<'_>, conjunct: &Expr) -> Vec<MarkerReport> {
+    let program = search.program();
+    let mut reads = Locs::new();
+    expr_reads(conjunct, &mut reads);
+    program
+        .markers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| touches(&marker_effects(program, m).writes, &reads))
+        .map(|(i, m)| MarkerReport {
+            marker: m.name.clone(),
+            status: status(search, u32::try_from(i).unwrap_or(u32::MAX)),
+        })
+        .collect()
+}
+
+fn status(search: &Search<'_>, m: ir::MarkerId) -> MarkerStatus {
+    let program = search.program();
+    let seen = &search.observed;
+    let name = |p: &ir::PageId| {
+        program
+            .pages
+            .get(*p as usize)
+            .map_or_else(|| format!("#{p}"), |d| d.name.clone())
+    };
+    let hosts = trigger_pages(program, m);
+    let reached: Vec<ir::PageId> = hosts
+        .iter()
+        .copied()
+        .filter(|p| seen.pages.contains(p))
+        .collect();
+    let Some(ms) = seen.markers.get(m as usize) else {
+        return MarkerStatus::NoTrigger;
+    };
+    if hosts.is_empty() {
+        MarkerStatus::NoTrigger
+    } else if reached.is_empty() {
+        MarkerStatus::PagesUnreached {
+            pages: hosts.iter().map(name).collect(),
+        }
+    } else if ms.commits > 0 {
+        MarkerStatus::Committed {
+            commits: ms.commits,
+        }
+    } else if let Some(r) = &ms.first_refusal {
+        let mut path = search.path(r.node);
+        path.push(r.action.clone());
+        MarkerStatus::AlwaysRejected {
+            attempts: ms.attempts,
+            alert: r.alert.clone(),
+            requirement: r.requirement,
+            operands: r.operands.clone(),
+            trace: search.keyed(&path),
+        }
+    } else if ms.disabled && !ms.offered {
+        MarkerStatus::AlwaysDisabled {
+            pages: reached.iter().map(name).collect(),
+        }
+    } else {
+        MarkerStatus::NeverShown {
+            pages: reached.iter().map(name).collect(),
+        }
+    }
+}
+
+/// The pages with a button that triggers marker `m`.
+pub fn trigger_pages(program: &ir::Program, m: ir::MarkerId) -> Vec<ir::PageId> {
+    fn has(body: &[ir::Element], m: ir::MarkerId) -> bool {
+        body.iter().any(|e| match &e.kind {
+            ir::ElementKind::Button {
+                action: ir::Action::Marker { marker, .. },
+                ..
+            } => *marker == m,
+            ir::ElementKind::Section { body, .. } => has(body, m),
+            ir::ElementKind::For(f) => has(&f.body, m),
+            ir::ElementKind::If {
+                then, otherwise, ..
+            } => has(then, m) || has(otherwise, m),
+            _ => false,
+        })
+    }
+    program
+        .pages
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| has(&p.body, m))
+        .filter_map(|(i, _)| u32::try_from(i).ok())
+        .collect()
+}

@@ -1,0 +1,163 @@
+//! Bounded reachability (§5.5): for each task instance, a breadth-first search
+//! of the exact state space finds a shortest witness, exhausts the space within
+//! the horizon (infeasible, with an explanation), or runs out of budget
+//! (undecided).
+//!
+//! The search steps the real environment (`env`), so it proves what an agent
+//! will meet. `footprint` computes the cone of influence that lets it skip
+//! actions that cannot matter; `search` is the breadth-first search and its
+//! bookkeeping; `explain` turns what the search saw into reasons a person can
+//! act on. Witnesses name elements by stable key, so they survive re-ordering
+//! of the page and replay in any runtime (`replay`).
+
+pub mod explain;
+pub mod footprint;
+mod search;
+
+pub use explain::{Explanation, MarkerReport, MarkerStatus, UnmetConjunct};
+pub use search::prove_instance;
+
+use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Distinct states per task instance the spec allows by default.
+pub const DEFAULT_BUDGET: usize = 1_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Distinct states explored before the verdict is undecided.
+    pub budget: usize,
+    /// Skip actions outside the task's cone of influence.
+    pub prune: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            budget: DEFAULT_BUDGET,
+            prune: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Feasible,
+    Infeasible,
+    Undecided,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Feasible => "feasible",
+            Verdict::Infeasible => "infeasible",
+            Verdict::Undecided => "undecided",
+        }
+    }
+}
+
+/// One action of a witness, naming its element by stable key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessStep {
+    pub kind: ActionKind,
+    /// The element's stable key (`None` for `answer`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub text: Option<String>,
+}
+
+impl fmt::Display for WitnessStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            ActionKind::Click => "click",
+            ActionKind::Type => "type",
+            ActionKind::Select => "select",
+            ActionKind::Answer => "answer",
+        };
+        f.write_str(kind)?;
+        if let Some(k) = &self.key {
+            write!(f, " {k}")?;
+        }
+        if let Some(t) = &self.text {
+            write!(f, " {t:?}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What the prover concluded about one task instance.
+#[derive(Clone, Debug, Serialize)]
+pub struct Proof {
+    pub instance: TaskInstance,
+    pub verdict: Verdict,
+    /// A shortest successful action sequence (feasible only).
+    pub witness: Vec<WitnessStep>,
+    /// Distinct states seen.
+    pub states: usize,
+    /// Every state up to this many steps was explored.
+    pub depth: u32,
+    /// The goal already holds before any step (F404).
+    pub initially_true: bool,
+    /// Why no witness was found (infeasible and undecided).
+    pub explanation: Option<Explanation>,
+}
+
+/// Replays `witness` on a fresh environment of `instance`, resolving each key
+/// on the page at that point. `Ok(true)` when the last step succeeds and no
+/// earlier one ends the episode.
+pub fn replay(
+    program: &crate::ir::Program,
+    instance: &TaskInstance,
+    witness: &[WitnessStep],
+) -> Result<bool, String> {
+    let mut env = Env::new(program, instance, RewardConfig::default())?;
+    for (i, step) in witness.iter().enumerate() {
+        let action = resolve_step(&env, step)?;
+        let r = env
+            .step(&action)
+            .map_err(|e| format!("step {}: {e}", i + 1))?;
+        if r.done {
+            return Ok(r.success && i + 1 == witness.len());
+        }
+    }
+    Ok(false)
+}
+
+/// The action a witness step names on the current page.
+pub fn resolve_step(env: &Env<'_>, step: &WitnessStep) -> Result<Action, String> {
+    let element = match &step.key {
+        None => None,
+        Some(key) => Some(
+            env.observation()
+                .elements
+                .iter()
+                .find(|e| &e.key == key)
+                .map(|e| e.index)
+                .ok_or_else(|| format!("no element `{key}` on {}", env.observation().url))?,
+        ),
+    };
+    Ok(Action {
+        kind: step.kind,
+        element,
+        text: step.text.clone(),
+    })
+}
+
+/// The witness step for `action` on the current page.
+pub(crate) fn step_of(env: &Env<'_>, action: &Action) -> WitnessStep {
+    let key = action.element.and_then(|i| {
+        env.observation()
+            .elements
+            .get(i.wrapping_sub(1))
+            .map(|e| e.key.clone())
+    });
+    WitnessStep {
+        kind: action.kind,
+        key,
+        text: action.text.clone(),
+    }
+}

@@ -1,0 +1,370 @@
+//! The breadth-first search over one task instance's states.
+//!
+//! States are told apart by a 64-bit fingerprint of page, arguments, form
+//! variables, database and session (plus the visited set when the task's goal
+//! or progress asks `visited`), never by step or alert (§5.5). Level `d` of the
+//! search holds the states first reached in `d` steps, so the first success is
+//! a shortest witness. A frontier state is kept whole (tables are shared
+//! copy-on-write, so siblings cost little); every other state is one node: its
+//! parent and the action that reached it, enough to rebuild any trace.
+
+use super::explain::{self, Observed};
+use super::footprint::Cone;
+use super::{Options, Proof, Verdict};
+use crate::env::observe::Handle;
+use crate::env::{reward, Action, ActionKind, Env, RewardConfig, State, TaskInstance};
+use crate::ir::{self, Expr};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// Proves one task instance.
+pub fn prove_instance(
+    program: &ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+) -> Result<Proof, String> {
+    let env = Env::new(program, instance, RewardConfig::default())?;
+    let task = env.task();
+    let cone = options.prune.then(|| Cone::of_task(program, task));
+    let mut search = Search::new(program, env, options, cone);
+    let ended = search.run();
+    let initially_true = search.initially_true;
+    let states = search.seen.len();
+    let (verdict, witness, depth) = match ended {
+        Ended::Witness {
+            node,
+            action,
+            depth,
+        } => {
+            let mut path = search.path(node);
+            path.push(action);
+            (Verdict::Feasible, search.keyed(&path), depth)
+        }
+        Ended::Exhausted { depth } => (Verdict::Infeasible, Vec::new(), depth),
+        Ended::Budget { depth } => (Verdict::Undecided, Vec::new(), depth),
+    };
+    let explanation = (verdict != Verdict::Feasible).then(|| search.explain(verdict, depth));
+    Ok(Proof {
+        instance: instance.clone(),
+        verdict,
+        witness,
+        states,
+        depth,
+        initially_true,
+        explanation,
+    })
+}
+
+/// How a search ended. `depth` is the number of steps fully explored.
+enum Ended {
+    Witness {
+        node: u32,
+        action: Action,
+        depth: u32,
+    },
+    Exhausted {
+        depth: u32,
+    },
+    Budget {
+        depth: u32,
+    },
+}
+
+/// A state reached: its parent node and the action from there (`u32::MAX`
+/// and no action for the initial state).
+struct Node {
+    parent: u32,
+    action: Option<Action>,
+}
+
+pub(super) struct Search<'p> {
+    program: &'p ir::Program,
+    /// A scratch environment, loaded with each state expanded.
+    env: Env<'p>,
+    /// The untouched initial environment, for replaying traces.
+    start: Env<'p>,
+    options: Options,
+    cone: Option<Cone>,
+    with_visited: bool,
+    nodes: Vec<Node>,
+    seen: HashSet<u64, BuildHasherDefault<Prehashed>>,
+    initially_true: bool,
+    pub(super) observed: Observed<'p>,
+}
+
+impl<'p> Search<'p> {
+    fn new(program: &'p ir::Program, env: Env<'p>, options: Options, cone: Option<Cone>) -> Self {
+        let task = env.task();
+        let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
+            || task.progress.iter().any(|(_, p)| mentions_visited(p));
+        Search {
+            program,
+            start: env.clone(),
+            observed: Observed::new(program, task),
+            env,
+            options,
+            cone,
+            with_visited,
+            nodes: Vec::new(),
+            seen: HashSet::default(),
+            initially_true: false,
+        }
+    }
+
+    fn run(&mut self) -> Ended {
+        let root = self.env.state().clone();
+        let task = self.env.task();
+        self.initially_true = reward::goal_holds(self.program, task, &root, self.env.task_frame());
+        self.seen.insert(self.fingerprint(&root));
+        self.nodes.push(Node {
+            parent: u32::MAX,
+            action: None,
+        });
+        self.note_new(&root, 0);
+        let mut frontier = vec![(0u32, root)];
+        for depth in 0..task.horizon {
+            let mut next = Vec::new();
+            for (id, state) in frontier {
+                if let Some(end) = self.expand(id, state, depth, &mut next) {
+                    return end;
+                }
+            }
+            if next.is_empty() {
+                return Ended::Exhausted {
+                    depth: task.horizon,
+                };
+            }
+            frontier = next;
+        }
+        Ended::Exhausted {
+            depth: task.horizon,
+        }
+    }
+
+    /// Tries every candidate of one state; new states go to `next`.
+    fn expand(
+        &mut self,
+        id: u32,
+        state: State,
+        depth: u32,
+        next: &mut Vec<(u32, State)>,
+    ) -> Option<Ended> {
+        self.env.load(state);
+        self.observed.note_expanded(&self.env);
+        let last_level = depth + 1 >= self.env.task().horizon;
+        let actions = self.env.actions().to_vec();
+        for action in actions {
+            if self.pruned(&action) {
+                continue;
+            }
+            let Ok(succ) = self.env.successor(&action) else {
+                continue;
+            };
+            let marker = self.marker_of(&action);
+            if let Some((m, args)) = &marker {
+                self.observed.note_attempt(
+                    *m,
+                    args,
+                    &self.env,
+                    succ.rejection.as_ref(),
+                    &succ.state.alert,
+                    id,
+                    &action,
+                );
+            }
+            if succ.success {
+                return Some(Ended::Witness {
+                    node: id,
+                    action,
+                    depth: depth + 1,
+                });
+            }
+            if succ.rejected || action.kind == ActionKind::Answer {
+                continue;
+            }
+            if !self.seen.insert(self.fingerprint(&succ.state)) {
+                continue;
+            }
+            if self.seen.len() > self.options.budget {
+                return Some(Ended::Budget { depth });
+            }
+            let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+            self.nodes.push(Node {
+                parent: id,
+                action: Some(action),
+            });
+            self.note_new(&succ.state, node);
+            if !last_level {
+                next.push((node, succ.state));
+            }
+        }
+        None
+    }
+
+    /// Goal conjuncts and Ψ of a newly reached state.
+    fn note_new(&mut self, state: &State, node: u32) {
+        self.observed.note_state(state, self.env.task_frame(), node);
+    }
+
+    /// Whether the cone says this action cannot matter.
+    fn pruned(&self, action: &Action) -> bool {
+        let Some(cone) = &self.cone else { return false };
+        let Some(handle) = action
+            .element
+            .and_then(|i| self.env.view().handles.get(i.wrapping_sub(1)))
+        else {
+            return false;
+        };
+        let page = self.env.state().nav.page;
+        match handle {
+            Handle::Marker(m, _) => cone.idle_markers.contains(m),
+            Handle::Input { key, .. }
+            | Handle::Select { key, .. }
+            | Handle::Checkbox { key, .. } => cone.idle_fields.contains(&(page, key.0)),
+            Handle::Inert | Handle::Go(_) => false,
+        }
+    }
+
+    /// The marker a click triggers, with its arguments (when they evaluated).
+    fn marker_of(&self, action: &Action) -> Option<(ir::MarkerId, Vec<ir::Value>)> {
+        if action.kind != ActionKind::Click {
+            return None;
+        }
+        match self
+            .env
+            .view()
+            .handles
+            .get(action.element?.wrapping_sub(1))?
+        {
+            Handle::Marker(m, args) => Some((*m, args.clone().unwrap_or_default())),
+            _ => None,
+        }
+    }
+
+    fn fingerprint(&self, state: &State) -> u64 {
+        let mut h = Fingerprint::default();
+        state.world.hash(&mut h);
+        state.nav.page.hash(&mut h);
+        state.nav.args.hash(&mut h);
+        state.forms.hash(&mut h);
+        if self.with_visited {
+            state.nav.visited.hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// The actions from the initial state to `node`.
+    pub(super) fn path(&self, mut node: u32) -> Vec<Action> {
+        let mut path = Vec::new();
+        while let Some(n) = self.nodes.get(node as usize) {
+            match &n.action {
+                Some(a) => path.push(a.clone()),
+                None => break,
+            }
+            node = n.parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// `path` replayed from the start, each action named by stable key.
+    pub(super) fn keyed(&self, path: &[Action]) -> Vec<super::WitnessStep> {
+        let mut env = self.start.clone();
+        let mut out = Vec::with_capacity(path.len());
+        for a in path {
+            out.push(super::step_of(&env, a));
+            if env.step(a).is_err() {
+                break;
+            }
+        }
+        out
+    }
+
+    fn explain(&self, verdict: Verdict, depth: u32) -> super::Explanation {
+        explain::explain(self, verdict, depth)
+    }
+
+    pub(super) fn states(&self) -> usize {
+        self.seen.len()
+    }
+
+    pub(super) fn program(&self) -> &'p ir::Program {
+        self.program
+    }
+
+    pub(super) fn task(&self) -> &'p ir::TaskDef {
+        self.start.task()
+    }
+}
+
+/// Whether an expression asks `visited`.
+fn mentions_visited(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Visited(_)));
+    found
+}
+
+/// A 64-bit state fingerprint: each word is mixed into the running value
+/// with SplitMix64's finaliser, so similar states spread over all bits.
+#[derive(Default)]
+struct Fingerprint(u64);
+
+impl Fingerprint {
+    fn mix(&mut self, word: u64) {
+        let mut z = (self.0 ^ word).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        self.0 = z ^ (z >> 31);
+    }
+}
+
+impl Hasher for Fingerprint {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.mix(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.mix(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.mix(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.mix(i);
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.mix(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.mix(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// For sets of fingerprints, which are already well mixed.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
