@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up and runs the main job: build the compiler, check every example site
-# and show what the checker reports on a file with planted mistakes.
+# Sets up and runs the main job: build the compiler, check every example site,
+# prove one site's tasks and build its artifact, show how an impossible task is
+# explained, and let an external agent play a task.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
@@ -10,8 +11,21 @@ fi
 cargo build --release --locked -p wsitec
 wsitec=target/release/wsitec
 
-echo "== checking the example sites"
+echo "== checking the example sites (every analysis, the prover included)"
 "$wsitec" check --color never examples/*/*.wsite
+
+echo
+echo "== proving every task of the banking site: verdicts and shortest witnesses"
+"$wsitec" prove examples/banking/cascade_cu.wsite
+
+echo
+echo "== building it into a certified artifact"
+mkdir -p target/demo
+"$wsitec" build examples/banking/cascade_cu.wsite -o target/demo/cascade_cu.wsb
+
+echo
+echo "== an impossible task, explained (exit code 1 is expected)"
+"$wsitec" check --color never tests/ui/F401_precondition_never_met.wsite || true
 
 echo
 echo "== a file with planted mistakes (exit code 1 is expected)"

@@ -10,6 +10,7 @@ pub mod check;
 pub mod diagnostics;
 pub mod lower;
 pub mod syntax;
+pub mod verify;
 
 use diagnostics::{Code, Diagnostic, Diagnostics};
 use syntax::ast::{FileId, SourceFile, Span, UseTarget};
@@ -32,6 +33,18 @@ pub struct Compilation {
     pub diagnostics: Vec<Diagnostic>,
     /// The lowered program, when checking found no errors.
     pub program: Option<wsite_runtime::ir::Program>,
+    /// The prover's verdict on every task instance, when proving was asked
+    /// for and the program lowered.
+    pub proofs: Vec<verify::TaskOutcome>,
+}
+
+/// What `compile_with` runs beyond the static analyses.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Prove every task (F401–F406) and sweep the invariants (C302).
+    pub prove: Option<wsite_runtime::prove::Options>,
+    /// Prove only this task (a task or instance name); the sweep is skipped.
+    pub only_task: Option<String>,
 }
 
 impl Compilation {
@@ -43,6 +56,11 @@ impl Compilation {
 /// Parses `roots` and every file they `use` (through `loader`), then runs every
 /// static analysis. Each root is a separate entry file of the same program.
 pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
+    compile_with(roots, loader, Options::default())
+}
+
+/// [`compile`], plus the bounded search when `options.prove` is set.
+pub fn compile_with(roots: Vec<Source>, loader: &mut Loader<'_>, options: Options) -> Compilation {
     let mut diags = Diagnostics::default();
     let mut sources = roots;
     let mut files: Vec<SourceFile> = Vec::new();
@@ -59,17 +77,30 @@ pub fn compile(roots: Vec<Source>, loader: &mut Loader<'_>) -> Compilation {
         i += 1;
     }
     let typed = check::check_program(&files, &mut diags);
+    let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
     let program = if diags.has_errors() {
         None
     } else {
-        let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
         lower_and_run_checks(&files, &texts, &typed, &mut diags)
+    };
+    // A site whose seed breaks an invariant (C301) has no meaningful runs.
+    let proofs = match (&program, options.prove) {
+        (Some(p), Some(prove)) if !diags.has_errors() => verify::verify(
+            &files,
+            &texts,
+            p,
+            prove,
+            options.only_task.as_deref(),
+            &mut diags,
+        ),
+        _ => Vec::new(),
     };
     Compilation {
         sources,
         files,
         diagnostics: diags.into_sorted(),
         program,
+        proofs,
     }
 }
 
@@ -96,7 +127,7 @@ fn lower_and_run_checks(
     }
     match lower::lower(files, texts, typed) {
         Ok(lowered) => {
-            check::consistency::check(&lowered, diags);
+            check::consistency::check(&lowered, files, diags);
             Some(lowered.program)
         }
         Err(e) => {
@@ -115,12 +146,18 @@ fn lower_and_run_checks(
 
 /// Checks one text with no other files (what tests and fuzzers want).
 pub fn compile_str(name: &str, text: &str) -> Compilation {
-    compile(
+    compile_str_with(name, text, Options::default())
+}
+
+/// [`compile_str`] with options (the prover, for instance).
+pub fn compile_str_with(name: &str, text: &str, options: Options) -> Compilation {
+    compile_with(
         vec![Source {
             name: name.into(),
             text: text.into(),
         }],
         &mut |_, path| Err(format!("cannot load `{path}`: no files are available here")),
+        options,
     )
 }
 

@@ -17,13 +17,19 @@ fn wsitec(args: &[&str]) -> std::process::Output {
 fn json_reports_every_planted_defect_at_its_line() {
     let mut failures = Vec::new();
     for path in wsite_tests::fixtures() {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let budget = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("// prove-budget:"))
+            .map_or("200000", str::trim);
         let out = wsitec(&[
             "check",
             "--format",
             "json",
+            "--budget",
+            budget,
             path.to_str().unwrap_or_default(),
         ]);
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
         let expected = wsite_tests::expectations(&text);
         let code = out.status.code();
         let wants_error = expected.iter().any(|e| e.severity == "error");
@@ -143,21 +149,205 @@ fn human_output_shows_source_and_help_and_exit_codes_follow_the_contract() {
 
 #[test]
 fn examples_check_clean_through_the_binary() {
-    for path in wsite_tests::examples() {
-        let out = wsitec(&[
-            "check",
-            "--color",
-            "never",
-            path.to_str().unwrap_or_default(),
-        ]);
+    // Every analysis, the prover and the invariant sweep included.
+    let examples = wsite_tests::examples();
+    std::thread::scope(|s| {
+        for path in &examples {
+            s.spawn(move || {
+                let out = wsitec(&[
+                    "check",
+                    "--color",
+                    "never",
+                    path.to_str().unwrap_or_default(),
+                ]);
+                assert_eq!(
+                    out.status.code(),
+                    Some(0),
+                    "{}:\n{}",
+                    path.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            });
+        }
+    });
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wsitec-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+fn example(name: &str) -> String {
+    wsite_tests::examples()
+        .into_iter()
+        .find(|p| p.ends_with(name))
+        .and_then(|p| p.to_str().map(String::from))
+        .unwrap_or_else(|| panic!("no example {name}"))
+}
+
+#[test]
+fn build_writes_a_reproducible_artifact_every_command_accepts() {
+    let dir = scratch("build");
+    let site = example("banking/cascade_cu.wsite");
+    let (a, b) = (dir.join("a.wsb"), dir.join("b.wsb"));
+    for out in [&a, &b] {
+        let o = wsitec(&["build", &site, "-o", out.to_str().unwrap_or_default()]);
         assert_eq!(
-            out.status.code(),
+            o.status.code(),
             Some(0),
-            "{}:\n{}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr)
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
         );
     }
+    let bytes = std::fs::read(&a).expect("the artifact");
+    assert_eq!(
+        bytes,
+        std::fs::read(&b).expect("the second artifact"),
+        "builds differ"
+    );
+    let built =
+        wsite_runtime::artifact::read(&a, env!("CARGO_PKG_VERSION")).expect("it reads back");
+    assert!(built
+        .tasks
+        .iter()
+        .all(|t| t.verdict == "feasible" && !t.witness.is_empty()));
+    assert_eq!(
+        built.tasks.len(),
+        wsite_runtime::env::instances(&built.program).len()
+    );
+    // The artifact runs: prove it again, and play a task over the agent protocol.
+    let wsb = a.to_str().unwrap_or_default();
+    let o = wsitec(&["prove", wsb, "--task", "update_phone"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("click #save_contact"));
+    let agent = run_with_input(
+        &["agent", wsb, "--task", "update_phone"],
+        "{\"reset\": {\"task\": \"update_phone\"}}\n",
+    );
+    assert!(agent.contains("\"obs\""), "{agent}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn stale_foreign_and_damaged_artifacts_get_clear_errors() {
+    let dir = scratch("bad-wsb");
+    let good = dir.join("good.wsb");
+    let site = example("banking/cascade_cu.wsite");
+    let o = wsitec(&["build", &site, "-o", good.to_str().unwrap_or_default()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut built = wsite_runtime::artifact::read(&good, env!("CARGO_PKG_VERSION")).expect("reads");
+    built.meta.compiler_version = "0.0.1".into();
+    let stale = dir.join("stale.wsb");
+    wsite_runtime::artifact::write(&built, &stale).expect("writes");
+    let bytes = std::fs::read(&good).expect("bytes");
+    let truncated = dir.join("truncated.wsb");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("writes");
+    let garbage = dir.join("garbage.wsb");
+    std::fs::write(&garbage, b"this is not a database at all").expect("writes");
+    let cases = [
+        (&stale, "stale"),
+        (&truncated, "corrupt"),
+        (&garbage, "not a wsite artifact"),
+    ];
+    for (path, says) in cases {
+        for cmd in ["play", "agent", "prove"] {
+            let p = path.to_str().unwrap_or_default();
+            let o = wsitec(&[cmd, p, "--task", "update_phone"]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{cmd} {p}: {err}");
+            assert!(err.contains(says), "{cmd} {p}: expected “{says}” in: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn build_refuses_unproven_tasks_unless_told_to_drop_them() {
+    let dir = scratch("drop");
+    let src = dir.join("shop.wsite");
+    let fixture = wsite_tests::ui_dir().join("F401_horizon_too_short.wsite");
+    let text = std::fs::read_to_string(fixture).expect("the fixture");
+    // A second, feasible task, so something is left after dropping.
+    let text = format!(
+        "{text}\ntask open_catalog {{\n  say \"Open the shop.\"\n  goal page is Catalog\n}}\n"
+    );
+    std::fs::write(&src, text).expect("writes");
+    let out = dir.join("shop.wsb");
+    let (s, o) = (
+        src.to_str().unwrap_or_default(),
+        out.to_str().unwrap_or_default(),
+    );
+    let refused = wsitec(&["build", s, "-o", o]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--drop-infeasible"));
+    assert!(!out.exists(), "a refused build wrote the artifact");
+    let dropped = wsitec(&["build", s, "-o", o, "--drop-infeasible"]);
+    assert_eq!(
+        dropped.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&dropped.stderr)
+    );
+    let built = wsite_runtime::artifact::read(&out, env!("CARGO_PKG_VERSION")).expect("reads");
+    let names: Vec<&str> = built
+        .program
+        .tasks
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["open_catalog"]);
+    assert!(built
+        .tasks
+        .iter()
+        .any(|t| t.name == "buy_lamp" && t.verdict == "infeasible"));
+    assert!(built.defects.iter().any(|d| d.code == "F401"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn prove_reports_verdicts_as_json_and_fails_on_unproven_tasks() {
+    let fixture = wsite_tests::ui_dir().join("F401_horizon_too_short.wsite");
+    let o = wsitec(&[
+        "prove",
+        "--format",
+        "json",
+        fixture.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(report["tasks"][0]["verdict"], "infeasible");
+    assert!(report["tasks"][0]["reason"]
+        .as_str()
+        .is_some_and(|r| r.contains("2 steps")));
+    let site = example("ecommerce/trailhead.wsite");
+    let o = wsitec(&["prove", "--format", "json", &site, "--task", "price_check"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let tasks = report["tasks"].as_array().expect("tasks");
+    assert!(tasks.len() > 1, "every instance of the template");
+    assert!(tasks
+        .iter()
+        .all(|t| t["verdict"] == "feasible"
+            && t["witness"].as_array().is_some_and(|w| !w.is_empty())));
 }
 
 #[test]
@@ -392,4 +582,21 @@ fn play_reports_bad_input_and_quits_cleanly() {
     ]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no task `no_such_task`"));
+}
+
+/// Runs `wsitec args` with `input` on stdin; its stdout.
+fn run_with_input(args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("wsitec starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wsitec ends");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

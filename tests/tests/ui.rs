@@ -1,6 +1,8 @@
-//! The conformance suite: every `tests/ui/*.wsite` fixture is checked, its
-//! diagnostics compared with the expectations written inline, and the rendered
-//! report (plain text, no colour) snapshot-tested.
+//! The conformance suite: every `tests/ui/*.wsite` fixture is checked (the
+//! prover included, as `wsitec check` runs it), its diagnostics compared with
+//! the expectations written inline, and the rendered report (plain text, no
+//! colour) snapshot-tested. A fixture may set the prover's state budget with a
+//! line `// prove-budget: N` (F406 needs a small one).
 //!
 //! Regenerate snapshots after an intended change with
 //! `INSTA_UPDATE=always cargo test -p wsite-tests --test ui` and review the diff.
@@ -17,7 +19,7 @@ fn check_fixture(path: &std::path::Path) -> (Vec<String>, String) {
         "tests/ui/{}",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("?")
     );
-    let compiled = wsitec::compile_str(&name, &text);
+    let compiled = compile(&name, &text);
     let actual: Vec<(usize, String, String, String)> = compiled
         .diagnostics
         .iter()
@@ -34,6 +36,23 @@ fn check_fixture(path: &std::path::Path) -> (Vec<String>, String) {
     let problems = compare(&expectations(&text), &actual);
     let report = SourceDb::new(&compiled.sources).render_plain(&compiled.diagnostics);
     (problems, report)
+}
+
+/// What `wsitec check` does: every analysis, the bounded search included.
+fn compile(name: &str, text: &str) -> wsitec::Compilation {
+    let budget = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("// prove-budget:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(200_000);
+    let options = wsitec::Options {
+        prove: Some(wsite_runtime::prove::Options {
+            budget,
+            ..Default::default()
+        }),
+        only_task: None,
+    };
+    wsitec::compile_str_with(name, text, options)
 }
 
 #[test]
@@ -78,8 +97,8 @@ fn rendered_reports_match_snapshots() {
 }
 
 #[test]
-fn every_static_code_has_a_fixture() {
-    use wsitec::diagnostics::{Category, Code};
+fn every_code_has_a_fixture() {
+    use wsitec::diagnostics::Code;
     let texts: Vec<String> = fixtures()
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap_or_default())
@@ -89,13 +108,8 @@ fn every_static_code_has_a_fixture() {
         .flat_map(|t| expectations(t))
         .map(|e| e.code)
         .collect();
-    // C302 and the feasibility codes need the prover, and C303 is a heuristic
-    // that comes with it. Every other code must be exercised.
     let missing: Vec<&str> = Code::ALL
         .iter()
-        .filter(|c| {
-            !matches!(c.category(), Category::Feasibility) && !matches!(c, Code::C302 | Code::C303)
-        })
         .map(|c| c.as_str())
         .filter(|c| !expected.contains(*c))
         .collect();
@@ -109,7 +123,7 @@ fn every_diagnostic_follows_the_style_guide() {
     let mut problems = Vec::new();
     for path in fixtures() {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        for d in wsitec::compile_str("fixture.wsite", &text).diagnostics {
+        for d in compile("fixture.wsite", &text).diagnostics {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
             if d.message.chars().next().is_some_and(char::is_uppercase) || d.message.ends_with('.')
             {

@@ -1,19 +1,30 @@
 //! Consistency checks that run the program: C301 (the seed data breaks an
-//! invariant). They need the lowered IR and the reference interpreter, so they
-//! run after lowering, on programs with no errors.
+//! invariant) and C303 (a hard-coded literal duplicates a field the page could
+//! show, in [`hardcoded`]). They need the lowered IR and the reference
+//! interpreter, so they run after lowering, on programs with no errors.
+
+pub mod hardcoded;
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::lower::Lowered;
+use crate::syntax::ast::SourceFile;
 use serde_json::json;
 use wsite_runtime::interp::eval::{eval_bool, Context};
 use wsite_runtime::interp::render::render;
 use wsite_runtime::interp::state::Database;
 use wsite_runtime::ir::{Expr, Ty, Value};
 
+/// Runs every consistency check on a lowered program; `files` are its ASTs
+/// (for the spans of page texts).
+pub fn check(lowered: &Lowered, files: &[SourceFile], diags: &mut Diagnostics) {
+    check_invariants(lowered, diags);
+    hardcoded::check(lowered, files, diags);
+}
+
 /// C301: every invariant must hold on the seed data and the session's initial
 /// values. An invariant whose evaluation faults (a division by zero, a `none`
 /// row) does not hold either: the spec makes a faulting predicate false.
-pub fn check(lowered: &Lowered, diags: &mut Diagnostics) {
+fn check_invariants(lowered: &Lowered, diags: &mut Diagnostics) {
     let program = &lowered.program;
     let db = Database::from_seed(program);
     let session: Vec<_> = program.session.iter().map(|s| s.init.clone()).collect();
@@ -62,7 +73,7 @@ fn violating_rows(ctx: &Context<'_>, cond: &Expr, frame_size: u32) -> Vec<(i64, 
         return Vec::new();
     };
     let mut out = Vec::new();
-    for row in table.rows.iter() {
+    for row in table.rows().iter() {
         let mut frame = vec![Value::None; frame_size as usize];
         if let Some(slot) = frame.get_mut(scan.binder as usize) {
             *slot = Value::Row(row.id);

@@ -1,4 +1,6 @@
-//! `wsitec check FILE…`: every static analysis, rendered for people or as JSON.
+//! `wsitec check FILE…`: every analysis — the static ones and, unless
+//! `--no-prove`, the bounded search behind the C and F codes — rendered for
+//! people, as JSON or as SARIF.
 
 use super::load;
 use clap::{Args, ValueEnum};
@@ -30,10 +32,12 @@ pub struct CheckArgs {
     /// each) or `sarif` (one SARIF 2.1.0 log per program, a line each).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Skip the bounded reachability search (the prover is not built yet, so this
-    /// is accepted for forward compatibility and changes nothing today).
+    /// Skip the bounded reachability search (F401–F406, C302): static checks only.
     #[arg(long)]
     no_prove: bool,
+    /// Distinct states the search may explore per task instance.
+    #[arg(long, default_value_t = wsite_runtime::prove::DEFAULT_BUDGET)]
+    budget: usize,
     #[arg(long, value_enum, default_value = "auto")]
     color: Color,
 }
@@ -51,7 +55,14 @@ pub fn run(args: CheckArgs) -> ExitCode {
             }
         };
         let name = input.name.clone();
-        let compiled = load::compile(input);
+        let options = wsitec::Options {
+            prove: (!args.no_prove).then_some(wsite_runtime::prove::Options {
+                budget: args.budget,
+                ..Default::default()
+            }),
+            only_task: None,
+        };
+        let compiled = load::compile_with(input, options);
         any_error |= compiled.has_errors();
         match args.format {
             Format::Json => {

@@ -1,19 +1,61 @@
-//! Reading programs from disk: a `.wsite` file, or a directory whose `.wsite`
-//! files form one program, plus the files they `use`.
+//! Reading programs from disk: a `.wsite` file, a directory whose `.wsite`
+//! files form one program, or a built `.wsb` artifact (which carries its
+//! sources), plus the files they `use`.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use wsite_runtime::artifact::{self, Artifact};
 use wsitec::{Compilation, Source};
 
 /// One program to check: its display name and entry files.
 pub struct ProgramInput {
     pub name: String,
     pub roots: Vec<Source>,
+    /// Files an artifact carries, found by name before the disk is tried.
+    pub embedded: Vec<Source>,
+}
+
+/// The version `.wsb` files must have been built by.
+pub const COMPILER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Whether `path` names an artifact: a `.wsb` name (so a damaged one gets the
+/// artifact reader's clear error), or a file that starts like one.
+pub fn is_artifact(path: &Path) -> bool {
+    if path.extension().is_some_and(|x| x == "wsb") {
+        return true;
+    }
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| artifact::looks_like_artifact(&head))
+}
+
+/// Reads a `.wsb` artifact (every failure is a clear message).
+pub fn read_artifact(path: &Path) -> Result<Artifact, String> {
+    artifact::read(path, COMPILER_VERSION).map_err(|e| e.to_string())
 }
 
 /// Expands a command-line path into a program: a file is one program by itself;
-/// a directory is one program made of all the `.wsite` files directly in it.
+/// a directory is one program made of all the `.wsite` files directly in it; an
+/// artifact gives back the sources it was built from.
 pub fn program_input(path: &Path) -> Result<ProgramInput, String> {
     let name = path.display().to_string();
+    if is_artifact(path) {
+        let built = read_artifact(path)?;
+        let embedded: Vec<Source> = built
+            .sources
+            .into_iter()
+            .map(|s| Source {
+                name: s.path,
+                text: s.text,
+            })
+            .collect();
+        return Ok(ProgramInput {
+            name,
+            roots: embedded.clone(),
+            embedded,
+        });
+    }
     if path.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(|e| format!("cannot read directory `{name}`: {e}"))?
@@ -28,11 +70,16 @@ pub fn program_input(path: &Path) -> Result<ProgramInput, String> {
             .iter()
             .map(|f| read_source(f))
             .collect::<Result<Vec<_>, _>>()?;
-        return Ok(ProgramInput { name, roots });
+        return Ok(ProgramInput {
+            name,
+            roots,
+            embedded: Vec::new(),
+        });
     }
     Ok(ProgramInput {
         name,
         roots: vec![read_source(path)?],
+        embedded: Vec::new(),
     })
 }
 
@@ -70,10 +117,25 @@ fn read_source(path: &Path) -> Result<Source, String> {
     Ok(Source { name, text })
 }
 
-/// Compiles a program, loading `use "./x.wsite"` relative to the importing file.
+/// Compiles a program (static analyses only), loading `use "./x.wsite"`
+/// relative to the importing file.
 pub fn compile(input: ProgramInput) -> Compilation {
-    wsitec::compile(input.roots, &mut |importer, path| {
-        let base = Path::new(importer).parent().unwrap_or(Path::new("."));
-        read_source(&base.join(path))
-    })
+    compile_with(input, wsitec::Options::default())
+}
+
+/// Compiles a program with options (the prover, for instance).
+pub fn compile_with(input: ProgramInput, options: wsitec::Options) -> Compilation {
+    let embedded = input.embedded;
+    wsitec::compile_with(
+        input.roots,
+        &mut |importer, path| {
+            let base = Path::new(importer).parent().unwrap_or(Path::new("."));
+            let wanted = normalize(&base.join(path)).display().to_string();
+            if let Some(found) = embedded.iter().find(|s| s.name == wanted) {
+                return Ok(found.clone());
+            }
+            read_source(&base.join(path))
+        },
+        options,
+    )
 }

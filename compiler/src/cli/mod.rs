@@ -2,9 +2,11 @@
 //! success, 1 on a user error (reported as a diagnostic), 2 on bad usage.
 
 mod agent;
+mod build;
 mod check;
 mod load;
 mod play;
+mod prove;
 mod site;
 
 use clap::{Parser, Subcommand};
@@ -23,8 +25,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse, resolve, type- and effect-check, and lint .wsite files.
+    /// Every analysis: parse, resolve, type- and effect-check, lint, and prove.
     Check(check::CheckArgs),
+    /// Prove every task, then write the certified `.wsb` artifact.
+    Build(build::BuildArgs),
+    /// Reachability only: each task's verdict, shortest witness or explanation.
+    Prove(prove::ProveArgs),
     /// Play a task in the terminal: numbered actions, reward after each step.
     Play(play::PlayArgs),
     /// Serve a task to an external agent over JSON lines on stdin/stdout.
@@ -41,6 +47,8 @@ pub fn run() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Build(args) => build::run(args),
+        Command::Prove(args) => prove::run(args),
         Command::Play(args) => play::run(args),
         Command::Agent(args) => agent::run(args),
     }

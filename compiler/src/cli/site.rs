@@ -1,5 +1,6 @@
-//! Opening a site to run: compile it, refuse it with its diagnostics if it has
-//! errors, and find a task instance by name.
+//! Opening a site to run: load a built `.wsb` (its proven IR, as is) or
+//! compile `.wsite` sources, refusing them with their diagnostics if they have
+//! errors; and finding a task instance by name.
 
 use super::load;
 use std::path::Path;
@@ -7,8 +8,12 @@ use wsite_runtime::env::{instances, TaskInstance};
 use wsite_runtime::ir::Program;
 use wsitec::diagnostics::human::{summary, SourceDb};
 
-/// Compiles `path` into a runnable program, or says why it cannot run.
+/// The runnable program at `path` (`.wsite`, directory or `.wsb`), or why it
+/// cannot run.
 pub fn open(path: &Path) -> Result<Program, String> {
+    if load::is_artifact(path) {
+        return load::read_artifact(path).map(|a| a.program);
+    }
     let input = load::program_input(path)?;
     let name = input.name.clone();
     let compiled = load::compile(input);

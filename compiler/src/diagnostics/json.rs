@@ -5,10 +5,12 @@
 //! (`λ1·sev + λ2·ln(1 + dep) + λ3·scope − λ4·cost`, λ = 1, 1, 0.5, 0.25). Defects
 //! are listed in dependency order, highest priority first among those ready.
 //!
-//! What counts as a dependency today: a diagnostic inside a declaration that has
-//! a syntax error (E001–E003) depends on that syntax error, because the parser's
-//! recovery may have produced it. `scope` is 1 and `cost` is 1 for every static
-//! defect; the prover's defects will refine both.
+//! What counts as a dependency: a diagnostic inside a declaration that has a
+//! syntax error (E001–E003) depends on that syntax error, because the parser's
+//! recovery may have produced it; and a defect that names objects in its
+//! `after` list (a task's F401 names the unreachable page its marker's button
+//! is on) depends on every defect about those objects (that page's S101).
+//! `scope` and `cost` are 1 for every defect.
 
 use super::{Category, Diagnostic, Severity};
 use crate::syntax::ast::{SourceFile, Span};
@@ -58,6 +60,10 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
         .filter(|(_, d)| d.code.category() == Category::Syntax)
         .map(|(i, d)| (i, decl_of(d.span)))
         .collect();
+    let objects: Vec<Option<String>> = diags
+        .iter()
+        .map(|d| d.object.clone().or_else(|| enclosing_object(files, d.span)))
+        .collect();
     diags
         .iter()
         .enumerate()
@@ -65,14 +71,22 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
             if d.code.category() == Category::Syntax {
                 return Vec::new();
             }
-            let Some(decl) = decl_of(d.span) else {
-                return Vec::new();
+            let mut deps: Vec<usize> = match decl_of(d.span) {
+                Some(decl) => syntax
+                    .iter()
+                    .filter(|(j, s)| *j != i && *s == Some(decl))
+                    .map(|(j, _)| *j)
+                    .collect(),
+                None => Vec::new(),
             };
-            syntax
-                .iter()
-                .filter(|(j, s)| *j != i && *s == Some(decl))
-                .map(|(j, _)| *j)
-                .collect()
+            // Defects on the objects this one names as blockers (an
+            // unreachable page behind a task's F401).
+            for (j, o) in objects.iter().enumerate() {
+                if j != i && o.as_ref().is_some_and(|o| d.after.contains(o)) && !deps.contains(&j) {
+                    deps.push(j);
+                }
+            }
+            deps
         })
         .collect()
 }
@@ -126,8 +140,9 @@ fn repair_order(deps: &[Vec<usize>], prio: &[f64]) -> Vec<usize> {
         let ready = (0..deps.len())
             .filter(|&i| !placed[i] && deps[i].iter().all(|&j| placed[j]))
             .max_by(|&a, &b| prio[a].total_cmp(&prio[b]).then(b.cmp(&a)));
-        // Dependencies point only at syntax errors, which depend on nothing, so
-        // something is always ready; the fallback keeps this total anyway.
+        // Dependencies point at syntax errors and at structural defects, which
+        // depend on nothing but syntax errors, so something is always ready;
+        // the fallback keeps this total anyway.
         let next = ready.or_else(|| (0..deps.len()).find(|&i| !placed[i]));
         let Some(i) = next else { break };
         placed[i] = true;

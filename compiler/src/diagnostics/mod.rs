@@ -39,6 +39,9 @@ pub struct Diagnostic {
     pub evidence: Option<serde_json::Value>,
     /// 1.0 for exact checks, lower for heuristics.
     pub confidence: f64,
+    /// Objects (`page Checkout`) whose defects must be fixed before this one
+    /// means anything: the report's `depends_on` points at them.
+    pub after: Vec<String>,
 }
 
 impl Diagnostic {
@@ -53,6 +56,7 @@ impl Diagnostic {
             object: None,
             evidence: None,
             confidence: 1.0,
+            after: Vec::new(),
         }
     }
     pub fn label(mut self, text: impl Into<String>) -> Self {

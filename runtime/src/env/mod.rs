@@ -257,7 +257,7 @@ fn template_rows(
     let rows = world
         .db
         .table(t.scan.table)
-        .map(|t| t.rows.as_slice())
+        .map(|t| t.rows())
         .unwrap_or(&[]);
     let mut ids = Vec::new();
     for row in rows {

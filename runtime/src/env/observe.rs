@@ -517,7 +517,7 @@ impl Renderer<'_> {
             .ctx
             .db
             .table(scan.table)
-            .map(|t| t.rows.iter().map(|r| r.id).collect())
+            .map(|t| t.rows().iter().map(|r| r.id).collect())
             .unwrap_or_default();
         let mut out = Vec::new();
         for id in ids {
@@ -557,7 +557,7 @@ impl Renderer<'_> {
                     .ctx
                     .db
                     .table(scan.table)
-                    .map(|t| t.rows.as_slice())
+                    .map(|t| t.rows())
                     .unwrap_or(&[]);
                 let items = rows
                     .iter()

@@ -358,7 +358,7 @@ fn scan<T>(
         .table(scan.table)
         .ok_or(Fault::TypeConfusion("scan of an unknown table"))?;
     let saved = swap_slot(frame, scan.binder, Value::None)?;
-    let result = scan_rows(ctx, frame, scan, &table.rows, &mut visit);
+    let result = scan_rows(ctx, frame, scan, table.rows(), &mut visit);
     swap_slot(frame, scan.binder, saved)?;
     result
 }

@@ -365,7 +365,7 @@ impl<'a> Exec<'a> {
                 .ok_or(Fault::TypeConfusion("unknown field"))? = v;
         }
         let state = self.table_mut(table)?;
-        if !gate::fits_capacity(state.rows.len().saturating_add(1), def.capacity) {
+        if !gate::fits_capacity(state.rows().len().saturating_add(1), def.capacity) {
             return Err(Stop::Reject(format!("`{}` is full", def.name)));
         }
         let id = next_id(state).ok_or(Fault::Overflow)?;
@@ -390,7 +390,7 @@ impl<'a> Exec<'a> {
         let v = self.eval(frame, value)?;
         let state = self.table_mut(table)?;
         let at = state
-            .rows
+            .rows()
             .binary_search_by_key(&id, |r| r.id)
             .map_err(|_| Fault::MissingRow { table, id })?;
         let cell = state
@@ -423,7 +423,7 @@ impl<'a> Exec<'a> {
     fn delete(&mut self, table: TableId, id: i64) -> Result<(), Fault> {
         let state = self.table_mut(table)?;
         let at = state
-            .rows
+            .rows()
             .binary_search_by_key(&id, |r| r.id)
             .map_err(|_| Fault::MissingRow { table, id })?;
         state.rows_mut().remove(at);
@@ -462,7 +462,7 @@ impl<'a> Exec<'a> {
             .db
             .table(scan.table)
             .ok_or(Fault::TypeConfusion("scan of an unknown table"))?;
-        let ids: Vec<i64> = table.rows.iter().map(|r| r.id).collect();
+        let ids: Vec<i64> = table.rows().iter().map(|r| r.id).collect();
         let Some(filter) = &scan.filter else {
             return Ok(ids);
         };
@@ -494,7 +494,7 @@ impl<'a> Exec<'a> {
 /// The id a new row gets: one past the largest (the rows are sorted, so the
 /// last), or 1 in an empty table; `None` on overflow.
 pub(crate) fn next_id(table: &TableState) -> Option<i64> {
-    match table.rows.last() {
+    match table.rows().last() {
         Some(r) => r.id.checked_add(1),
         None => Some(1),
     }
@@ -616,7 +616,7 @@ mod tests {
 
     fn ids(world: &World, t: TableId) -> Vec<i64> {
         world.db.tables[t as usize]
-            .rows
+            .rows()
             .iter()
             .map(|r| r.id)
             .collect()

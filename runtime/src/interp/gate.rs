@@ -256,7 +256,7 @@ fn check_capacities(program: &ir::Program, after: &World, delta: &Delta) -> Resu
     let grown: BTreeSet<TableId> = delta.inserted.iter().map(|&(t, _)| t).collect();
     for t in grown {
         let def = table_def(program, t)?;
-        let rows = after.db.table(t).map_or(0, |s: &TableState| s.rows.len());
+        let rows = after.db.table(t).map_or(0, |s: &TableState| s.rows().len());
         if !fits_capacity(rows, def.capacity) {
             return Err(Violation::TableFull {
                 table: def.name.clone(),
@@ -514,7 +514,7 @@ fn propose_insert(
     }
     let state = table_mut(after, program, t)?;
     // Refused before it grows: a table never exceeds its capacity, even on a copy.
-    if !fits_capacity(state.rows.len().saturating_add(1), def.capacity) {
+    if !fits_capacity(state.rows().len().saturating_add(1), def.capacity) {
         return Err(Violation::TableFull {
             table: def.name.clone(),
         });
@@ -542,7 +542,7 @@ fn propose_set(
     };
     let state = table_mut(after, program, t)?;
     let at = state
-        .rows
+        .rows()
         .binary_search_by_key(&id, |r| r.id)
         .map_err(|_| missing())?;
     let row = state.rows_mut().get_mut(at).ok_or_else(missing)?;
@@ -567,7 +567,7 @@ fn propose_delete(
     let t = resolve_table(program, table)?;
     let state = table_mut(after, program, t)?;
     let at = state
-        .rows
+        .rows()
         .binary_search_by_key(&id, |r| r.id)
         .map_err(|_| Violation::MissingRow {
             table: table.into(),
@@ -821,7 +821,7 @@ mod tests {
         };
         assert_eq!(apply_proposed(&p, &mut world, RESTOCK, &delta), Ok(()));
         let lines: Vec<i64> = world.db.tables[LINE as usize]
-            .rows
+            .rows()
             .iter()
             .map(|r| r.id)
             .collect();

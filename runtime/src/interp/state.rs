@@ -9,12 +9,30 @@
 //! the prover keeps copy only the tables that actually change.
 
 use crate::ir::{self, RowData, TableId};
-use std::sync::Arc;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, OnceLock};
 
 /// One table's rows, sorted by id, ids unique.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default)]
 pub struct TableState {
-    pub rows: Arc<Vec<RowData>>,
+    rows: Arc<Vec<RowData>>,
+    /// A hash of `rows`, computed on first use and forgotten on every write:
+    /// a state's fingerprint rehashes only the tables that changed.
+    digest: OnceLock<u64>,
+}
+
+impl PartialEq for TableState {
+    fn eq(&self, other: &TableState) -> bool {
+        Arc::ptr_eq(&self.rows, &other.rows) || self.rows == other.rows
+    }
+}
+
+impl Eq for TableState {}
+
+impl Hash for TableState {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.digest());
+    }
 }
 
 /// All tables, indexed by `TableId`.
@@ -30,12 +48,30 @@ impl TableState {
         rows.sort_by_key(|r| r.id);
         TableState {
             rows: Arc::new(rows),
+            digest: OnceLock::new(),
         }
+    }
+
+    /// The rows, in id order.
+    pub fn rows(&self) -> &[RowData] {
+        &self.rows
     }
 
     /// The rows, for writing: copied first if another state shares them.
     pub fn rows_mut(&mut self) -> &mut Vec<RowData> {
+        self.digest = OnceLock::new();
         Arc::make_mut(&mut self.rows)
+    }
+
+    /// A 64-bit hash of the rows (SipHash with fixed keys, so the same rows
+    /// give the same digest in every run), cached until the next write.
+    pub fn digest(&self) -> u64 {
+        *self.digest.get_or_init(|| {
+            #[allow(deprecated)]
+            let mut h = std::hash::SipHasher::new();
+            self.rows.hash(&mut h);
+            h.finish()
+        })
     }
 
     /// The row with this id, if any.
@@ -83,7 +119,7 @@ mod tests {
         let db = Database {
             tables: vec![TableState::new(vec![row(7), row(2), row(40)])],
         };
-        let ids: Vec<i64> = db.tables[0].rows.iter().map(|r| r.id).collect();
+        let ids: Vec<i64> = db.tables[0].rows().iter().map(|r| r.id).collect();
         assert_eq!(ids, vec![2, 7, 40]);
         assert_eq!(db.row(0, 7).map(|r| r.id), Some(7));
         assert!(db.row(0, 8).is_none());

@@ -190,19 +190,19 @@ fn encode_tables(
         ));
     }
     for ((table, def), tl) in db.tables.iter().zip(&program.tables).zip(&layout.tables) {
-        if table.rows.len() > tl.capacity {
+        if table.rows().len() > tl.capacity {
             return Err(LayoutError::Full(format!(
                 "table `{}` holds {} rows, more than its {}",
                 def.name,
-                table.rows.len(),
+                table.rows().len(),
                 tl.capacity
             )));
         }
         out.put_u32(
             tl.count,
-            u32::try_from(table.rows.len()).unwrap_or(u32::MAX),
+            u32::try_from(table.rows().len()).unwrap_or(u32::MAX),
         )?;
-        for (i, row) in table.rows.iter().enumerate() {
+        for (i, row) in table.rows().iter().enumerate() {
             out.put_i64(tl.ids + WORD * i, row.id)?;
             if row.values.len() != def.fields.len() {
                 return Err(LayoutError::Type(format!(
@@ -255,9 +255,7 @@ fn decode_tables(
                 def.name
             )));
         }
-        tables.push(TableState {
-            rows: Arc::new(rows),
-        });
+        tables.push(TableState::new(rows));
     }
     Ok(Database { tables })
 }

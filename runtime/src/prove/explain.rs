@@ -49,6 +49,7 @@ struct Refusal {
     operands: Vec<String>,
     node: u32,
     action: Action,
+    rank: usize,
 }
 
 /// What the search saw, for explanations.
@@ -61,6 +62,9 @@ pub(super) struct Observed<'p> {
     best_node: u32,
     pages: BTreeSet<ir::PageId>,
     markers: Vec<MarkerSeen>,
+    /// Each (marker, invariant) refusal, first (so shortest) occurrence, in
+    /// the order found: the node it was tried from and the click.
+    pub(super) invariant_refusals: Vec<(ir::MarkerId, String, u32, Action)>,
 }
 
 impl<'p> Observed<'p> {
@@ -75,6 +79,7 @@ impl<'p> Observed<'p> {
             best_node: 0,
             pages: BTreeSet::new(),
             markers: vec![MarkerSeen::default(); program.markers.len()],
+            invariant_refusals: Vec::new(),
         }
     }
 
@@ -131,7 +136,23 @@ impl<'p> Observed<'p> {
             seen.commits = seen.commits.saturating_add(1);
             return;
         };
-        if seen.first_refusal.is_some() {
+        if let Rejection::Gate(crate::interp::gate::Violation::Invariant { name }) = cause {
+            let known = self
+                .invariant_refusals
+                .iter()
+                .any(|(k, n, _, _)| *k == m && n == name);
+            if !known {
+                self.invariant_refusals
+                    .push((m, name.clone(), node, action.clone()));
+            }
+        }
+        let Some(seen) = self.markers.get_mut(m as usize) else {
+            return;
+        };
+        // Keep the refusal that got furthest (a later `requires`, the body,
+        // the gate): it says most about what stands in the way.
+        let rank = refusal_rank(cause);
+        if seen.first_refusal.as_ref().is_some_and(|r| r.rank >= rank) {
             return;
         }
         let requirement = match cause {
@@ -147,7 +168,19 @@ impl<'p> Observed<'p> {
             operands,
             node,
             action: action.clone(),
+            rank,
         });
+    }
+}
+
+/// How far a refused marker got: each `requires` passed counts, then the body,
+/// then the gate.
+fn refusal_rank(cause: &Rejection) -> usize {
+    match cause {
+        Rejection::Call => 0,
+        Rejection::Requires { index } => 1 + index,
+        Rejection::Body => usize::MAX - 1,
+        Rejection::Gate(_) => usize::MAX,
     }
 }
 
@@ -238,8 +271,9 @@ pub enum MarkerStatus {
     NeverShown { pages: Vec<String> },
     /// Its button was shown, always disabled.
     AlwaysDisabled { pages: Vec<String> },
-    /// Tried and refused every time; the first refusal's alert, the refusing
-    /// `requires` (0-based) with its sides' values, and the trace to it.
+    /// Tried and refused every time; the refusal that got furthest (its alert,
+    /// the refusing `requires`, 0-based, with its sides' values) and the
+    /// shortest trace to it.
     AlwaysRejected {
         attempts: u32,
         alert: String,
@@ -270,18 +304,19 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
     };
     let summary = match verdict {
         Verdict::Undecided => format!(
-            "the search budget ran out after {} states, with every state up to {depth} steps explored",
-            search.states()
+            "the search budget ran out after {}, with every state up to {} explored",
+            plural(search.states(), "state"),
+            plural(depth as usize, "step")
         ),
         _ if task.answer.is_some() => format!(
-            "no state within {} steps offers an answer that matches ({} states explored)",
-            task.horizon,
-            search.states()
+            "no state within {} offers an answer that matches ({} explored)",
+            plural(search.horizon() as usize, "step"),
+            plural(search.states(), "state")
         ),
         _ => format!(
-            "the goal holds in no state within {} steps ({} states explored)",
-            task.horizon,
-            search.states()
+            "the goal holds in no state within {} ({} explored)",
+            plural(search.horizon() as usize, "step"),
+            plural(search.states(), "state")
         ),
     };
     let unmet = seen
@@ -311,6 +346,15 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
         },
         pages_reached,
         pages_unreached,
+    }
+}
+
+/// "1 step", "40 steps".
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

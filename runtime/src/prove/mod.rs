@@ -15,7 +15,7 @@ pub mod footprint;
 mod search;
 
 pub use explain::{Explanation, MarkerReport, MarkerStatus, UnmetConjunct};
-pub use search::prove_instance;
+pub use search::{invariant_sweep, prove_instance, SweepReport};
 
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,9 @@ pub struct Options {
     pub budget: usize,
     /// Skip actions outside the task's cone of influence.
     pub prune: bool,
+    /// Search this many steps instead of the task's horizon (to tell an
+    /// author how many steps a goal really needs).
+    pub horizon: Option<u32>,
 }
 
 impl Default for Options {
@@ -37,6 +40,7 @@ impl Default for Options {
         Options {
             budget: DEFAULT_BUDGET,
             prune: true,
+            horizon: None,
         }
     }
 }
@@ -102,8 +106,53 @@ pub struct Proof {
     pub depth: u32,
     /// The goal already holds before any step (F404).
     pub initially_true: bool,
+    /// New states were still appearing at the last step the horizon allows:
+    /// a longer horizon might find a witness.
+    pub cut_by_horizon: bool,
     /// Why no witness was found (infeasible and undecided).
     pub explanation: Option<Explanation>,
+}
+
+/// A marker refused by an invariant from a reachable state (C302).
+#[derive(Clone, Debug, Serialize)]
+pub struct InvariantConflict {
+    pub marker: String,
+    pub invariant: String,
+    /// The shortest trace from the initial state; its last step is the click
+    /// the invariant refused.
+    pub trace: Vec<WitnessStep>,
+}
+
+/// Goal conjuncts (by position) that are false in the instance's initial state
+/// and that no step can change: no marker writes anything they read, and they
+/// do not ask about navigation (F402). The search is not needed for these.
+pub fn frozen_conjuncts(
+    program: &crate::ir::Program,
+    instance: &TaskInstance,
+) -> Result<Vec<usize>, String> {
+    use footprint::{expr_reads, marker_effects, touches, Locs};
+    let env = Env::new(program, instance, RewardConfig::default())?;
+    let Some(goal) = &env.task().goal else {
+        return Ok(Vec::new());
+    };
+    let mut writable = Locs::new();
+    for m in &program.markers {
+        writable.extend(marker_effects(program, m).writes);
+    }
+    let mut frozen = Vec::new();
+    for (i, c) in explain::conjuncts(goal).into_iter().enumerate() {
+        let mut navigates = false;
+        c.walk(&mut |e| {
+            navigates |= matches!(e, crate::ir::Expr::Visited(_) | crate::ir::Expr::PageIs(_))
+        });
+        let mut reads = Locs::new();
+        expr_reads(c, &mut reads);
+        let held = crate::env::reward::holds(program, env.state(), env.task_frame(), c);
+        if !navigates && !touches(&writable, &reads) && !held {
+            frozen.push(i);
+        }
+    }
+    Ok(frozen)
 }
 
 /// Replays `witness` on a fresh environment of `instance`, resolving each key

@@ -26,9 +26,18 @@ pub fn prove_instance(
     let env = Env::new(program, instance, RewardConfig::default())?;
     let task = env.task();
     let cone = options.prune.then(|| Cone::of_task(program, task));
-    let mut search = Search::new(program, env, options, cone);
-    let ended = search.run();
+    // Most tasks are feasible, and the bookkeeping behind explanations (goal
+    // conjuncts and Ψ of every state, every marker attempt) costs as much as
+    // the search itself; so search without it first, and search again with it
+    // only when there is something to explain.
+    let mut search = Search::new(program, env.clone(), options, cone.clone(), false);
+    let mut ended = search.run();
+    if !matches!(ended, Ended::Witness { .. }) {
+        search = Search::new(program, env, options, cone, true);
+        ended = search.run();
+    }
     let initially_true = search.initially_true;
+    let cut_by_horizon = search.cut_by_horizon;
     let states = search.seen.len();
     let (verdict, witness, depth) = match ended {
         Ended::Witness {
@@ -51,6 +60,7 @@ pub fn prove_instance(
         states,
         depth,
         initially_true,
+        cut_by_horizon,
         explanation,
     })
 }
@@ -89,12 +99,24 @@ pub(super) struct Search<'p> {
     nodes: Vec<Node>,
     seen: HashSet<u64, BuildHasherDefault<Prehashed>>,
     initially_true: bool,
+    /// New states were still being found at the horizon.
+    cut_by_horizon: bool,
+    horizon: u32,
+    /// Keep what explanations need (`observed`).
+    observe: bool,
     pub(super) observed: Observed<'p>,
 }
 
 impl<'p> Search<'p> {
-    fn new(program: &'p ir::Program, env: Env<'p>, options: Options, cone: Option<Cone>) -> Self {
+    fn new(
+        program: &'p ir::Program,
+        env: Env<'p>,
+        options: Options,
+        cone: Option<Cone>,
+        observe: bool,
+    ) -> Self {
         let task = env.task();
+        let horizon = options.horizon.unwrap_or(task.horizon);
         let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
             || task.progress.iter().any(|(_, p)| mentions_visited(p));
         Search {
@@ -108,6 +130,9 @@ impl<'p> Search<'p> {
             nodes: Vec::new(),
             seen: HashSet::default(),
             initially_true: false,
+            cut_by_horizon: false,
+            horizon,
+            observe,
         }
     }
 
@@ -122,7 +147,8 @@ impl<'p> Search<'p> {
         });
         self.note_new(&root, 0);
         let mut frontier = vec![(0u32, root)];
-        for depth in 0..task.horizon {
+        let horizon = self.horizon;
+        for depth in 0..horizon {
             let mut next = Vec::new();
             for (id, state) in frontier {
                 if let Some(end) = self.expand(id, state, depth, &mut next) {
@@ -150,8 +176,10 @@ impl<'p> Search<'p> {
         next: &mut Vec<(u32, State)>,
     ) -> Option<Ended> {
         self.env.load(state);
-        self.observed.note_expanded(&self.env);
-        let last_level = depth + 1 >= self.env.task().horizon;
+        if self.observe {
+            self.observed.note_expanded(&self.env);
+        }
+        let last_level = depth + 1 >= self.horizon;
         let actions = self.env.actions().to_vec();
         for action in actions {
             if self.pruned(&action) {
@@ -160,7 +188,11 @@ impl<'p> Search<'p> {
             let Ok(succ) = self.env.successor(&action) else {
                 continue;
             };
-            let marker = self.marker_of(&action);
+            let marker = if self.observe {
+                self.marker_of(&action)
+            } else {
+                None
+            };
             if let Some((m, args)) = &marker {
                 self.observed.note_attempt(
                     *m,
@@ -194,7 +226,9 @@ impl<'p> Search<'p> {
                 action: Some(action),
             });
             self.note_new(&succ.state, node);
-            if !last_level {
+            if last_level {
+                self.cut_by_horizon = true;
+            } else {
                 next.push((node, succ.state));
             }
         }
@@ -203,7 +237,9 @@ impl<'p> Search<'p> {
 
     /// Goal conjuncts and Ψ of a newly reached state.
     fn note_new(&mut self, state: &State, node: u32) {
-        self.observed.note_state(state, self.env.task_frame(), node);
+        if self.observe {
+            self.observed.note_state(state, self.env.task_frame(), node);
+        }
     }
 
     /// Whether the cone says this action cannot matter.
@@ -295,6 +331,10 @@ impl<'p> Search<'p> {
     pub(super) fn task(&self) -> &'p ir::TaskDef {
         self.start.task()
     }
+
+    pub(super) fn horizon(&self) -> u32 {
+        self.horizon
+    }
 }
 
 /// Whether an expression asks `visited`.
@@ -367,4 +407,82 @@ impl Hasher for Prehashed {
     fn finish(&self) -> u64 {
         self.0
     }
+}
+
+/// What the invariant sweep found (C302).
+#[derive(Clone, Debug)]
+pub struct SweepReport {
+    /// Each (marker, invariant) pair with the shortest trace that ends in the
+    /// refusal (the last step is the refused click).
+    pub conflicts: Vec<super::InvariantConflict>,
+    pub states: usize,
+    /// The whole bounded space was explored (the budget did not run out).
+    pub complete: bool,
+}
+
+/// §5.5's extra search per site: from the initial state (no `setup`), with
+/// every task's typeable values, as deep as the longest horizon, never stopping
+/// at a goal; every marker refused by an invariant, with its shortest trace.
+pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+    let mut values: Vec<String> = Vec::new();
+    for inst in crate::env::instances(program) {
+        let Ok(env) = Env::new(program, &inst, RewardConfig::default()) else {
+            continue;
+        };
+        for v in env.typeable_values() {
+            if !values.contains(v) {
+                values.push(v.clone());
+            }
+        }
+    }
+    let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
+    let mut swept = program.clone();
+    swept.tasks.push(ir::TaskDef {
+        name: "invariant sweep".into(),
+        template: None,
+        say: Vec::new(),
+        start: None,
+        horizon,
+        goal: None,
+        answer: None,
+        progress: Vec::new(),
+        key: Vec::new(),
+        values,
+        setup: Vec::new(),
+        frame: 0,
+    });
+    let instance = TaskInstance {
+        task: swept.tasks.len() - 1,
+        binding: None,
+        name: "invariant sweep".into(),
+    };
+    let env = Env::new(&swept, &instance, RewardConfig::default())?;
+    let options = Options {
+        prune: false,
+        ..options
+    };
+    let mut search = Search::new(&swept, env, options, None, true);
+    let ended = search.run();
+    let conflicts = search
+        .observed
+        .invariant_refusals
+        .iter()
+        .map(|(m, invariant, node, action)| {
+            let mut path = search.path(*node);
+            path.push(action.clone());
+            super::InvariantConflict {
+                marker: swept
+                    .markers
+                    .get(*m as usize)
+                    .map_or_else(String::new, |d| d.name.clone()),
+                invariant: invariant.clone(),
+                trace: search.keyed(&path),
+            }
+        })
+        .collect();
+    Ok(SweepReport {
+        conflicts,
+        states: search.seen.len(),
+        complete: !matches!(ended, Ended::Budget { .. }),
+    })
 }

@@ -1,0 +1,198 @@
+//! The checks that run the site: the prover's verdict on every task instance
+//! (F401–F406) and the invariant sweep (C302).
+//!
+//! The runtime's prover works on the IR and speaks in indices and stable keys;
+//! this module maps what it found back to source spans (the task, the goal
+//! conjunct that never held, the marker that could have made it hold, the
+//! `requires` that refused it) and words it as diagnostics a person or a
+//! repair loop can act on. It is pure, like the rest of the library: the CLI
+//! times the searches, this module only runs them.
+
+mod explain;
+mod lookup;
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::syntax::ast::SourceFile;
+use lookup::Ast;
+use wsite_runtime::env::{self, Env, RewardConfig, TaskInstance};
+use wsite_runtime::ir::Program;
+use wsite_runtime::prove::{self, Proof, Verdict, WitnessStep};
+
+/// What the prover concluded about one task instance.
+#[derive(Clone, Debug)]
+pub struct TaskOutcome {
+    /// `buy_x1` or `opening_hours[c=3]`.
+    pub instance: String,
+    pub task: String,
+    /// `operation` or `retrieval`.
+    pub kind: &'static str,
+    pub instruction: String,
+    pub horizon: u32,
+    pub verdict: Verdict,
+    /// A shortest witness, when feasible.
+    pub witness: Vec<WitnessStep>,
+    pub states: usize,
+    /// Why not, when not feasible (for people).
+    pub reason: Option<String>,
+}
+
+/// Proves every task instance of `program` (or only those of task `only`) and
+/// sweeps its invariants (when proving everything), reporting F401–F406 and
+/// C302 into `diags`.
+pub fn verify(
+    files: &[SourceFile],
+    texts: &[&str],
+    program: &Program,
+    options: prove::Options,
+    only: Option<&str>,
+    diags: &mut Diagnostics,
+) -> Vec<TaskOutcome> {
+    let ast = Ast::new(files, texts);
+    let all = env::instances(program);
+    let mut outcomes = Vec::new();
+    for (t, task) in program.tasks.iter().enumerate() {
+        let wanted = |i: &&TaskInstance| only.is_none_or(|o| o == task.name || o == i.name);
+        let mine: Vec<&TaskInstance> = all.iter().filter(|i| i.task == t).filter(wanted).collect();
+        if only.is_some_and(|o| o != task.name) && mine.is_empty() {
+            continue;
+        }
+        if task.template.is_some() && mine.is_empty() {
+            explain::no_instance(&ast, &task.name, diags);
+        }
+        for inst in mine {
+            outcomes.push(verify_instance(&ast, program, inst, options, diags));
+        }
+    }
+    if only.is_none() {
+        sweep(&ast, program, options, diags);
+    }
+    outcomes
+}
+
+fn verify_instance(
+    ast: &Ast<'_>,
+    program: &Program,
+    inst: &TaskInstance,
+    options: prove::Options,
+    diags: &mut Diagnostics,
+) -> TaskOutcome {
+    let task = &program.tasks[inst.task];
+    let mut outcome = TaskOutcome {
+        instance: inst.name.clone(),
+        task: task.name.clone(),
+        kind: if task.answer.is_some() {
+            "retrieval"
+        } else {
+            "operation"
+        },
+        instruction: Env::new(program, inst, RewardConfig::default())
+            .map(|e| e.observation().instruction)
+            .unwrap_or_default(),
+        horizon: task.horizon,
+        verdict: Verdict::Infeasible,
+        witness: Vec::new(),
+        states: 0,
+        reason: None,
+    };
+    match prove::frozen_conjuncts(program, inst) {
+        Ok(frozen) if !frozen.is_empty() => {
+            outcome.reason = Some(explain::frozen(ast, &task.name, &inst.name, &frozen, diags));
+            return outcome;
+        }
+        Ok(_) => {}
+        Err(why) => {
+            outcome.reason = Some(explain::cannot_start(
+                ast, &task.name, &inst.name, &why, diags,
+            ));
+            return outcome;
+        }
+    }
+    let proof = match prove::prove_instance(program, inst, options) {
+        Ok(p) => p,
+        Err(why) => {
+            outcome.reason = Some(explain::cannot_start(
+                ast, &task.name, &inst.name, &why, diags,
+            ));
+            return outcome;
+        }
+    };
+    outcome.verdict = proof.verdict;
+    outcome.states = proof.states;
+    if proof.initially_true {
+        explain::initially_true(ast, &task.name, &inst.name, diags);
+    }
+    match proof.verdict {
+        Verdict::Feasible => outcome.witness = proof.witness,
+        Verdict::Infeasible | Verdict::Undecided => {
+            let longer = needed_horizon(program, inst, &proof, options);
+            outcome.reason = Some(explain::no_witness(
+                ast, program, inst, &proof, longer, diags,
+            ));
+        }
+    }
+    outcome
+}
+
+/// When the horizon cut the search short: the length of a shortest witness
+/// within four times the horizon (and 60 more steps at most), if there is one.
+fn needed_horizon(
+    program: &Program,
+    inst: &TaskInstance,
+    proof: &Proof,
+    options: prove::Options,
+) -> Option<usize> {
+    if proof.verdict != Verdict::Infeasible || !proof.cut_by_horizon {
+        return None;
+    }
+    let h = program.tasks.get(inst.task)?.horizon;
+    let longer = prove::Options {
+        horizon: Some(h.saturating_mul(4).min(h.saturating_add(60))),
+        ..options
+    };
+    let p = prove::prove_instance(program, inst, longer).ok()?;
+    (p.verdict == Verdict::Feasible).then_some(p.witness.len())
+}
+
+/// The sweep explores every action with every task's typeable values, so its
+/// space dwarfs any one task's; it stops at this many states (shallowest
+/// first, so the conflicts it finds have their shortest traces).
+pub const SWEEP_BUDGET: usize = 100_000;
+
+/// C302: every (marker, invariant) refusal the sweep reaches.
+fn sweep(ast: &Ast<'_>, program: &Program, options: prove::Options, diags: &mut Diagnostics) {
+    if program.invariants.is_empty() || program.markers.is_empty() {
+        return;
+    }
+    let options = prove::Options {
+        budget: options.budget.min(SWEEP_BUDGET),
+        ..options
+    };
+    let Ok(report) = prove::invariant_sweep(program, options) else {
+        return;
+    };
+    for c in &report.conflicts {
+        let Some(marker) = ast.marker(&c.marker) else {
+            continue;
+        };
+        let trace: Vec<String> = c.trace.iter().map(ToString::to_string).collect();
+        let mut d = Diagnostic::new(
+            Code::C302,
+            marker.name.span,
+            format!(
+                "marker `{}` can be refused by invariant `{}`",
+                c.marker, c.invariant
+            ),
+        )
+        .label(format!("refused after {} steps from the start", trace.len()))
+        .help(format!(
+            "add a `requires` to `{}` that rules these states out, so the agent is told why, or relax the invariant",
+            c.marker
+        ))
+        .object(format!("marker {}", c.marker))
+        .evidence(serde_json::json!({ "invariant": c.invariant, "trace": trace }));
+        if let Some(inv) = ast.invariant(&c.invariant) {
+            d = d.related(inv.name.span, "this invariant would break");
+        }
+        diags.push(d);
+    }
+}
