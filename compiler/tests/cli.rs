@@ -600,3 +600,65 @@ fn run_with_input(args: &[&str], input: &str) -> String {
     let out = child.wait_with_output().expect("wsitec ends");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+#[test]
+fn bench_reports_every_column_as_json() {
+    let site = wsite_tests::examples()
+        .into_iter()
+        .find(|p| p.ends_with("banking/cascade_cu.wsite"))
+        .expect("the cascade_cu example");
+    let out = wsitec(&[
+        "bench",
+        "--format",
+        "json",
+        "--seconds",
+        "0.2",
+        site.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(
+        report["machine"]["cores"].as_u64().unwrap_or(0) > 0,
+        "{report}"
+    );
+    let sites = report["sites"].as_array().expect("a sites array");
+    assert_eq!(sites.len(), 1, "{report}");
+    let row = &sites[0];
+    assert!(row["site"]
+        .as_str()
+        .is_some_and(|s| s.ends_with("cascade_cu.wsite")));
+    for field in [
+        "compile_ms",
+        "interp_steps_per_s",
+        "interp_steps_per_s_all_cores",
+        "cores",
+        "scaling",
+        "episodes_per_hour",
+        "prover_states_per_s",
+        "prover_states",
+        "prover_seconds",
+        "instances",
+        "feasible",
+    ] {
+        let value = row[field].as_f64().unwrap_or(0.0);
+        assert!(value > 0.0, "{field} = {} in {row}", row[field]);
+    }
+    assert_eq!(row["feasible"], row["instances"], "{row}");
+    assert!(row["largest_space"]["task"]
+        .as_str()
+        .is_some_and(|t| !t.is_empty()));
+    assert!(
+        row["largest_space"]["states"].as_u64().unwrap_or(0) > 0,
+        "{row}"
+    );
+    assert!(
+        row.as_object()
+            .is_some_and(|o| o.keys().all(|k| !k.contains("jit"))),
+        "no JIT columns before the JIT: {row}"
+    );
+}

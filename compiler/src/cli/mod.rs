@@ -2,6 +2,7 @@
 //! success, 1 on a user error (reported as a diagnostic), 2 on bad usage.
 
 mod agent;
+mod bench;
 mod build;
 mod check;
 mod load;
@@ -35,6 +36,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Serve a task to an external agent over JSON lines on stdin/stdout.
     Agent(agent::AgentArgs),
+    /// Throughput: compile time, interpreter steps/s (one core, all cores), prover states/s.
+    Bench(bench::BenchArgs),
 }
 
 pub fn run() -> ExitCode {
@@ -51,5 +54,6 @@ pub fn run() -> ExitCode {
         Command::Prove(args) => prove::run(args),
         Command::Play(args) => play::run(args),
         Command::Agent(args) => agent::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

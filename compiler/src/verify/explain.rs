@@ -200,9 +200,15 @@ fn writer_labels(ast: &Ast<'_>, mut d: Diagnostic, w: &MarkerReport) -> Diagnost
         ),
         MarkerStatus::AlwaysRejected {
             attempts, alert, ..
-        } => format!("`{name}` was tried {attempts} times and always refused: {alert}"),
+        } => format!(
+            "`{name}` was tried {} and always refused: {alert}",
+            times(*attempts)
+        ),
         MarkerStatus::Committed { commits } => {
-            format!("`{name}` committed {commits} times, yet this part never held")
+            format!(
+                "`{name}` committed {}, yet this part never held",
+                times(*commits)
+            )
         }
     };
     d = d.related(marker.name.span, text);
@@ -250,6 +256,15 @@ fn is_literal(e: &ExprKind) -> bool {
     )
 }
 
+/// "once", "4 times".
+fn times(n: u32) -> String {
+    if n == 1 {
+        "once".into()
+    } else {
+        format!("{n} times")
+    }
+}
+
 fn names(pages: &[String]) -> String {
     let quoted: Vec<String> = pages.iter().map(|p| format!("`{p}`")).collect();
     quoted.join(", ")
@@ -292,6 +307,12 @@ fn suggestion(expl: &Explanation, retrieval: bool) -> String {
         Some((m, MarkerStatus::AlwaysDisabled { .. })) => {
             format!("check the `disabled when` condition of `{m}`'s button")
         }
+        Some((m, MarkerStatus::AlwaysRejected {
+            invariant: Some(inv),
+            ..
+        })) => format!(
+            "`{m}`'s change always breaks invariant `{inv}`: change what `{m}` writes so the invariant holds, or relax the invariant"
+        ),
         Some((m, MarkerStatus::AlwaysRejected { .. })) => format!(
             "make `{m}`'s precondition reachable (seed data, an earlier step, a typeable value), or relax it"
         ),

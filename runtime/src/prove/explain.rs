@@ -50,6 +50,8 @@ struct Refusal {
     node: u32,
     action: Action,
     rank: usize,
+    /// The invariant that refused it, when the gate did.
+    invariant: Option<String>,
 }
 
 /// What the search saw, for explanations.
@@ -169,6 +171,12 @@ impl<'p> Observed<'p> {
             node,
             action: action.clone(),
             rank,
+            invariant: match cause {
+                Rejection::Gate(crate::interp::gate::Violation::Invariant { name }) => {
+                    Some(name.clone())
+                }
+                _ => None,
+            },
         });
     }
 }
@@ -279,6 +287,8 @@ pub enum MarkerStatus {
         alert: String,
         requirement: Option<usize>,
         operands: Vec<String>,
+        /// The invariant that refused the change, when the gate did.
+        invariant: Option<String>,
         trace: Vec<WitnessStep>,
     },
     /// It committed, yet the conjunct never held.
@@ -411,6 +421,7 @@ fn status(search: &Search<'_>, m: ir::MarkerId) -> MarkerStatus {
             alert: r.alert.clone(),
             requirement: r.requirement,
             operands: r.operands.clone(),
+            invariant: r.invariant.clone(),
             trace: search.keyed(&path),
         }
     } else if ms.disabled && !ms.offered {

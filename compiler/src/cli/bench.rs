@@ -1,0 +1,394 @@
+//! `wsitec bench SITES… [--format human|json] [--seconds S]`: throughput of
+//! each site in one run — compile time, interpreter steps per second on one
+//! core and on every core (a fixed pseudo-random policy that renders each
+//! observation, as an agent loop does), episodes per hour, and prover states
+//! per second. Interpreter columns only: the JIT's columns come with the JIT.
+
+use super::{load, site};
+use clap::{Args, ValueEnum};
+use std::hint::black_box;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+use wsite_runtime::env::{instances, Env, RewardConfig, TaskInstance};
+use wsite_runtime::ir::Program;
+use wsite_runtime::prove::{self, Verdict};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// `.wsite` files or directories (one program each), or built `.wsb` files.
+    #[arg(required = true)]
+    sites: Vec<PathBuf>,
+    /// `human` (a table), or `json` (one object for the whole run).
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Wall time each interpreter measurement runs for, per site.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_seconds)]
+    seconds: f64,
+}
+
+/// Compilations timed per site; the median is reported.
+const COMPILE_RUNS: usize = 5;
+/// Policy steps between looks at the clock.
+const CHECK_EVERY: usize = 16;
+/// The policy's first seed (the same as `benches/step.rs`).
+const SEED: u64 = 0x2545_F491_4F6C_DD1D;
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    }
+}
+
+/// A site ready to measure.
+struct Site {
+    name: String,
+    path: PathBuf,
+    program: Program,
+    instances: Vec<TaskInstance>,
+}
+
+/// Steps taken and episodes completed in a stretch of wall time.
+#[derive(Clone, Copy, Default)]
+struct Throughput {
+    steps: u64,
+    episodes: u64,
+    seconds: f64,
+}
+
+impl Throughput {
+    fn steps_per_s(self) -> f64 {
+        self.steps as f64 / self.seconds.max(1e-9)
+    }
+
+    fn episodes_per_hour(self) -> f64 {
+        self.episodes as f64 * 3600.0 / self.seconds.max(1e-9)
+    }
+}
+
+/// What proving every task instance cost.
+#[derive(Default)]
+struct ProverStats {
+    states: usize,
+    seconds: f64,
+    instances: usize,
+    feasible: usize,
+    /// The instance with the most distinct states, and how many.
+    largest: Option<(String, usize)>,
+}
+
+/// One site's measurements.
+struct Row {
+    site: String,
+    compile_ms: Option<f64>,
+    one_core: Throughput,
+    all_cores: Throughput,
+    cores: usize,
+    prover: ProverStats,
+}
+
+impl Row {
+    fn scaling(&self) -> f64 {
+        self.all_cores.steps_per_s() / self.one_core.steps_per_s().max(1e-9)
+    }
+}
+
+pub fn run(args: BenchArgs) -> ExitCode {
+    let sites = match open_all(&args.sites) {
+        Ok(sites) => sites,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(1);
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let rows: Vec<Row> = sites
+        .iter()
+        .map(|s| measure(s, cores, args.seconds))
+        .collect();
+    match args.format {
+        Format::Human => print_human(&rows, cores),
+        Format::Json => print_json(&rows, cores),
+    }
+    ExitCode::SUCCESS
+}
+
+/// Opens every site before measuring any, so a bad path fails fast.
+fn open_all(paths: &[PathBuf]) -> Result<Vec<Site>, String> {
+    paths
+        .iter()
+        .map(|path| {
+            let program = site::open(path)?;
+            let instances = instances(&program);
+            let name = path.display().to_string();
+            if instances.is_empty() {
+                return Err(format!("{name} has no task instance to play"));
+            }
+            Ok(Site {
+                name,
+                path: path.clone(),
+                program,
+                instances,
+            })
+        })
+        .collect()
+}
+
+fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
+    let one_core = play_one_core(site, seconds);
+    let all_cores = play_all_cores(site, cores, seconds);
+    Row {
+        site: site.name.clone(),
+        compile_ms: compile_ms(&site.path),
+        one_core,
+        all_cores,
+        cores,
+        prover: prove_all(&site.program, &site.instances),
+    }
+}
+
+/// The median time to parse, check and lower the site (no prover), or `None`
+/// if it does not compile (an artifact's sources are compiled too).
+fn compile_ms(path: &Path) -> Option<f64> {
+    let mut times = Vec::with_capacity(COMPILE_RUNS);
+    for _ in 0..COMPILE_RUNS {
+        let input = load::program_input(path).ok()?;
+        let started = Instant::now();
+        let compiled = load::compile(input);
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        compiled.program.as_ref()?;
+        times.push(ms);
+    }
+    times.sort_by(f64::total_cmp);
+    times.get(times.len() / 2).copied()
+}
+
+/// A fixed pseudo-random agent cycling through the site's task instances, one
+/// episode each in turn.
+struct Player<'p> {
+    envs: Vec<Env<'p>>,
+    current: usize,
+    seed: u64,
+    steps: u64,
+    episodes: u64,
+}
+
+impl<'p> Player<'p> {
+    fn new(program: &'p Program, instances: &[TaskInstance], seed: u64) -> Player<'p> {
+        let envs = instances
+            .iter()
+            .filter_map(|i| Env::new(program, i, RewardConfig::default()).ok())
+            .collect();
+        Player {
+            envs,
+            current: 0,
+            seed,
+            steps: 0,
+            episodes: 0,
+        }
+    }
+
+    /// One step of the policy, rendering the observation after it; at the end
+    /// of an episode, a reset and a move to the next instance instead.
+    fn tick(&mut self) {
+        self.seed = self
+            .seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let count = self.envs.len();
+        let Some(env) = self.envs.get_mut(self.current) else {
+            return;
+        };
+        let actions = env.actions();
+        if actions.is_empty() || env.done() {
+            let _ = env.reset();
+            self.episodes += 1;
+            self.current = (self.current + 1) % count.max(1);
+            return;
+        }
+        let action = actions[(self.seed >> 33) as usize % actions.len()].clone();
+        if env.step(&action).is_ok() {
+            self.steps += 1;
+        }
+        black_box(env.observation());
+    }
+
+    /// Plays for `seconds` of wall time.
+    fn play_for(&mut self, seconds: f64) -> Throughput {
+        let budget = Duration::from_secs_f64(seconds);
+        let started = Instant::now();
+        while started.elapsed() < budget {
+            for _ in 0..CHECK_EVERY {
+                self.tick();
+            }
+        }
+        Throughput {
+            steps: self.steps,
+            episodes: self.episodes,
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+fn play_one_core(site: &Site, seconds: f64) -> Throughput {
+    Player::new(&site.program, &site.instances, SEED).play_for(seconds)
+}
+
+/// One player per core, each with its own environments, started together;
+/// total steps over the wall time of the slowest.
+fn play_all_cores(site: &Site, cores: usize, seconds: f64) -> Throughput {
+    let barrier = Barrier::new(cores + 1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..cores)
+            .map(|i| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let seed = SEED.wrapping_add(i as u64);
+                    let mut player = Player::new(&site.program, &site.instances, seed);
+                    barrier.wait();
+                    player.play_for(seconds)
+                })
+            })
+            .collect();
+        barrier.wait();
+        let started = Instant::now();
+        let mut total = Throughput::default();
+        for done in handles.into_iter().filter_map(|h| h.join().ok()) {
+            total.steps += done.steps;
+            total.episodes += done.episodes;
+        }
+        total.seconds = started.elapsed().as_secs_f64();
+        total
+    })
+}
+
+/// Proves every task instance with the default options.
+fn prove_all(program: &Program, instances: &[TaskInstance]) -> ProverStats {
+    let mut stats = ProverStats {
+        instances: instances.len(),
+        ..ProverStats::default()
+    };
+    let started = Instant::now();
+    for instance in instances {
+        let Ok(proof) = prove::prove_instance(program, instance, prove::Options::default()) else {
+            continue;
+        };
+        stats.states += proof.states;
+        stats.feasible += usize::from(proof.verdict == Verdict::Feasible);
+        if stats
+            .largest
+            .as_ref()
+            .is_none_or(|(_, n)| proof.states > *n)
+        {
+            stats.largest = Some((instance.name.clone(), proof.states));
+        }
+    }
+    stats.seconds = started.elapsed().as_secs_f64();
+    stats
+}
+
+fn states_per_s(p: &ProverStats) -> f64 {
+    p.states as f64 / p.seconds.max(1e-9)
+}
+
+fn print_human(rows: &[Row], cores: usize) {
+    let header = [
+        "site".to_string(),
+        "compile_ms".to_string(),
+        "interp_steps/s(1 core)".to_string(),
+        format!("interp_steps/s({cores} cores)"),
+        "scaling".to_string(),
+        "episodes/h".to_string(),
+        "prover_states/s".to_string(),
+        "feasible".to_string(),
+        "largest_space".to_string(),
+    ];
+    let mut table = vec![header.to_vec()];
+    table.extend(rows.iter().map(human_cells));
+    let mut out = std::io::stdout().lock();
+    for line in align(&table) {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(out, "machine: {cores} available cores");
+}
+
+fn human_cells(row: &Row) -> Vec<String> {
+    let p = &row.prover;
+    vec![
+        row.site.clone(),
+        row.compile_ms
+            .map_or("-".to_string(), |ms| format!("{ms:.1}")),
+        format!("{:.0}", row.one_core.steps_per_s()),
+        format!("{:.0}", row.all_cores.steps_per_s()),
+        format!("{:.2}x", row.scaling()),
+        format!("{:.0}", row.one_core.episodes_per_hour()),
+        format!("{:.0}", states_per_s(p)),
+        format!("{}/{}", p.feasible, p.instances),
+        p.largest
+            .as_ref()
+            .map_or("-".to_string(), |(task, n)| format!("{task} ({n})")),
+    ]
+}
+
+/// Pads each column to its widest cell: the first and last left-aligned, the
+/// numbers between right-aligned.
+fn align(table: &[Vec<String>]) -> Vec<String> {
+    let columns = table.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            let cells = table.iter().filter_map(|r| r.get(c));
+            cells.map(|s| s.chars().count()).max().unwrap_or(0)
+        })
+        .collect();
+    table
+        .iter()
+        .map(|row| {
+            let cells = row.iter().zip(&widths).enumerate().map(|(c, (s, &w))| {
+                if c == 0 || c + 1 == columns {
+                    format!("{s:<w$}")
+                } else {
+                    format!("{s:>w$}")
+                }
+            });
+            cells.collect::<Vec<_>>().join("  ").trim_end().to_string()
+        })
+        .collect()
+}
+
+fn print_json(rows: &[Row], cores: usize) {
+    let sites: Vec<serde_json::Value> = rows.iter().map(json_row).collect();
+    let report = serde_json::json!({ "machine": { "cores": cores }, "sites": sites });
+    let _ = writeln!(std::io::stdout().lock(), "{report}");
+}
+
+fn json_row(row: &Row) -> serde_json::Value {
+    let p = &row.prover;
+    let largest = p
+        .largest
+        .as_ref()
+        .map(|(task, states)| serde_json::json!({ "task": task, "states": states }));
+    serde_json::json!({
+        "site": row.site,
+        "compile_ms": row.compile_ms,
+        "interp_steps_per_s": row.one_core.steps_per_s(),
+        "interp_steps_per_s_all_cores": row.all_cores.steps_per_s(),
+        "cores": row.cores,
+        "scaling": row.scaling(),
+        "episodes_per_hour": row.one_core.episodes_per_hour(),
+        "prover_states_per_s": states_per_s(p),
+        "prover_states": p.states,
+        "prover_seconds": p.seconds,
+        "instances": p.instances,
+        "feasible": p.feasible,
+        "largest_space": largest,
+    })
+}
