@@ -638,6 +638,8 @@ fn bench_reports_every_column_as_json() {
         "interp_steps_per_s_all_cores",
         "cores",
         "scaling",
+        "batched_steps_per_s",
+        "batched_envs",
         "episodes_per_hour",
         "prover_states_per_s",
         "prover_states",

@@ -7,6 +7,7 @@
 //! writes the `.wsb` file, the only module here that touches the file system.
 
 pub mod artifact;
+pub mod batch;
 pub mod env;
 pub mod interp;
 pub mod ir;

@@ -92,6 +92,8 @@ struct Row {
     compile_ms: Option<f64>,
     one_core: Throughput,
     all_cores: Throughput,
+    /// `BatchEnv` steps (observation buffers included) on all cores.
+    batched: Throughput,
     cores: usize,
     prover: ProverStats,
 }
@@ -146,11 +148,13 @@ fn open_all(paths: &[PathBuf]) -> Result<Vec<Site>, String> {
 fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let one_core = play_one_core(site, seconds);
     let all_cores = play_all_cores(site, cores, seconds);
+    let batched = play_batched(site, cores, seconds);
     Row {
         site: site.name.clone(),
         compile_ms: compile_ms(&site.path),
         one_core,
         all_cores,
+        batched,
         cores,
         prover: prove_all(&site.program, &site.instances),
     }
@@ -272,6 +276,47 @@ fn play_all_cores(site: &Site, cores: usize, seconds: f64) -> Throughput {
 }
 
 /// Proves every task instance with the default options.
+/// Environments per core in the batched run.
+const BATCH_PER_CORE: usize = 32;
+
+/// Steps a `BatchEnv` of `32 × cores` environments on all cores for about
+/// `seconds`, a random valid action-table row for each, writing the
+/// trainer-ready buffers every step.
+fn play_batched(site: &Site, cores: usize, seconds: f64) -> Throughput {
+    use wsite_runtime::batch::{BatchEnv, ObsSpec};
+    let n = BATCH_PER_CORE * cores;
+    let Ok(mut batch) = BatchEnv::new(
+        &site.program,
+        site.instances.clone(),
+        n,
+        ObsSpec::default(),
+        RewardConfig::default(),
+        1,
+        cores,
+    ) else {
+        return Throughput::default();
+    };
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut t = Throughput::default();
+    let started = Instant::now();
+    let mut actions = vec![0u32; n];
+    while started.elapsed().as_secs_f64() < seconds {
+        for (a, &count) in actions.iter_mut().zip(&batch.buffers().action_count) {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            *a = u32::try_from((seed >> 33) % u64::from(count.max(1))).unwrap_or(0);
+        }
+        if batch.step(&actions).is_err() {
+            break;
+        }
+        t.steps += n as u64;
+        t.episodes += batch.buffers().done.iter().map(|&d| u64::from(d)).sum::<u64>();
+    }
+    t.seconds = started.elapsed().as_secs_f64();
+    t
+}
+
 fn prove_all(program: &Program, instances: &[TaskInstance]) -> ProverStats {
     let mut stats = ProverStats {
         instances: instances.len(),
@@ -307,6 +352,7 @@ fn print_human(rows: &[Row], cores: usize) {
         "interp_steps/s(1 core)".to_string(),
         format!("interp_steps/s({cores} cores)"),
         "scaling".to_string(),
+        format!("batched_steps/s({cores} cores)"),
         "episodes/h".to_string(),
         "prover_states/s".to_string(),
         "feasible".to_string(),
@@ -330,6 +376,7 @@ fn human_cells(row: &Row) -> Vec<String> {
         format!("{:.0}", row.one_core.steps_per_s()),
         format!("{:.0}", row.all_cores.steps_per_s()),
         format!("{:.2}x", row.scaling()),
+        format!("{:.0}", row.batched.steps_per_s()),
         format!("{:.0}", row.one_core.episodes_per_hour()),
         format!("{:.0}", states_per_s(p)),
         format!("{}/{}", p.feasible, p.instances),
@@ -383,6 +430,8 @@ fn json_row(row: &Row) -> serde_json::Value {
         "interp_steps_per_s_all_cores": row.all_cores.steps_per_s(),
         "cores": row.cores,
         "scaling": row.scaling(),
+        "batched_steps_per_s": row.batched.steps_per_s(),
+        "batched_envs": BATCH_PER_CORE * row.cores,
         "episodes_per_hour": row.one_core.episodes_per_hour(),
         "prover_states_per_s": states_per_s(p),
         "prover_states": p.states,

@@ -84,7 +84,7 @@ fn date_long(d: Date) -> String {
 
 /// The tokens of a text: lowercased words, trimmed of anything but letters,
 /// digits and `$` at either end; empty ones dropped.
-fn tokens(text: &str) -> Vec<String> {
+pub(crate) fn tokens(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split_whitespace()
         .map(|w| {

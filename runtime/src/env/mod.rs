@@ -12,7 +12,7 @@
 //! randomness; and nothing panics on any input — bad actions are `Err`s.
 
 mod actions;
-mod answer;
+pub(crate) mod answer;
 pub(crate) mod observe;
 pub(crate) mod reward;
 mod step;
