@@ -11,8 +11,16 @@ use wsite_tests::Lcg;
 
 fn batch(program: &Program, n: usize, threads: usize) -> BatchEnv<'_> {
     let instances = env::instances(program);
-    BatchEnv::new(program, instances, n, ObsSpec::default(), RewardConfig::default(), 7, threads)
-        .unwrap()
+    BatchEnv::new(
+        program,
+        instances,
+        n,
+        ObsSpec::default(),
+        RewardConfig::default(),
+        7,
+        threads,
+    )
+    .unwrap()
 }
 
 /// Steps `batch` `steps` times with random valid rows; returns every
@@ -47,7 +55,12 @@ fn buffers_hold_the_observation() {
             for (j, e) in obs.elements.iter().take(shown).enumerate() {
                 let at = i * spec.max_elements + j;
                 assert_eq!(buf.role[at], role_id(e.role), "{name} element {j}");
-                let want: Vec<u32> = tok.tokens(&e.text).iter().copied().take(spec.text_tokens).collect();
+                let want: Vec<u32> = tok
+                    .tokens(&e.text)
+                    .iter()
+                    .copied()
+                    .take(spec.text_tokens)
+                    .collect();
                 let got = &buf.text[at * spec.text_tokens..at * spec.text_tokens + want.len()];
                 assert_eq!(got, want.as_slice(), "{name} element {j} text");
                 assert_eq!(buf.flags[at] & 1 == 1, e.disabled);
@@ -68,7 +81,10 @@ fn one_thread_or_two_give_the_same_run() {
         let a = play(&mut one, 80, 3);
         let b = play(&mut two, 80, 3);
         assert!(a == b, "{name}: runs differ between 1 and 2 threads");
-        let resets: u32 = a.iter().map(|s| s.done.iter().map(|&d| u32::from(d)).sum::<u32>()).sum();
+        let resets: u32 = a
+            .iter()
+            .map(|s| s.done.iter().map(|&d| u32::from(d)).sum::<u32>())
+            .sum();
         assert!(resets > 0, "{name}: no episode ended in 80 steps");
     }
 }
@@ -90,11 +106,16 @@ fn finished_episodes_reset_in_the_same_step_with_their_totals() {
     let (_, program) = wsite_tests::example_programs().remove(0);
     let mut b = batch(&program, 4, 1);
     let mut rng = Lcg(11);
-    let mut returns = vec![0f32; 4];
-    let mut lengths = vec![0u32; 4];
+    let mut returns = [0f32; 4];
+    let mut lengths = [0u32; 4];
     let mut ended = 0;
     for _ in 0..300 {
-        let actions: Vec<u32> = b.buffers().action_count.iter().map(|&n| rng.next(n as usize) as u32).collect();
+        let actions: Vec<u32> = b
+            .buffers()
+            .action_count
+            .iter()
+            .map(|&n| rng.next(n as usize) as u32)
+            .collect();
         b.step(&actions).unwrap();
         let buf = b.buffers();
         for i in 0..4 {

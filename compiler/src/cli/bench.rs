@@ -311,7 +311,12 @@ fn play_batched(site: &Site, cores: usize, seconds: f64) -> Throughput {
             break;
         }
         t.steps += n as u64;
-        t.episodes += batch.buffers().done.iter().map(|&d| u64::from(d)).sum::<u64>();
+        t.episodes += batch
+            .buffers()
+            .done
+            .iter()
+            .map(|&d| u64::from(d))
+            .sum::<u64>();
     }
     t.seconds = started.elapsed().as_secs_f64();
     t

@@ -254,7 +254,8 @@ impl<'p> BatchEnv<'p> {
         }
         let mut slots = Vec::with_capacity(n);
         for i in 0..n {
-            let mut rng = seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5851_f42d_4c95_7f2d;
+            let mut rng =
+                seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5851_f42d_4c95_7f2d;
             let inst = &instances[draw(&mut rng, instances.len())];
             slots.push(Slot {
                 env: Env::new(program, inst, config)?,
@@ -335,7 +336,9 @@ impl<'p> BatchEnv<'p> {
                     s.spawn(move || {
                         let mut errors = Vec::new();
                         for ((slot, rows), &a) in slots.iter_mut().zip(rows).zip(acts) {
-                            if let Err(e) = step_one(program, instances, config, &spec, slot, rows, a) {
+                            if let Err(e) =
+                                step_one(program, instances, config, &spec, slot, rows, a)
+                            {
                                 errors.push(e);
                             }
                         }
@@ -345,7 +348,10 @@ impl<'p> BatchEnv<'p> {
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|_| vec!["a worker thread panicked".into()]))
+                .flat_map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| vec!["a worker thread panicked".into()])
+                })
                 .collect()
         });
         match failures.first() {
@@ -431,7 +437,15 @@ fn write_observation(slot: &mut Slot<'_>, rows: Rows<'_>, spec: &ObsSpec) {
     }
     rows.text[shown * spec.text_tokens..].fill(0);
     rows.value[shown * spec.value_tokens..].fill(0);
-    write_actions(slot, rows.action_kind, rows.action_element, rows.action_text, spec, shown, &mut cut);
+    write_actions(
+        slot,
+        rows.action_kind,
+        rows.action_element,
+        rows.action_text,
+        spec,
+        shown,
+        &mut cut,
+    );
     *rows.action_count = u32::try_from(slot.table.len()).unwrap_or(u32::MAX);
     *rows.overflow = cut;
 }

@@ -77,11 +77,18 @@ mod tests {
         let a = t.tokens("Buy the ThinkPad X1, now!").to_vec();
         assert_eq!(a.len(), 5);
         assert!(a.iter().all(|&i| (RESERVED..1000).contains(&i)));
-        assert_eq!(t.tokens("thinkpad")[0], a[2], "case and punctuation do not matter");
+        assert_eq!(
+            t.tokens("thinkpad")[0],
+            a[2],
+            "case and punctuation do not matter"
+        );
         assert_eq!(t.tokens("$14.99")[0], id_of("$14.99", 1000));
         let mut out = [9u32; 3];
         assert!(!t.fill("one two three four", &mut out));
-        assert_eq!(out, [id_of("one", 1000), id_of("two", 1000), id_of("three", 1000)]);
+        assert_eq!(
+            out,
+            [id_of("one", 1000), id_of("two", 1000), id_of("three", 1000)]
+        );
         assert!(t.fill("one", &mut out));
         assert_eq!(out[1..], [PAD, PAD]);
     }
