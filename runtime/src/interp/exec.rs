@@ -144,7 +144,7 @@ fn try_marker(
         go,
         ..
     } = exec;
-    gate::validate(program, def, &after, &delta)
+    gate::validate_commit(program, def, &after, &delta)
         .map_err(|v| (v.to_string(), Rejection::Gate(v)))?;
     let go = match go {
         Some((call, mut at)) => {

@@ -18,6 +18,7 @@ use super::eval::{eval_bool, Context};
 use super::exec::{Delta, World};
 use super::state::{idx, TableState};
 use crate::ir::{self, FieldId, MarkerId, Permission, SessionId, TableId, Ty, Value};
+use crate::prove::footprint;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -116,6 +117,54 @@ pub fn validate(
 ) -> Result<(), Violation> {
     check_permissions(program, marker, delta)?;
     validate_state(program, after, delta)
+}
+
+/// `validate` for a marker's own commit from a state the runtime produced,
+/// checking only the invariants the delta can affect.
+///
+/// Every state the runtime reaches satisfies every invariant: the seed is
+/// checked by C301 (a site that breaks one is not run), and `setup` and every
+/// commit pass the full gate or change nothing. So an invariant that reads
+/// nothing the delta wrote (its footprint, see `prove::footprint`) still holds
+/// and need not be evaluated again; one that reads nothing at all is always
+/// evaluated, being cheap. Outcomes are those of `validate` on such states;
+/// the prover spends most of its time here otherwise.
+pub(crate) fn validate_commit(
+    program: &ir::Program,
+    marker: &ir::MarkerDef,
+    after: &World,
+    delta: &Delta,
+) -> Result<(), Violation> {
+    check_permissions(program, marker, delta)?;
+    check_capacities(program, after, delta)?;
+    check_inserted(program, after, delta)?;
+    check_set_fields(program, after, delta)?;
+    check_session(program, after, delta)?;
+    let written = written_locs(program, delta);
+    check_invariants_where(program, after, |inv| {
+        let mut reads = footprint::Locs::new();
+        footprint::expr_reads(&inv.cond, &mut reads);
+        reads.is_empty() || footprint::touches(&written, &reads)
+    })
+}
+
+/// The locations a delta wrote: inserted and deleted rows write their table
+/// (and every field), set fields and session variables themselves.
+fn written_locs(program: &ir::Program, delta: &Delta) -> footprint::Locs {
+    use footprint::Loc;
+    let mut out = footprint::Locs::new();
+    for (t, _) in delta.inserted.iter().chain(&delta.deleted) {
+        out.insert(Loc::Rows(*t));
+        let fields = program.tables.get(idx(*t)).map_or(0, |d| d.fields.len());
+        out.extend(
+            (0..fields)
+                .filter_map(|f| u32::try_from(f).ok())
+                .map(|f| Loc::Field(*t, f)),
+        );
+    }
+    out.extend(delta.set_fields.iter().map(|(t, _, f)| Loc::Field(*t, *f)));
+    out.extend(delta.set_session.iter().map(|s| Loc::Session(*s)));
+    out
 }
 
 /// Everything `validate` checks except the permissions: what task `setup`
@@ -384,13 +433,23 @@ fn check_session(program: &ir::Program, after: &World, delta: &Delta) -> Result<
 /// Every invariant, in declaration order; one that faults counts as false,
 /// since a state where it cannot even be evaluated is not one it vouches for.
 fn check_invariants(program: &ir::Program, after: &World) -> Result<(), Violation> {
+    check_invariants_where(program, after, |_| true)
+}
+
+/// The invariants `wanted` picks, in order; the first false one is the
+/// violation.
+fn check_invariants_where(
+    program: &ir::Program,
+    after: &World,
+    wanted: impl Fn(&ir::InvariantDef) -> bool,
+) -> Result<(), Violation> {
     let ctx = Context {
         program,
         db: &after.db,
         session: &after.session,
         nav: None,
     };
-    for inv in &program.invariants {
+    for inv in program.invariants.iter().filter(|i| wanted(i)) {
         // The frame grows on demand as quantifiers bind; no need to pre-size it.
         let mut frame = Vec::new();
         if !matches!(eval_bool(&ctx, &mut frame, &inv.cond), Ok(true)) {
