@@ -201,6 +201,11 @@ pub struct Env<'p> {
     actions: Vec<Action>,
     /// Ψ of the current state.
     psi: f64,
+    /// Whether the goal holds in the current state, once asked (reset by
+    /// every change): a search asks it for many successors of one state.
+    goal_now: std::cell::Cell<Option<bool>>,
+    /// The goal asks `visited` or `page is`, so navigation alone can change it.
+    goal_navigates: bool,
 }
 
 /// Frames never need more slots than this; a larger frame is a broken IR.
@@ -309,6 +314,12 @@ impl<'p> Env<'p> {
             view: observe::View::default(),
             actions: Vec::new(),
             psi: 0.0,
+            goal_now: std::cell::Cell::new(None),
+            goal_navigates: task.goal.as_ref().is_some_and(|g| {
+                let mut found = false;
+                g.walk(&mut |e| found |= matches!(e, ir::Expr::Visited(_) | ir::Expr::PageIs(_)));
+                found
+            }),
         };
         env.reset()?;
         Ok(env)
@@ -374,6 +385,7 @@ impl<'p> Env<'p> {
 
     /// Re-renders the current page and recomputes the candidate actions.
     fn refresh(&mut self) {
+        self.goal_now.set(None);
         self.view = observe::render_page(self.program, &self.state);
         self.actions = if self.state.done {
             Vec::new()
@@ -438,6 +450,21 @@ impl<'p> Env<'p> {
     /// Ψ of the current state.
     pub fn progress(&self) -> f64 {
         self.psi
+    }
+
+    /// Whether the goal holds in the current state (cached until it changes).
+    pub(crate) fn goal_holds_now(&self) -> bool {
+        if let Some(known) = self.goal_now.get() {
+            return known;
+        }
+        let holds = reward::goal_holds(self.program, self.task, &self.state, &self.frame);
+        self.goal_now.set(Some(holds));
+        holds
+    }
+
+    /// Whether the goal can only change with the database or session.
+    pub(crate) fn goal_ignores_navigation(&self) -> bool {
+        !self.goal_navigates
     }
 
     /// The episode state (for the prover).

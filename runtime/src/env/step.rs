@@ -69,6 +69,11 @@ impl Env<'_> {
         let (epsilon, answered, rejection) = take(self.program, &self.expected, &mut state, mv);
         let success = match answered {
             Some(ok) => ok,
+            // A step that changed neither database nor session leaves a goal
+            // that ignores navigation as it was.
+            None if self.goal_ignores_navigation() && state.world == self.state.world => {
+                self.goal_holds_now()
+            }
             None => reward::goal_holds(self.program, self.task, &state, &self.frame),
         };
         Ok(Successor {
