@@ -640,6 +640,10 @@ fn bench_reports_every_column_as_json() {
         "scaling",
         "batched_steps_per_s",
         "batched_envs",
+        "jit_compile_ms",
+        "jit_predicates",
+        "goal_eval_ns_interp",
+        "goal_eval_ns_jit",
         "episodes_per_hour",
         "prover_states_per_s",
         "prover_states",
@@ -651,6 +655,10 @@ fn bench_reports_every_column_as_json() {
         assert!(value > 0.0, "{field} = {} in {row}", row[field]);
     }
     assert_eq!(row["feasible"], row["instances"], "{row}");
+    assert_eq!(
+        row["jit_predicates_compiled"], row["jit_predicates"],
+        "{row}"
+    );
     assert!(row["largest_space"]["task"]
         .as_str()
         .is_some_and(|t| !t.is_empty()));
@@ -658,9 +666,6 @@ fn bench_reports_every_column_as_json() {
         row["largest_space"]["states"].as_u64().unwrap_or(0) > 0,
         "{row}"
     );
-    assert!(
-        row.as_object()
-            .is_some_and(|o| o.keys().all(|k| !k.contains("jit"))),
-        "no JIT columns before the JIT: {row}"
-    );
+    // Speed is reported, never asserted: timings flake.
+    assert!(row["goal_eval_jit_speedup"].is_number(), "{row}");
 }

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod env;
 pub mod interp;
 pub mod ir;
+pub mod jit;
 pub mod layout;
 pub mod prove;
 pub mod value;

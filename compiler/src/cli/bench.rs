@@ -94,6 +94,7 @@ struct Row {
     all_cores: Throughput,
     /// `BatchEnv` steps (observation buffers included) on all cores.
     batched: Throughput,
+    jit: JitStats,
     cores: usize,
     prover: ProverStats,
 }
@@ -149,7 +150,9 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let one_core = play_one_core(site, seconds);
     let all_cores = play_all_cores(site, cores, seconds);
     let batched = play_batched(site, cores, seconds);
+    let jit = measure_jit(site);
     Row {
+        jit,
         site: site.name.clone(),
         compile_ms: compile_ms(&site.path),
         one_core,
@@ -276,6 +279,78 @@ fn play_all_cores(site: &Site, cores: usize, seconds: f64) -> Throughput {
 }
 
 /// Proves every task instance with the default options.
+/// The predicate JIT on one site: how long compiling takes, how many
+/// predicates compile, and goal evaluation time against the interpreter.
+#[derive(Default)]
+struct JitStats {
+    compile_ms: f64,
+    compiled: usize,
+    predicates: usize,
+    /// Mean ns per goal evaluation, on each instance's initial state.
+    interp_ns: f64,
+    jit_ns: f64,
+}
+
+/// Evaluations of each goal per engine.
+const GOAL_EVALS: usize = 20_000;
+
+fn measure_jit(site: &Site) -> JitStats {
+    use wsite_runtime::interp::eval::eval_bool;
+    use wsite_runtime::jit::JitSite;
+    use wsite_runtime::layout::{StateLayout, TextPool};
+    let mut stats = JitStats::default();
+    let Ok(layout) = StateLayout::for_program(&site.program) else {
+        return stats;
+    };
+    let mut pool = TextPool::for_program(&site.program);
+    let started = Instant::now();
+    let Ok(jit) = JitSite::compile(&site.program, &layout, &mut pool) else {
+        return stats;
+    };
+    stats.compile_ms = started.elapsed().as_secs_f64() * 1e3;
+    (stats.compiled, stats.predicates) = {
+        let (c, f) = jit.compile_stats();
+        (c, c + f)
+    };
+    let (mut interp, mut native, mut evals) = (0.0, 0.0, 0usize);
+    for inst in &site.instances {
+        let task = &site.program.tasks[inst.task];
+        let (Some(goal), Some(pred)) = (&task.goal, jit.goal(inst.task)) else {
+            continue;
+        };
+        let Ok(env) = Env::new(&site.program, inst, RewardConfig::default()) else {
+            continue;
+        };
+        let (Ok(bytes), Ok(frame)) = (
+            env.encode_state(&layout, &mut pool),
+            jit.frame(env.task_frame(), &mut pool),
+        ) else {
+            continue;
+        };
+        if !pred.is_compiled() {
+            continue;
+        }
+        let ctx = env.world().context(&site.program, Some(env.navigation()));
+        let mut scratch = env.task_frame().to_vec();
+        let t = Instant::now();
+        for _ in 0..GOAL_EVALS {
+            let _ = black_box(eval_bool(&ctx, black_box(&mut scratch), goal));
+        }
+        interp += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        for _ in 0..GOAL_EVALS {
+            let _ = black_box(pred.eval(black_box(&bytes), &frame, &mut pool));
+        }
+        native += t.elapsed().as_secs_f64();
+        evals += GOAL_EVALS;
+    }
+    if evals > 0 {
+        stats.interp_ns = interp / evals as f64 * 1e9;
+        stats.jit_ns = native / evals as f64 * 1e9;
+    }
+    stats
+}
+
 /// Environments per core in the batched run.
 const BATCH_PER_CORE: usize = 32;
 
@@ -359,6 +434,8 @@ fn print_human(rows: &[Row], cores: usize) {
         "scaling".to_string(),
         format!("batched_steps/s({cores} cores)"),
         "episodes/h".to_string(),
+        "jit_compile_ms".to_string(),
+        "goal_ns(interp/jit)".to_string(),
         "prover_states/s".to_string(),
         "feasible".to_string(),
         "largest_space".to_string(),
@@ -383,6 +460,13 @@ fn human_cells(row: &Row) -> Vec<String> {
         format!("{:.2}x", row.scaling()),
         format!("{:.0}", row.batched.steps_per_s()),
         format!("{:.0}", row.one_core.episodes_per_hour()),
+        format!("{:.1}", row.jit.compile_ms),
+        format!(
+            "{:.0}/{:.0} ({:.1}x)",
+            row.jit.interp_ns,
+            row.jit.jit_ns,
+            row.jit.interp_ns / row.jit.jit_ns.max(1e-9)
+        ),
         format!("{:.0}", states_per_s(p)),
         format!("{}/{}", p.feasible, p.instances),
         p.largest
@@ -437,6 +521,12 @@ fn json_row(row: &Row) -> serde_json::Value {
         "scaling": row.scaling(),
         "batched_steps_per_s": row.batched.steps_per_s(),
         "batched_envs": BATCH_PER_CORE * row.cores,
+        "jit_compile_ms": row.jit.compile_ms,
+        "jit_predicates_compiled": row.jit.compiled,
+        "jit_predicates": row.jit.predicates,
+        "goal_eval_ns_interp": row.jit.interp_ns,
+        "goal_eval_ns_jit": row.jit.jit_ns,
+        "goal_eval_jit_speedup": row.jit.interp_ns / row.jit.jit_ns.max(1e-9),
         "episodes_per_hour": row.one_core.episodes_per_hour(),
         "prover_states_per_s": states_per_s(p),
         "prover_states": p.states,

@@ -478,7 +478,7 @@ impl<'p> Env<'p> {
     }
 
     /// The task's frame after `setup` (for the prover's goal conjuncts).
-    pub(crate) fn task_frame(&self) -> &[Value] {
+    pub fn task_frame(&self) -> &[Value] {
         &self.frame
     }
 

@@ -332,8 +332,13 @@ fn text_of(pool: &TextPool, id: u32) -> Result<&Arc<str>, LayoutError> {
         .ok_or_else(|| LayoutError::Corrupt(format!("text #{id} is not in the pool")))
 }
 
-/// The word of `value` in a slot of type `ty`; `None` for `none`.
-fn to_word(value: &Value, ty: &Ty, pool: &mut TextPool) -> Result<Option<i64>, LayoutError> {
+/// The word of `value` in a slot of type `ty`; `None` for `none`. Shared with
+/// the JIT, which encodes frames with it.
+pub(crate) fn to_word(
+    value: &Value,
+    ty: &Ty,
+    pool: &mut TextPool,
+) -> Result<Option<i64>, LayoutError> {
     let base = match ty {
         Ty::Optional(inner) => inner,
         other => other,
@@ -356,7 +361,7 @@ fn to_word(value: &Value, ty: &Ty, pool: &mut TextPool) -> Result<Option<i64>, L
 }
 
 /// The value a slot of type `ty` holds.
-fn from_word(
+pub(crate) fn from_word(
     word: i64,
     present: bool,
     ty: &Ty,

@@ -1,0 +1,1340 @@
+//! Lowering one predicate (`ir::Expr`) to a Cranelift function over the flat
+//! state, rule for rule as `interp::eval` evaluates it.
+//!
+//! A value is a word (`i64`, the layout codec's encoding) with a presence flag
+//! for `none` and a static kind. Every `none` has word 0 — the codec's
+//! canonical form, kept by everything generated here — so two values of one
+//! kind are equal exactly when their presences and words are. The kinds come
+//! from the program's declarations (fields, session variables, parameters) and
+//! `frames` (task frames); anything the checker could not have produced (an
+//! operator on the wrong kinds, a missing table or field) is refused with a
+//! reason instead of lowered, and the predicate falls back to the interpreter.
+//!
+//! Faults return their code at once (`super::code`); evaluation order is
+//! eval's, so the same fault wins. Nothing emitted can trap: every divisor is
+//! replaced by 1 where the guard already faulted, and every state and frame
+//! access is at an offset the layout (with counts clamped to capacities) or the
+//! frame length bounds. A scan binder is an SSA value carrying the row's slot
+//! as well as its id, so `x.field` inside a quantifier is one load; other row
+//! references are found by binary search over the table's sorted ids.
+
+use super::code;
+use super::helpers::{self, JitCtx};
+use super::Tag;
+use crate::interp::state::idx;
+use crate::ir::{
+    self, AggKind, BinaryOp, Builtin, Expr, RowScan, Slot, TableId, Ty, UnaryOp, Value,
+};
+use crate::layout::{Cells, StateLayout, TextPool, WORD};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Type, Value as CValue,
+};
+use cranelift_codegen::isa::TargetFrontendConfig;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Frames never have more slots than this (as in `interp::eval`).
+const MAX_SLOTS: usize = 1 << 16;
+
+/// What a predicate is compiled against.
+pub(crate) struct Site<'a> {
+    pub program: &'a ir::Program,
+    pub layout: &'a StateLayout,
+    /// The frame's slot types (`None`: unknown).
+    pub slots: &'a [Option<Ty>],
+    /// Whether `visited` and `page is` may be used (task predicates).
+    pub nav: bool,
+    pub config: TargetFrontendConfig,
+}
+
+/// What the caller needs to run the code besides the function.
+pub(crate) struct Lowered {
+    pub reads: Vec<(usize, Tag)>,
+    pub texts: Vec<(u32, Arc<str>)>,
+    pub locals: usize,
+}
+
+/// Why a predicate is not lowered.
+type R<T> = Result<T, String>;
+
+/// Lowers `expr` as a condition (eval_bool) into `func`, whose signature the
+/// caller set.
+pub(crate) fn lower(
+    site: &Site<'_>,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    pool: &mut TextPool,
+    expr: &Expr,
+) -> R<Lowered> {
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let &[state, locals, ctx] = params.as_slice() else {
+        return Err("internal: the predicate signature has the wrong arity".into());
+    };
+    let mut g = Gen {
+        b,
+        site,
+        pool,
+        ptr: site.config.pointer_type(),
+        state,
+        locals,
+        ctx,
+        scope: Vec::new(),
+        reads: BTreeMap::new(),
+        texts: Vec::new(),
+    };
+    let holds = g.cond(expr)?;
+    let result = g.b.ins().uextend(types::I64, holds);
+    g.b.ins().return_(&[result]);
+    g.b.seal_all_blocks();
+    let Gen {
+        b, reads, texts, ..
+    } = g;
+    b.finalize(site.config);
+    let locals = reads.keys().next_back().map_or(0, |&s| s + 1);
+    Ok(Lowered {
+        reads: reads.into_iter().collect(),
+        texts,
+        locals,
+    })
+}
+
+/// A value's static kind. Rows remember their table when known (a constant
+/// row reference does not say it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The literal `none`.
+    Null,
+    Int,
+    Money,
+    Bool,
+    Text,
+    Date,
+    Time,
+    Enum,
+    Row(Option<TableId>),
+}
+
+impl Kind {
+    fn of_ty(ty: &Ty) -> Kind {
+        match ty {
+            Ty::Int => Kind::Int,
+            Ty::Money => Kind::Money,
+            Ty::Bool => Kind::Bool,
+            Ty::Text => Kind::Text,
+            Ty::Date => Kind::Date,
+            Ty::Time => Kind::Time,
+            Ty::Enum(_) => Kind::Enum,
+            Ty::Row(t) => Kind::Row(Some(*t)),
+            Ty::Optional(inner) => Kind::of_ty(inner),
+        }
+    }
+
+    /// Values of kinds with one class compare as `Value`s do (`Value::Row`
+    /// has no table, so rows of any table are one class).
+    fn class(self) -> Kind {
+        match self {
+            Kind::Row(_) => Kind::Row(None),
+            k => k,
+        }
+    }
+
+    /// The kinds `interp::eval`'s `order` accepts.
+    fn ordered(self) -> bool {
+        matches!(
+            self,
+            Kind::Int | Kind::Money | Kind::Date | Kind::Time | Kind::Text
+        )
+    }
+
+    fn tag(self) -> Tag {
+        match self {
+            Kind::Null => Tag::None,
+            Kind::Int => Tag::Int,
+            Kind::Money => Tag::Money,
+            Kind::Bool => Tag::Bool,
+            Kind::Text => Tag::Text,
+            Kind::Date => Tag::Date,
+            Kind::Time => Tag::Time,
+            Kind::Enum => Tag::Enum,
+            Kind::Row(_) => Tag::Row,
+        }
+    }
+}
+
+/// Whether a value is present (not `none`).
+#[derive(Clone, Copy, Debug)]
+enum Pres {
+    Yes,
+    No,
+    /// An `i8`, 0 or 1.
+    Dyn(CValue),
+}
+
+/// A lowered value.
+#[derive(Clone, Copy, Debug)]
+struct Val {
+    kind: Kind,
+    /// An `i64`; 0 when the value is `none`.
+    word: CValue,
+    present: Pres,
+    /// For a row: its slot in the table's columns, when known (valid whenever
+    /// the value is present).
+    slot: Option<CValue>,
+}
+
+/// A helper and its arity (besides the context).
+#[derive(Clone, Copy)]
+enum Helper {
+    Unary(extern "C" fn(*mut JitCtx, i64) -> i64),
+    Binary(extern "C" fn(*mut JitCtx, i64, i64) -> i64),
+}
+
+struct Gen<'a, 'f> {
+    b: FunctionBuilder<'f>,
+    site: &'a Site<'a>,
+    pool: &'a mut TextPool,
+    ptr: Type,
+    state: CValue,
+    locals: CValue,
+    ctx: CValue,
+    /// Scan binders in scope, innermost last.
+    scope: Vec<(Slot, Val)>,
+    reads: BTreeMap<usize, Tag>,
+    texts: Vec<(u32, Arc<str>)>,
+}
+
+/// Loads from the state: never trapping (offsets are in bounds), read-only
+/// during the call, little-endian as the layout says.
+fn state_flags() -> MemFlagsData {
+    MemFlagsData::new()
+        .with_notrap()
+        .with_readonly()
+        .with_endianness(Endianness::Little)
+}
+
+/// Loads from the frame: native `i64`s.
+fn frame_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap().with_readonly()
+}
+
+fn offset(at: usize) -> R<i32> {
+    i32::try_from(at).map_err(|_| format!("offset {at} out of range"))
+}
+
+fn at_slot(slot: Slot) -> R<usize> {
+    let i = idx(slot);
+    if i >= MAX_SLOTS {
+        return Err(format!("local slot {slot} out of range"));
+    }
+    Ok(i)
+}
+
+impl Gen<'_, '_> {
+    // ---- small pieces ---------------------------------------------------------
+
+    fn iconst(&mut self, ty: Type, n: i64) -> CValue {
+        self.b.ins().iconst(ty, n)
+    }
+
+    fn word(&mut self, n: i64) -> CValue {
+        self.iconst(types::I64, n)
+    }
+
+    /// An `i8` 0/1 for a presence.
+    fn pres(&mut self, p: Pres) -> CValue {
+        match p {
+            Pres::Yes => self.iconst(types::I8, 1),
+            Pres::No => self.iconst(types::I8, 0),
+            Pres::Dyn(v) => v,
+        }
+    }
+
+    fn bool_val(&mut self, b: CValue) -> Val {
+        let word = self.b.ins().uextend(types::I64, b);
+        Val {
+            kind: Kind::Bool,
+            word,
+            present: Pres::Yes,
+            slot: None,
+        }
+    }
+
+    /// The value code after an unconditional fault produces (never used at
+    /// run time, but the lowering goes on).
+    fn dead(&mut self, kind: Kind) -> Val {
+        let word = self.word(0);
+        Val {
+            kind,
+            word,
+            present: Pres::No,
+            slot: None,
+        }
+    }
+
+    /// Returns `code` when `cond` (an `i8`) is non-zero; continues otherwise.
+    fn fault_if(&mut self, cond: CValue, code: i64) {
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fault);
+        self.b.ins().brif(cond, fault, &[], cont, &[]);
+        self.b.switch_to_block(fault);
+        let c = self.word(code);
+        self.b.ins().return_(&[c]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn fault(&mut self, code: i64) {
+        let yes = self.iconst(types::I8, 1);
+        self.fault_if(yes, code);
+    }
+
+    /// Faults with `NoneValue` unless `v` is present.
+    fn require(&mut self, v: &Val) {
+        match v.present {
+            Pres::Yes => {}
+            Pres::No => self.fault(code::NONE_VALUE),
+            Pres::Dyn(p) => {
+                let absent = self.b.ins().icmp_imm_s(IntCC::Equal, p, 0);
+                self.fault_if(absent, code::NONE_VALUE);
+            }
+        }
+    }
+
+    /// Faults with `NoneValue` unless every value is present.
+    fn require_all(&mut self, vs: &[Val]) {
+        if vs.iter().any(|v| matches!(v.present, Pres::No)) {
+            self.fault(code::NONE_VALUE);
+            return;
+        }
+        for v in vs {
+            self.require(v);
+        }
+    }
+
+    fn state_word(&mut self, base: CValue, at: usize) -> R<CValue> {
+        let at = offset(at)?;
+        Ok(self.b.ins().load(types::I64, state_flags(), base, at))
+    }
+
+    fn state_u32(&mut self, at: usize) -> R<CValue> {
+        let at = offset(at)?;
+        Ok(self.b.ins().uload32(state_flags(), self.state, at))
+    }
+
+    /// A presence byte as an `i8` 0/1 (any non-zero byte is present, as the
+    /// codec reads it).
+    fn state_present(&mut self, base: CValue, at: usize) -> R<CValue> {
+        let at = offset(at)?;
+        let byte = self.b.ins().load(types::I8, state_flags(), base, at);
+        Ok(self.b.ins().icmp_imm_s(IntCC::NotEqual, byte, 0))
+    }
+
+    /// Cell `i` (an `i64` value) of `cells`, `i` known to be below its length.
+    fn cell_at(&mut self, cells: Cells, i: CValue, kind: Kind) -> R<Val> {
+        let words = self.b.ins().ishl_imm_u(i, 3);
+        let words = self.b.ins().iadd(self.state, words);
+        let word = self.state_word(words, cells.words)?;
+        let bytes = self.b.ins().iadd(self.state, i);
+        let present = self.state_present(bytes, cells.present)?;
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Dyn(present),
+            slot: None,
+        })
+    }
+
+    /// Cell `i` (a constant) of `cells`.
+    fn cell(&mut self, cells: Cells, i: usize, kind: Kind) -> R<Val> {
+        if i >= cells.len {
+            return Err(format!("cell {i} of {}", cells.len));
+        }
+        let word = self.state_word(self.state, cells.word_at(i))?;
+        let present = self.state_present(self.state, cells.present_at(i))?;
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Dyn(present),
+            slot: None,
+        })
+    }
+
+    /// A `u32` count in the state, clamped to `capacity` so that a corrupt
+    /// count cannot lead reads past the room the layout reserved.
+    fn count(&mut self, at: usize, capacity: usize) -> R<CValue> {
+        let n = self.state_u32(at)?;
+        let cap = i64::try_from(capacity).map_err(|_| "capacity out of range".to_string())?;
+        let cap = self.word(cap);
+        Ok(self.b.ins().umin(n, cap))
+    }
+
+    fn table_layout(&self, table: TableId) -> R<&crate::layout::TableLayout> {
+        self.site
+            .layout
+            .tables
+            .get(idx(table))
+            .ok_or_else(|| format!("unknown table #{table}"))
+    }
+
+    /// Calls helper `f` with the context and `args`; its `i64` result.
+    fn call(&mut self, f: Helper, args: &[CValue]) -> R<CValue> {
+        let (addr, arity) = match f {
+            Helper::Unary(f) => (f as *const () as usize, 1),
+            Helper::Binary(f) => (f as *const () as usize, 2),
+        };
+        if args.len() != arity {
+            return Err("internal: a helper called with the wrong arity".into());
+        }
+        let mut sig = cranelift_codegen::ir::Signature::new(self.site.config.default_call_conv);
+        sig.params.push(AbiParam::new(self.ptr));
+        for _ in args {
+            sig.params.push(AbiParam::new(types::I64));
+        }
+        sig.returns.push(AbiParam::new(types::I64));
+        let sig = self.b.import_signature(sig);
+        let addr = i64::try_from(addr).map_err(|_| "helper address out of range".to_string())?;
+        let callee = self.iconst(self.ptr, addr);
+        let mut all = vec![self.ctx];
+        all.extend_from_slice(args);
+        let call = self.b.ins().call_indirect(sig, callee, &all);
+        self.b
+            .inst_results(call)
+            .first()
+            .copied()
+            .ok_or_else(|| "internal: a helper call without a result".to_string())
+    }
+
+    // ---- conditions and values ------------------------------------------------
+
+    /// `eval_bool`: an `i8` 0/1; `none` faults.
+    fn cond(&mut self, e: &Expr) -> R<CValue> {
+        let v = self.expr(e)?;
+        match v.kind {
+            Kind::Bool => {
+                self.require(&v);
+                Ok(self.b.ins().icmp_imm_s(IntCC::NotEqual, v.word, 0))
+            }
+            Kind::Null => {
+                self.fault(code::NONE_VALUE);
+                Ok(self.iconst(types::I8, 0))
+            }
+            k => Err(format!("a condition of kind {k:?}")),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> R<Val> {
+        match e {
+            Expr::Const(v) => self.constant(v),
+            Expr::Local(slot) => self.local(*slot),
+            Expr::Session(s) => {
+                let def = self
+                    .site
+                    .program
+                    .session
+                    .get(idx(*s))
+                    .ok_or_else(|| format!("unknown session variable #{s}"))?;
+                let kind = Kind::of_ty(&def.ty);
+                self.cell(self.site.layout.session, idx(*s), kind)
+            }
+            Expr::Field { row, table, field } => {
+                let r = self.expr(row)?;
+                self.field(r, *table, *field)
+            }
+            Expr::RowId(row) => {
+                let r = self.expr(row)?;
+                match r.kind {
+                    Kind::Row(_) => {
+                        self.require(&r);
+                        Ok(Val {
+                            kind: Kind::Int,
+                            word: r.word,
+                            present: Pres::Yes,
+                            slot: None,
+                        })
+                    }
+                    Kind::Null => {
+                        self.fault(code::NONE_VALUE);
+                        Ok(self.dead(Kind::Int))
+                    }
+                    k => Err(format!("`.id` of a {k:?}")),
+                }
+            }
+            Expr::Lookup { table, id } => {
+                let v = self.expr(id)?;
+                match v.kind {
+                    Kind::Int => {
+                        self.require(&v);
+                        let slot = self.find_row(*table, v.word)?;
+                        Ok(Val {
+                            kind: Kind::Row(Some(*table)),
+                            word: v.word,
+                            present: Pres::Yes,
+                            slot: Some(slot),
+                        })
+                    }
+                    Kind::Null => {
+                        self.fault(code::NONE_VALUE);
+                        Ok(self.dead(Kind::Row(Some(*table))))
+                    }
+                    k => Err(format!("row lookup by a {k:?}")),
+                }
+            }
+            Expr::Unary(op, e) => {
+                let v = self.expr(e)?;
+                self.unary(*op, v)
+            }
+            Expr::Binary(op, l, r) => self.binary(*op, l, r),
+            Expr::In(x, items) => self.member(x, items),
+            Expr::Exists(scan, body) => self.quantifier(scan, body, true),
+            Expr::All(scan, body) => self.quantifier(scan, body, false),
+            Expr::Count(scan) => self.count_rows(scan),
+            Expr::Aggregate { kind, value, scan } => match kind {
+                AggKind::Sum => self.sum(value, scan, Kind::Int),
+                AggKind::SumMoney => self.sum(value, scan, Kind::Money),
+                AggKind::Min => self.extremum(value, scan, true),
+                AggKind::Max => self.extremum(value, scan, false),
+            },
+            Expr::Find(scan) => self.find(scan),
+            Expr::Call(f, args) => self.builtin(*f, args),
+            Expr::Text(parts) => self.text(parts),
+            Expr::Visited(call) => self.visited(call),
+            Expr::PageIs(call) => self.page_is(call),
+        }
+    }
+
+    fn constant(&mut self, v: &Value) -> R<Val> {
+        let (kind, word) = match v {
+            Value::None => return Ok(self.dead(Kind::Null)),
+            Value::Int(n) => (Kind::Int, *n),
+            Value::Money(c) => (Kind::Money, *c),
+            Value::Bool(b) => (Kind::Bool, i64::from(*b)),
+            Value::Text(s) => {
+                let id = self
+                    .pool
+                    .intern(s)
+                    .ok_or_else(|| "the text pool is full".to_string())?;
+                if let Some(held) = self.pool.get(id) {
+                    self.texts.push((id, held.clone()));
+                }
+                (Kind::Text, i64::from(id))
+            }
+            Value::Date(d) => (Kind::Date, d.day_number()),
+            Value::Time(t) => (Kind::Time, i64::from(t.hour) * 60 + i64::from(t.minute)),
+            Value::Enum(e) => (Kind::Enum, i64::from(*e)),
+            Value::Row(id) => (Kind::Row(None), *id),
+        };
+        let word = self.word(word);
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Yes,
+            slot: None,
+        })
+    }
+
+    /// A text expression. Every text literal is one (`"abc"` is
+    /// `Text([Lit("abc")])`); without interpolations it is a constant,
+    /// interned now.
+    fn text(&mut self, parts: &[ir::TextPart]) -> R<Val> {
+        let mut s = String::new();
+        for part in parts {
+            match part {
+                ir::TextPart::Lit(l) => s.push_str(l),
+                ir::TextPart::Interp(..) => return Err("text interpolation".into()),
+            }
+        }
+        self.constant(&Value::Text(s.into()))
+    }
+
+    /// A scan binder in scope, else a frame slot of known type.
+    fn local(&mut self, slot: Slot) -> R<Val> {
+        if let Some((_, v)) = self.scope.iter().rev().find(|(s, _)| *s == slot) {
+            return Ok(*v);
+        }
+        let i = at_slot(slot)?;
+        let kind = match self.site.slots.get(i) {
+            Some(Some(ty)) => Kind::of_ty(ty),
+            _ => return Err(format!("local slot {slot} of unknown type")),
+        };
+        self.reads.insert(i, kind.tag());
+        let at = offset(i * 2 * WORD)?;
+        let word = self
+            .b
+            .ins()
+            .load(types::I64, frame_flags(), self.locals, at);
+        let at = offset(i * 2 * WORD + WORD)?;
+        let present = self
+            .b
+            .ins()
+            .load(types::I64, frame_flags(), self.locals, at);
+        let present = self.b.ins().icmp_imm_s(IntCC::NotEqual, present, 0);
+        // A `none` in the frame is encoded with word 0 (`JitSite::frame`).
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Dyn(present),
+            slot: None,
+        })
+    }
+
+    // ---- rows -------------------------------------------------------------------
+
+    /// The slot of row `id` of `table` (binary search over the sorted ids);
+    /// faults with `MissingRow` when there is none.
+    fn find_row(&mut self, table: TableId, id: CValue) -> R<CValue> {
+        let tl = self.table_layout(table)?.clone();
+        let count = self.count(tl.count, tl.capacity)?;
+        let lo = self.b.declare_var(types::I64);
+        let hi = self.b.declare_var(types::I64);
+        let zero = self.word(0);
+        self.b.def_var(lo, zero);
+        self.b.def_var(hi, count);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let missing = self.b.create_block();
+        let found = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+
+        self.b.switch_to_block(header);
+        let l = self.b.use_var(lo);
+        let h = self.b.use_var(hi);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, l, h);
+        self.b.ins().brif(more, body, &[], missing, &[]);
+
+        self.b.switch_to_block(body);
+        let sum = self.b.ins().iadd(l, h);
+        let mid = self.b.ins().ushr_imm_u(sum, 1);
+        let at = self.b.ins().ishl_imm_u(mid, 3);
+        let at = self.b.ins().iadd(self.state, at);
+        let v = self.state_word(at, tl.ids)?;
+        let less = self.b.ins().icmp(IntCC::SignedLessThan, v, id);
+        let next_lo = self.b.ins().iadd_imm_s(mid, 1);
+        let new_lo = self.b.ins().select(less, next_lo, l);
+        let new_hi = self.b.ins().select(less, h, mid);
+        self.b.def_var(lo, new_lo);
+        self.b.def_var(hi, new_hi);
+        let hit = self.b.ins().icmp(IntCC::Equal, v, id);
+        self.b.ins().brif(hit, found, &[], header, &[]);
+
+        self.b.switch_to_block(missing);
+        self.b.set_cold_block(missing);
+        let t = self.word(i64::from(table));
+        let flags = MemFlagsData::new().with_notrap();
+        let table_at = offset(std::mem::offset_of!(JitCtx, missing_table))?;
+        let id_at = offset(std::mem::offset_of!(JitCtx, missing_id))?;
+        self.b.ins().store(flags, t, self.ctx, table_at);
+        self.b.ins().store(flags, id, self.ctx, id_at);
+        let c = self.word(code::MISSING_ROW);
+        self.b.ins().return_(&[c]);
+
+        self.b.switch_to_block(found);
+        Ok(mid)
+    }
+
+    /// `row.field`: `none` faults, a row that does not exist faults.
+    fn field(&mut self, r: Val, table: TableId, field: u32) -> R<Val> {
+        let def = self
+            .site
+            .program
+            .tables
+            .get(idx(table))
+            .and_then(|t| t.fields.get(idx(field)))
+            .ok_or_else(|| format!("unknown field #{field} of table #{table}"))?;
+        let kind = Kind::of_ty(&def.ty);
+        let cells = *self
+            .table_layout(table)?
+            .columns
+            .get(idx(field))
+            .ok_or_else(|| format!("no column for field #{field}"))?;
+        match r.kind {
+            Kind::Row(_) => {}
+            Kind::Null => {
+                self.fault(code::NONE_VALUE);
+                return Ok(self.dead(kind));
+            }
+            k => return Err(format!("a field of a {k:?}")),
+        }
+        self.require(&r);
+        let slot = match (r.kind, r.slot) {
+            (Kind::Row(Some(t)), Some(s)) if t == table => s,
+            _ => self.find_row(table, r.word)?,
+        };
+        self.cell_at(cells, slot, kind)
+    }
+
+    // ---- operators ------------------------------------------------------------
+
+    fn unary(&mut self, op: UnaryOp, v: Val) -> R<Val> {
+        match (op, v.kind) {
+            (_, Kind::Null) => {
+                self.fault(code::NONE_VALUE);
+                Ok(self.dead(Kind::Null))
+            }
+            (UnaryOp::Neg, Kind::Int | Kind::Money) => {
+                self.require(&v);
+                let min = self.b.ins().icmp_imm_s(IntCC::Equal, v.word, i64::MIN);
+                self.fault_if(min, code::OVERFLOW);
+                let word = self.b.ins().ineg(v.word);
+                Ok(Val {
+                    kind: v.kind,
+                    word,
+                    present: Pres::Yes,
+                    slot: None,
+                })
+            }
+            (UnaryOp::Not, Kind::Bool) => {
+                self.require(&v);
+                let b = self.b.ins().icmp_imm_s(IntCC::Equal, v.word, 0);
+                Ok(self.bool_val(b))
+            }
+            (op, k) => Err(format!("{op:?} of a {k:?}")),
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, l: &Expr, r: &Expr) -> R<Val> {
+        match op {
+            BinaryOp::And | BinaryOp::Or => self.logic(op == BinaryOp::And, l, r),
+            _ => {
+                let a = self.expr(l)?;
+                let b = self.expr(r)?;
+                match op {
+                    BinaryOp::Eq => {
+                        let e = self.equal(&a, &b);
+                        Ok(self.bool_val(e))
+                    }
+                    BinaryOp::Ne => {
+                        let e = self.equal(&a, &b);
+                        let n = self.b.ins().bxor_imm_s(e, 1);
+                        Ok(self.bool_val(n))
+                    }
+                    BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+                        let c = self.compare(op, &a, &b)?;
+                        Ok(self.bool_val(c))
+                    }
+                    _ => self.arith(op, &a, &b),
+                }
+            }
+        }
+    }
+
+    /// `and`/`or`: the right side only when the left does not decide.
+    fn logic(&mut self, and: bool, l: &Expr, r: &Expr) -> R<Val> {
+        let result = self.b.declare_var(types::I8);
+        let left = self.cond(l)?;
+        self.b.def_var(result, left);
+        let right = self.b.create_block();
+        let done = self.b.create_block();
+        if and {
+            self.b.ins().brif(left, right, &[], done, &[]);
+        } else {
+            self.b.ins().brif(left, done, &[], right, &[]);
+        }
+        self.b.switch_to_block(right);
+        let rv = self.cond(r)?;
+        self.b.def_var(result, rv);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        let v = self.b.use_var(result);
+        Ok(self.bool_val(v))
+    }
+
+    /// `Value` equality as an `i8`: same class, same presence, same word
+    /// (words of `none` are 0); values of different classes are equal only
+    /// when both are `none`.
+    fn equal(&mut self, a: &Val, b: &Val) -> CValue {
+        let pa = self.pres(a.present);
+        let pb = self.pres(b.present);
+        if a.kind != Kind::Null && a.kind.class() == b.kind.class() {
+            let words = self.b.ins().icmp(IntCC::Equal, a.word, b.word);
+            if let (Pres::Yes, Pres::Yes) = (a.present, b.present) {
+                return words;
+            }
+            let pres = self.b.ins().icmp(IntCC::Equal, pa, pb);
+            self.b.ins().band(pres, words)
+        } else {
+            let either = self.b.ins().bor(pa, pb);
+            self.b.ins().bxor_imm_s(either, 1)
+        }
+    }
+
+    /// `<`, `<=`, `>`, `>=`: false when either side is `none`; texts by code
+    /// point (a helper).
+    fn compare(&mut self, op: BinaryOp, a: &Val, b: &Val) -> R<CValue> {
+        if a.kind == Kind::Null || b.kind == Kind::Null {
+            return Ok(self.iconst(types::I8, 0));
+        }
+        if a.kind.class() != b.kind.class() || !a.kind.ordered() {
+            return Err(format!("ordering of {:?} and {:?}", a.kind, b.kind));
+        }
+        let cc = match op {
+            BinaryOp::Lt => IntCC::SignedLessThan,
+            BinaryOp::Le => IntCC::SignedLessThanOrEqual,
+            BinaryOp::Gt => IntCC::SignedGreaterThan,
+            _ => IntCC::SignedGreaterThanOrEqual,
+        };
+        let pa = self.pres(a.present);
+        let pb = self.pres(b.present);
+        let both = self.b.ins().band(pa, pb);
+        if a.kind != Kind::Text {
+            let c = self.b.ins().icmp(cc, a.word, b.word);
+            return Ok(self.b.ins().band(both, c));
+        }
+        // Texts: call the helper only when both are present (the word of a
+        // `none` is no text id).
+        let result = self.b.declare_var(types::I8);
+        let no = self.iconst(types::I8, 0);
+        self.b.def_var(result, no);
+        let call = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(both, call, &[], done, &[]);
+        self.b.switch_to_block(call);
+        let order = self.text_order(a.word, b.word)?;
+        let c = self.b.ins().icmp_imm_s(cc, order, 0);
+        self.b.def_var(result, c);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(self.b.use_var(result))
+    }
+
+    /// The order of two present texts: -1, 0 or 1 (faulting on an unknown id).
+    fn text_order(&mut self, a: CValue, b: CValue) -> R<CValue> {
+        let order = self.call(Helper::Binary(helpers::text_cmp), &[a, b])?;
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, order, helpers::CMP_ERROR);
+        self.fault_if(bad, code::TEXT);
+        Ok(order)
+    }
+
+    /// Checked arithmetic on the combinations §3 defines.
+    fn arith(&mut self, op: BinaryOp, a: &Val, b: &Val) -> R<Val> {
+        use BinaryOp::{Add, Div, Mul, Sub};
+        if a.kind == Kind::Null || b.kind == Kind::Null {
+            self.fault(code::NONE_VALUE);
+            return Ok(self.dead(Kind::Null));
+        }
+        let kind = match (a.kind, b.kind) {
+            (Kind::Int, Kind::Int) => Kind::Int,
+            (Kind::Money, Kind::Money) if matches!(op, Add | Sub) => Kind::Money,
+            (Kind::Money, Kind::Int) if matches!(op, Mul | Div) => Kind::Money,
+            (Kind::Int, Kind::Money) if op == Mul => Kind::Money,
+            (x, y) => return Err(format!("{x:?} {} {y:?}", op.symbol())),
+        };
+        self.require_all(&[*a, *b]);
+        let word = self.int_op(op, a.word, b.word)?;
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Yes,
+            slot: None,
+        })
+    }
+
+    /// `interp::eval`'s `int_op`: overflow and division by zero fault; `%`
+    /// of `i64::MIN` by -1 is 0.
+    fn int_op(&mut self, op: BinaryOp, x: CValue, y: CValue) -> R<CValue> {
+        Ok(match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
+                let (r, of) = match op {
+                    BinaryOp::Add => self.b.ins().sadd_overflow(x, y),
+                    BinaryOp::Sub => self.b.ins().ssub_overflow(x, y),
+                    _ => self.b.ins().smul_overflow(x, y),
+                };
+                self.fault_if(of, code::OVERFLOW);
+                r
+            }
+            BinaryOp::Div => {
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                self.fault_if(zero, code::DIVISION_BY_ZERO);
+                let min = self.b.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+                let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                let of = self.b.ins().band(min, minus_one);
+                self.fault_if(of, code::OVERFLOW);
+                // The guards above already returned for these divisors; the
+                // select makes the division itself unable to trap.
+                let unsafe_divisor = self.b.ins().bor(zero, minus_one);
+                let one = self.word(1);
+                let d = self.b.ins().select(unsafe_divisor, one, y);
+                let q = self.b.ins().sdiv(x, d);
+                let neg = self.b.ins().ineg(x);
+                self.b.ins().select(minus_one, neg, q)
+            }
+            BinaryOp::Rem => {
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                self.fault_if(zero, code::DIVISION_BY_ZERO);
+                // `x % -1` is 0 for every x, as is `x % 1`; dividing by 1
+                // instead keeps `i64::MIN % -1` from trapping.
+                let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                let unsafe_divisor = self.b.ins().bor(zero, minus_one);
+                let one = self.word(1);
+                let d = self.b.ins().select(unsafe_divisor, one, y);
+                self.b.ins().srem(x, d)
+            }
+            other => return Err(format!("`{}` is not arithmetic", other.symbol())),
+        })
+    }
+
+    /// `x in [a, b, …]`: the items in order until one equals `x`.
+    fn member(&mut self, x: &Expr, items: &[Expr]) -> R<Val> {
+        let x = self.expr(x)?;
+        let result = self.b.declare_var(types::I8);
+        let hit = self.b.create_block();
+        let done = self.b.create_block();
+        for item in items {
+            let v = self.expr(item)?;
+            let e = self.equal(&x, &v);
+            let next = self.b.create_block();
+            self.b.ins().brif(e, hit, &[], next, &[]);
+            self.b.switch_to_block(next);
+        }
+        let no = self.iconst(types::I8, 0);
+        self.b.def_var(result, no);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(hit);
+        let yes = self.iconst(types::I8, 1);
+        self.b.def_var(result, yes);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        let v = self.b.use_var(result);
+        Ok(self.bool_val(v))
+    }
+
+    // ---- scans ------------------------------------------------------------------
+
+    /// A loop over the rows of `s.table` in id order (slot order), the binder
+    /// in scope for the filter and `visit`. `visit` emits code for a row that
+    /// passed the filter; it gets the row, the block of the next row and the
+    /// block after the loop, and must leave an open block (which then goes on
+    /// to the next row).
+    fn scan(
+        &mut self,
+        s: &RowScan,
+        mut visit: impl FnMut(&mut Self, Val, Block, Block) -> R<()>,
+    ) -> R<()> {
+        at_slot(s.binder)?;
+        let tl = self.table_layout(s.table)?.clone();
+        let count = self.count(tl.count, tl.capacity)?;
+        let i = self.b.declare_var(types::I64);
+        let zero = self.word(0);
+        self.b.def_var(i, zero);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let next = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+
+        self.b.switch_to_block(header);
+        let iv = self.b.use_var(i);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, count);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+
+        self.b.switch_to_block(body);
+        let at = self.b.ins().ishl_imm_u(iv, 3);
+        let at = self.b.ins().iadd(self.state, at);
+        let id = self.state_word(at, tl.ids)?;
+        let row = Val {
+            kind: Kind::Row(Some(s.table)),
+            word: id,
+            present: Pres::Yes,
+            slot: Some(iv),
+        };
+        self.scope.push((s.binder, row));
+        let visited = self.scan_body(s, row, next, exit, &mut visit);
+        self.scope.pop();
+        visited?;
+        self.b.ins().jump(next, &[]);
+
+        self.b.switch_to_block(next);
+        let iv = self.b.use_var(i);
+        let n = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, n);
+        self.b.ins().jump(header, &[]);
+
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    fn scan_body(
+        &mut self,
+        s: &RowScan,
+        row: Val,
+        next: Block,
+        exit: Block,
+        visit: &mut impl FnMut(&mut Self, Val, Block, Block) -> R<()>,
+    ) -> R<()> {
+        if let Some(filter) = &s.filter {
+            let keep = self.cond(filter)?;
+            let pass = self.b.create_block();
+            self.b.ins().brif(keep, pass, &[], next, &[]);
+            self.b.switch_to_block(pass);
+        }
+        visit(self, row, next, exit)
+    }
+
+    /// `exists` stops at the first row where the body holds, `all` at the
+    /// first where it does not.
+    fn quantifier(&mut self, s: &RowScan, body: &Expr, exists: bool) -> R<Val> {
+        let result = self.b.declare_var(types::I8);
+        let initial = self.iconst(types::I8, i64::from(!exists));
+        self.b.def_var(result, initial);
+        self.scan(s, |g, _, _, exit| {
+            let holds = g.cond(body)?;
+            let stop = g.b.create_block();
+            let cont = g.b.create_block();
+            if exists {
+                g.b.ins().brif(holds, stop, &[], cont, &[]);
+            } else {
+                g.b.ins().brif(holds, cont, &[], stop, &[]);
+            }
+            g.b.switch_to_block(stop);
+            let decided = g.iconst(types::I8, i64::from(exists));
+            g.b.def_var(result, decided);
+            g.b.ins().jump(exit, &[]);
+            g.b.switch_to_block(cont);
+            Ok(())
+        })?;
+        let v = self.b.use_var(result);
+        Ok(self.bool_val(v))
+    }
+
+    fn count_rows(&mut self, s: &RowScan) -> R<Val> {
+        let n = self.b.declare_var(types::I64);
+        let zero = self.word(0);
+        self.b.def_var(n, zero);
+        // A table holds at most its capacity, so the count cannot overflow.
+        self.scan(s, |g, _, _, _| {
+            let v = g.b.use_var(n);
+            let v = g.b.ins().iadd_imm_s(v, 1);
+            g.b.def_var(n, v);
+            Ok(())
+        })?;
+        let word = self.b.use_var(n);
+        Ok(Val {
+            kind: Kind::Int,
+            word,
+            present: Pres::Yes,
+            slot: None,
+        })
+    }
+
+    /// `sum`: 0 (or $0.00) over no rows; a `none` value faults, as in `+`.
+    fn sum(&mut self, value: &Expr, s: &RowScan, kind: Kind) -> R<Val> {
+        let acc = self.b.declare_var(types::I64);
+        let zero = self.word(0);
+        self.b.def_var(acc, zero);
+        self.scan(s, |g, _, _, _| {
+            let v = g.expr(value)?;
+            if v.kind != kind && v.kind != Kind::Null {
+                return Err(format!("a {kind:?} sum of {:?} values", v.kind));
+            }
+            g.require(&v);
+            let a = g.b.use_var(acc);
+            let (r, of) = g.b.ins().sadd_overflow(a, v.word);
+            g.fault_if(of, code::OVERFLOW);
+            g.b.def_var(acc, r);
+            Ok(())
+        })?;
+        let word = self.b.use_var(acc);
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Yes,
+            slot: None,
+        })
+    }
+
+    /// `min`/`max`: `none` values are skipped; `none` over no values; the
+    /// first of equal values is kept.
+    fn extremum(&mut self, value: &Expr, s: &RowScan, min: bool) -> R<Val> {
+        let acc = self.b.declare_var(types::I64);
+        let has = self.b.declare_var(types::I8);
+        let zero = self.word(0);
+        self.b.def_var(acc, zero);
+        let no = self.iconst(types::I8, 0);
+        self.b.def_var(has, no);
+        let mut kind = Kind::Null;
+        self.scan(s, |g, _, next, _| {
+            let v = g.expr(value)?;
+            kind = v.kind;
+            if v.kind == Kind::Null {
+                return Ok(());
+            }
+            if !v.kind.ordered() {
+                return Err(format!("min/max of {:?} values", v.kind));
+            }
+            let take = g.b.create_block();
+            let check = g.b.create_block();
+            let compare = g.b.create_block();
+            let pv = g.pres(v.present);
+            g.b.ins().brif(pv, check, &[], next, &[]);
+            g.b.switch_to_block(check);
+            let any = g.b.use_var(has);
+            g.b.ins().brif(any, compare, &[], take, &[]);
+            g.b.switch_to_block(compare);
+            let a = g.b.use_var(acc);
+            let cc = if min {
+                IntCC::SignedLessThan
+            } else {
+                IntCC::SignedGreaterThan
+            };
+            let better = if v.kind == Kind::Text {
+                let order = g.text_order(v.word, a)?;
+                g.b.ins().icmp_imm_s(cc, order, 0)
+            } else {
+                g.b.ins().icmp(cc, v.word, a)
+            };
+            g.b.ins().brif(better, take, &[], next, &[]);
+            g.b.switch_to_block(take);
+            g.b.def_var(acc, v.word);
+            let yes = g.iconst(types::I8, 1);
+            g.b.def_var(has, yes);
+            Ok(())
+        })?;
+        let word = self.b.use_var(acc);
+        let present = self.b.use_var(has);
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Dyn(present),
+            slot: None,
+        })
+    }
+
+    /// `find`: the first (lowest-id) row passing the filter, or `none`.
+    fn find(&mut self, s: &RowScan) -> R<Val> {
+        let id = self.b.declare_var(types::I64);
+        let has = self.b.declare_var(types::I8);
+        let slot = self.b.declare_var(types::I64);
+        let zero = self.word(0);
+        self.b.def_var(id, zero);
+        self.b.def_var(slot, zero);
+        let no = self.iconst(types::I8, 0);
+        self.b.def_var(has, no);
+        self.scan(s, |g, row, _, exit| {
+            g.b.def_var(id, row.word);
+            if let Some(at) = row.slot {
+                g.b.def_var(slot, at);
+            }
+            let yes = g.iconst(types::I8, 1);
+            g.b.def_var(has, yes);
+            g.b.ins().jump(exit, &[]);
+            // `scan` wants an open block; this one is unreachable.
+            let after = g.b.create_block();
+            g.b.switch_to_block(after);
+            Ok(())
+        })?;
+        let word = self.b.use_var(id);
+        let present = self.b.use_var(has);
+        let at = self.b.use_var(slot);
+        Ok(Val {
+            kind: Kind::Row(Some(s.table)),
+            word,
+            present: Pres::Dyn(present),
+            slot: Some(at),
+        })
+    }
+
+    // ---- built-ins and navigation ---------------------------------------------
+
+    fn builtin(&mut self, f: Builtin, args: &[Expr]) -> R<Val> {
+        if f == Builtin::Today {
+            if !args.is_empty() {
+                return Err("`today` with arguments".into());
+            }
+            let word = self.word(self.site.program.site.today.day_number());
+            return Ok(Val {
+                kind: Kind::Date,
+                word,
+                present: Pres::Yes,
+                slot: None,
+            });
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        // Any `none` faults before the arguments' kinds matter.
+        self.require_all(&vals);
+        let kinds: Vec<Kind> = vals.iter().map(|v| v.kind).collect();
+        if kinds.contains(&Kind::Null) {
+            return Ok(self.dead(Kind::Null));
+        }
+        let words: Vec<CValue> = vals.iter().map(|v| v.word).collect();
+        let (kind, word) = match (f, kinds.as_slice(), words.as_slice()) {
+            (Builtin::Lower | Builtin::Upper | Builtin::Trim, [Kind::Text], [t]) => {
+                let helper = match f {
+                    Builtin::Lower => Helper::Unary(helpers::text_lower),
+                    Builtin::Upper => Helper::Unary(helpers::text_upper),
+                    _ => Helper::Unary(helpers::text_trim),
+                };
+                (Kind::Text, self.checked_call(helper, &[*t])?)
+            }
+            (Builtin::Len, [Kind::Text], [t]) => (
+                Kind::Int,
+                self.checked_call(Helper::Unary(helpers::text_len), &[*t])?,
+            ),
+            (
+                Builtin::Contains | Builtin::StartsWith | Builtin::EndsWith,
+                [Kind::Text, Kind::Text],
+                [t, p],
+            ) => {
+                let helper = match f {
+                    Builtin::Contains => Helper::Binary(helpers::text_contains),
+                    Builtin::StartsWith => Helper::Binary(helpers::text_starts_with),
+                    _ => Helper::Binary(helpers::text_ends_with),
+                };
+                (Kind::Bool, self.checked_call(helper, &[*t, *p])?)
+            }
+            (Builtin::Abs, [k @ (Kind::Int | Kind::Money)], [x]) => {
+                let min = self.b.ins().icmp_imm_s(IntCC::Equal, *x, i64::MIN);
+                self.fault_if(min, code::OVERFLOW);
+                let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *x, 0);
+                let minus = self.b.ins().ineg(*x);
+                (*k, self.b.ins().select(neg, minus, *x))
+            }
+            (Builtin::DaysBetween, [Kind::Date, Kind::Date], [from, to]) => {
+                let (d, of) = self.b.ins().ssub_overflow(*to, *from);
+                self.fault_if(of, code::OVERFLOW);
+                (Kind::Int, d)
+            }
+            (f, k, _) => return Err(format!("{f:?} of {k:?}")),
+        };
+        Ok(Val {
+            kind,
+            word,
+            present: Pres::Yes,
+            slot: None,
+        })
+    }
+
+    /// A helper whose negative result means an unknown text (or a full pool).
+    fn checked_call(&mut self, f: Helper, args: &[CValue]) -> R<CValue> {
+        let r = self.call(f, args)?;
+        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+        self.fault_if(bad, code::TEXT);
+        Ok(r)
+    }
+
+    /// A page reference's arguments, evaluated in order, with the page's
+    /// parameter count; each must have its parameter's class (or be `none`).
+    fn page_args(&mut self, call: &ir::PageCall) -> R<Vec<Val>> {
+        if !self.site.nav {
+            return Err("`visited`/`page is` outside a task".into());
+        }
+        let page = self
+            .site
+            .program
+            .pages
+            .get(idx(call.page))
+            .ok_or_else(|| format!("unknown page #{}", call.page))?;
+        if page.params.len() != call.args.len() || page.params.len() > self.site.layout.max_arity {
+            return Err("a page reference with the wrong number of arguments".into());
+        }
+        let params: Vec<Kind> = page.params.iter().map(|p| Kind::of_ty(&p.ty)).collect();
+        let mut vals = Vec::with_capacity(call.args.len());
+        for (a, k) in call.args.iter().zip(params) {
+            let v = self.expr(a)?;
+            if v.kind != Kind::Null && v.kind.class() != k.class() {
+                return Err(format!("a {:?} argument for a {k:?} parameter", v.kind));
+            }
+            vals.push(v);
+        }
+        Ok(vals)
+    }
+
+    /// `page is P(args)`: the current page and its arguments.
+    fn page_is(&mut self, call: &ir::PageCall) -> R<Val> {
+        let args = self.page_args(call)?;
+        let layout = self.site.layout;
+        let page = self.state_u32(layout.page)?;
+        let mut holds = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, page, i64::from(call.page));
+        for (i, a) in args.iter().enumerate() {
+            // The state's argument has the parameter's kind when the page
+            // matches (and the result is false anyway when it does not).
+            let s = self.cell(layout.args, i, a.kind)?;
+            let e = self.equal(&s, a);
+            holds = self.b.ins().band(holds, e);
+        }
+        Ok(self.bool_val(holds))
+    }
+
+    /// `visited P(args)`: a linear search of the visited list, whose entries
+    /// are page id, presence bits and argument words (0 for `none`).
+    fn visited(&mut self, call: &ir::PageCall) -> R<Val> {
+        let args = self.page_args(call)?;
+        let list = self.site.layout.visited;
+        // The presence bits the entry must have.
+        let mut mask = self.word(0);
+        for (i, a) in args.iter().enumerate() {
+            let p = self.pres(a.present);
+            let p = self.b.ins().uextend(types::I64, p);
+            let bit = self.b.ins().ishl_imm_u(p, i64::try_from(i).unwrap_or(0));
+            mask = self.b.ins().bor(mask, bit);
+        }
+        let count = self.count(list.count, list.capacity)?;
+        let result = self.b.declare_var(types::I8);
+        let no = self.iconst(types::I8, 0);
+        self.b.def_var(result, no);
+        let i = self.b.declare_var(types::I64);
+        let zero = self.word(0);
+        self.b.def_var(i, zero);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let hit = self.b.create_block();
+        let next = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+
+        self.b.switch_to_block(header);
+        let iv = self.b.use_var(i);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, count);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+
+        self.b.switch_to_block(body);
+        let size =
+            i64::try_from(list.entry_size).map_err(|_| "entry size out of range".to_string())?;
+        let at = self.b.ins().imul_imm_s(iv, size);
+        let entry = self.b.ins().iadd(self.state, at);
+        let base = list.entries;
+        let at = offset(base)?;
+        let page = self.b.ins().uload32(state_flags(), entry, at);
+        let mut same = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, page, i64::from(call.page));
+        let at = offset(base + 4)?;
+        let bits = self.b.ins().uload32(state_flags(), entry, at);
+        let m = self.b.ins().icmp(IntCC::Equal, bits, mask);
+        same = self.b.ins().band(same, m);
+        for (j, a) in args.iter().enumerate() {
+            let w = self.state_word(entry, base + WORD * (1 + j))?;
+            let e = self.b.ins().icmp(IntCC::Equal, w, a.word);
+            same = self.b.ins().band(same, e);
+        }
+        self.b.ins().brif(same, hit, &[], next, &[]);
+
+        self.b.switch_to_block(hit);
+        let yes = self.iconst(types::I8, 1);
+        self.b.def_var(result, yes);
+        self.b.ins().jump(exit, &[]);
+
+        self.b.switch_to_block(next);
+        let n = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, n);
+        self.b.ins().jump(header, &[]);
+
+        self.b.switch_to_block(exit);
+        let v = self.b.use_var(result);
+        Ok(self.bool_val(v))
+    }
+}

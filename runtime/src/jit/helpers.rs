@@ -1,0 +1,177 @@
+//! The `extern "C"` functions compiled predicates call for what needs the
+//! strings behind text ids: ordering, `len`, `lower`, `upper`, `trim`,
+//! `contains`, `starts_with` and `ends_with`. (Text equality needs no helper:
+//! one pool gives equal strings one id.)
+//!
+//! Each helper gets the call's [`JitCtx`], whose `pool` is the `&mut TextPool`
+//! the caller of `JitPredicate::eval` lent for the call; results that are new
+//! texts are interned into it, so they compare by id like every other text.
+//! Helpers never panic (unwinding out of `extern "C"` would abort): an id not
+//! in the pool, or a pool that is full, is reported with an out-of-range
+//! result the generated code turns into a fault.
+
+use crate::layout::TextPool;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// What compiled code receives as its third argument. `repr(C)`: the code
+/// stores the missing row of a `MissingRow` fault at these fields' offsets.
+#[repr(C)]
+pub(crate) struct JitCtx {
+    pub pool: *mut TextPool,
+    pub missing_table: i64,
+    pub missing_id: i64,
+}
+
+/// What `text_cmp` returns for an unknown id (its results are otherwise -1, 0
+/// and 1).
+pub(crate) const CMP_ERROR: i64 = 2;
+/// What the other helpers return for an unknown id or a full pool (their
+/// results are otherwise ≥ 0).
+pub(crate) const ERROR: i64 = -1;
+
+/// The call's pool.
+///
+/// # Safety
+/// `ctx` must be null or point to a live `JitCtx` whose `pool` is null or
+/// points to a `TextPool` nothing else accesses during the call — which
+/// `JitPredicate::eval` guarantees for the code it calls.
+unsafe fn pool<'a>(ctx: *mut JitCtx) -> Option<&'a mut TextPool> {
+    // SAFETY: per this function's contract.
+    unsafe { ctx.as_mut().and_then(|c| c.pool.as_mut()) }
+}
+
+fn text(pool: &TextPool, id: i64) -> Option<&Arc<str>> {
+    pool.get(u32::try_from(id).ok()?)
+}
+
+/// The id of `s`, interned if new.
+fn id_of(pool: &mut TextPool, s: &str) -> i64 {
+    let id = match pool.find(s) {
+        Some(id) => Some(id),
+        None => pool.intern(&Arc::from(s)),
+    };
+    id.map_or(ERROR, i64::from)
+}
+
+/// The code-point (UTF-8 byte) order of two texts: -1, 0 or 1.
+pub(crate) extern "C" fn text_cmp(ctx: *mut JitCtx, a: i64, b: i64) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return CMP_ERROR;
+    };
+    match (text(pool, a), text(pool, b)) {
+        (Some(x), Some(y)) => match x.as_bytes().cmp(y.as_bytes()) {
+            Ordering::Less => -1,
+            Ordering::Equal => 0,
+            Ordering::Greater => 1,
+        },
+        _ => CMP_ERROR,
+    }
+}
+
+/// `len`: the number of chars (code points), as `interp::eval` counts.
+pub(crate) extern "C" fn text_len(ctx: *mut JitCtx, a: i64) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    text(pool, a).map_or(ERROR, |t| i64::try_from(t.chars().count()).unwrap_or(ERROR))
+}
+
+/// A text made from another, interned.
+fn map_text(ctx: *mut JitCtx, a: i64, f: fn(&str) -> String) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    let Some(s) = text(pool, a).map(|t| f(t)) else {
+        return ERROR;
+    };
+    id_of(pool, &s)
+}
+
+pub(crate) extern "C" fn text_lower(ctx: *mut JitCtx, a: i64) -> i64 {
+    map_text(ctx, a, str::to_lowercase)
+}
+
+pub(crate) extern "C" fn text_upper(ctx: *mut JitCtx, a: i64) -> i64 {
+    map_text(ctx, a, str::to_uppercase)
+}
+
+pub(crate) extern "C" fn text_trim(ctx: *mut JitCtx, a: i64) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    let Some(t) = text(pool, a) else {
+        return ERROR;
+    };
+    if t.trim().len() == t.len() {
+        return a;
+    }
+    let trimmed = t.trim().to_string();
+    id_of(pool, &trimmed)
+}
+
+/// A test of two texts: 1 or 0.
+fn test_texts(ctx: *mut JitCtx, a: i64, b: i64, f: fn(&str, &str) -> bool) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    match (text(pool, a), text(pool, b)) {
+        (Some(x), Some(y)) => i64::from(f(x, y)),
+        _ => ERROR,
+    }
+}
+
+pub(crate) extern "C" fn text_contains(ctx: *mut JitCtx, a: i64, b: i64) -> i64 {
+    test_texts(ctx, a, b, |t, p| t.contains(p))
+}
+
+pub(crate) extern "C" fn text_starts_with(ctx: *mut JitCtx, a: i64, b: i64) -> i64 {
+    test_texts(ctx, a, b, |t, p| t.starts_with(p))
+}
+
+pub(crate) extern "C" fn text_ends_with(ctx: *mut JitCtx, a: i64, b: i64) -> i64 {
+    test_texts(ctx, a, b, |t, p| t.ends_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_pool<T>(texts: &[&str], f: impl FnOnce(*mut JitCtx, &[i64]) -> T) -> T {
+        let mut pool = TextPool::default();
+        let ids: Vec<i64> = texts
+            .iter()
+            .map(|t| i64::from(pool.intern(&Arc::from(*t)).unwrap()))
+            .collect();
+        let mut ctx = JitCtx {
+            pool: &mut pool,
+            missing_table: 0,
+            missing_id: 0,
+        };
+        f(&mut ctx, &ids)
+    }
+
+    #[test]
+    fn helpers_follow_the_interpreter() {
+        with_pool(&["Z", "a", "é", "  a b \n", "ÀbC", "a b"], |ctx, ids| {
+            assert_eq!(text_cmp(ctx, ids[0], ids[1]), -1);
+            assert_eq!(text_cmp(ctx, ids[2], ids[1]), 1);
+            assert_eq!(text_cmp(ctx, ids[1], ids[1]), 0);
+            assert_eq!(text_cmp(ctx, ids[1], 99), CMP_ERROR);
+            assert_eq!(text_len(ctx, ids[2]), 1);
+            assert_eq!(text_trim(ctx, ids[3]), ids[5], "interned once");
+            assert_eq!(text_trim(ctx, ids[5]), ids[5]);
+            let lower = text_lower(ctx, ids[4]);
+            assert_eq!(text_lower(ctx, ids[4]), lower);
+            assert_eq!(text_contains(ctx, ids[5], ids[1]), 1);
+            assert_eq!(text_starts_with(ctx, ids[5], ids[0]), 0);
+            assert_eq!(text_ends_with(ctx, -3, ids[0]), ERROR);
+            assert_eq!(text_len(std::ptr::null_mut(), ids[0]), ERROR);
+        });
+    }
+}

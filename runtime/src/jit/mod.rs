@@ -1,0 +1,607 @@
+//! The predicate JIT: a site's goals, progress predicates, invariants and
+//! marker `requires` compiled with Cranelift to native functions over the flat
+//! state (see [`crate::layout`]).
+//!
+//! One [`JitSite`] owns one `JITModule` for one program: every predicate is
+//! lowered from the IR (`codegen`), the module is finalized once, and its code is
+//! freed when the site is dropped. A compiled predicate is an
+//! `extern "C" fn(state: *const u8, locals: *const i64, ctx: *mut JitCtx) -> i64`
+//! that reads the state at constant offsets and returns 1 (true), 0 (false) or a
+//! negative fault code; text operations other than equality call the
+//! `extern "C"` helpers of `helpers`, which look strings up in (and intern
+//! results into) the [`TextPool`] the state was encoded with.
+//!
+//! The interpreter (`interp::eval`) stays the definition: every rule here
+//! mirrors it, faults included, and the differential tests
+//! (`tests/tests/jit.rs`) demand identical results. What the JIT does not
+//! handle (text interpolation, an IR the checker could not have produced, a
+//! frame slot whose type is unknown) is refused per predicate with
+//! [`JitError::Unsupported`]; the caller evaluates that predicate with the
+//! interpreter instead. Nothing is ever silently approximated.
+//!
+//! This module owns the generated code and the calls into it; it does not decide
+//! when predicates are evaluated (the environments and the prover do).
+
+// The one place in the workspace that needs `unsafe`: calling generated code
+// and letting its helpers reach the text pool through a raw context pointer.
+// Every unsafe block says why it is sound.
+#![allow(unsafe_code)]
+
+mod codegen;
+mod frames;
+mod helpers;
+
+use crate::interp::eval::Fault;
+use crate::ir::{self, Value};
+use crate::layout::{StateLayout, TextPool};
+use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use helpers::JitCtx;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// The signature of every compiled predicate.
+type PredFn = unsafe extern "C" fn(*const u8, *const i64, *mut JitCtx) -> i64;
+
+/// Return codes of a compiled predicate besides 0 (false) and 1 (true).
+pub(crate) mod code {
+    pub const DIVISION_BY_ZERO: i64 = -1;
+    pub const NONE_VALUE: i64 = -2;
+    /// The table and id are in the context's `missing_*` fields.
+    pub const MISSING_ROW: i64 = -3;
+    pub const OVERFLOW: i64 = -4;
+    /// A text id not in the pool, or a pool that is full.
+    pub const TEXT: i64 = -5;
+}
+
+/// Which predicate of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PredicateRef {
+    /// Task `task`'s `goal`.
+    Goal(usize),
+    /// Task `task`'s progress predicate `index`.
+    Progress(usize, usize),
+    /// Invariant `index`.
+    Invariant(usize),
+    /// Marker `marker`'s `requires` clause `index`.
+    Requires(usize, usize),
+}
+
+/// Why a site or one of its predicates could not be compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JitError {
+    /// The predicate uses something the JIT does not lower (text
+    /// interpolation, a frame slot of unknown type, an IR the checker could not
+    /// have produced); the interpreter evaluates it instead.
+    Unsupported(String),
+    /// The host has no Cranelift backend, or Cranelift refused its settings.
+    Host(String),
+    /// Cranelift refused a function or could not finalize the module (a bug
+    /// in the lowering, caught by the verifier in debug builds).
+    Codegen(String),
+    /// The layout is not the program's, or a frame value cannot be encoded.
+    Layout(String),
+}
+
+impl fmt::Display for JitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JitError::Unsupported(what) => write!(f, "not compiled: {what}"),
+            JitError::Host(m) => write!(f, "no JIT on this host: {m}"),
+            JitError::Codegen(m) => write!(f, "code generation failed: {m}"),
+            JitError::Layout(m) => write!(f, "layout mismatch: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// Why a compiled evaluation gave no `bool`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JitFault {
+    /// The evaluation failed exactly as the interpreter's would.
+    Fault(Fault),
+    /// The predicate was not compiled; evaluate it with the interpreter.
+    NotCompiled,
+    /// The state, frame or pool does not fit the compiled code (wrong size, a
+    /// frame value of another type than the code was compiled for, a pool that
+    /// lacks the code's text constants). Nothing was run; evaluate with the
+    /// interpreter.
+    Input(String),
+}
+
+impl fmt::Display for JitFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JitFault::Fault(fault) => fault.fmt(f),
+            JitFault::NotCompiled => f.write_str("the predicate is not compiled"),
+            JitFault::Input(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A frame value's kind, checked against what the code was compiled for (a
+/// `none` fits every slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tag {
+    None,
+    Int,
+    Money,
+    Bool,
+    Text,
+    Date,
+    Time,
+    Enum,
+    Row,
+}
+
+impl Tag {
+    fn of(v: &Value) -> Tag {
+        match v {
+            Value::None => Tag::None,
+            Value::Int(_) => Tag::Int,
+            Value::Money(_) => Tag::Money,
+            Value::Bool(_) => Tag::Bool,
+            Value::Text(_) => Tag::Text,
+            Value::Date(_) => Tag::Date,
+            Value::Time(_) => Tag::Time,
+            Value::Enum(_) => Tag::Enum,
+            Value::Row(_) => Tag::Row,
+        }
+    }
+
+    /// A type with this tag's values, for the codec's `to_word` (which checks
+    /// a value against a type; enums and rows encode the same whatever the
+    /// enum or table).
+    fn ty(self) -> ir::Ty {
+        match self {
+            Tag::None => ir::Ty::Optional(Box::new(ir::Ty::Int)),
+            Tag::Int => ir::Ty::Int,
+            Tag::Money => ir::Ty::Money,
+            Tag::Bool => ir::Ty::Bool,
+            Tag::Text => ir::Ty::Text,
+            Tag::Date => ir::Ty::Date,
+            Tag::Time => ir::Ty::Time,
+            Tag::Enum => ir::Ty::Enum(0),
+            Tag::Row => ir::Ty::Row(0),
+        }
+    }
+}
+
+/// A frame (parameters, template binder, `let`s) encoded for compiled code:
+/// per slot a word and a presence word, exactly as the layout codec encodes a
+/// cell. Made by [`JitSite::frame`]; padded with `none` to the widest frame
+/// the site's code reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JitFrame {
+    /// `[word₀, present₀, word₁, present₁, …]`.
+    cells: Vec<i64>,
+    tags: Vec<Tag>,
+}
+
+/// What a compiled predicate needs besides its code.
+struct Native {
+    func: PredFn,
+    /// Frame slots the code reads, with the kind it expects there.
+    reads: Vec<(usize, Tag)>,
+    /// Text constants the code compares ids with: the id it was compiled with
+    /// and the pool's string at that id then.
+    texts: Vec<(u32, Arc<str>)>,
+    /// Slots the frame must have.
+    locals: usize,
+}
+
+/// One predicate of a site: compiled, or the reason it is not.
+///
+/// Only ever handed out by reference from its [`JitSite`], which owns the
+/// code its function pointer points into.
+pub struct JitPredicate {
+    what: PredicateRef,
+    name: String,
+    status: Result<Native, JitError>,
+    state_size: usize,
+}
+
+impl fmt::Debug for JitPredicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitPredicate")
+            .field("what", &self.what)
+            .field("name", &self.name)
+            .field("compiled", &self.status.is_ok())
+            .finish()
+    }
+}
+
+impl JitPredicate {
+    pub fn what(&self) -> PredicateRef {
+        self.what
+    }
+
+    /// `task \`buy\` goal`, `invariant \`stock\``, ….
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn is_compiled(&self) -> bool {
+        self.status.is_ok()
+    }
+
+    /// Why the predicate was not compiled, if it was not.
+    pub fn fallback_reason(&self) -> Option<&JitError> {
+        self.status.as_ref().err()
+    }
+
+    /// Evaluates the predicate on `state` (bytes of this site's layout,
+    /// encoded with `pool` or a pool it grew into) with `frame`. Text results
+    /// of `lower`, `upper` and `trim` are interned into `pool`.
+    pub fn eval(
+        &self,
+        state: &[u8],
+        frame: &JitFrame,
+        pool: &mut TextPool,
+    ) -> Result<bool, JitFault> {
+        let native = self.status.as_ref().map_err(|_| JitFault::NotCompiled)?;
+        if state.len() != self.state_size {
+            return Err(JitFault::Input(format!(
+                "a state of this site has {} bytes, not {}",
+                self.state_size,
+                state.len()
+            )));
+        }
+        if frame.cells.len() < 2 * native.locals || frame.tags.len() < native.locals {
+            return Err(JitFault::Input("the frame is too short".into()));
+        }
+        for &(slot, tag) in &native.reads {
+            let got = frame.tags.get(slot).copied().unwrap_or(Tag::None);
+            if got != tag && got != Tag::None {
+                return Err(JitFault::Input(format!(
+                    "frame slot {slot} holds a {got:?}, the code expects a {tag:?}"
+                )));
+            }
+        }
+        for (id, text) in &native.texts {
+            match pool.get(*id) {
+                Some(s) if Arc::ptr_eq(s, text) || **s == **text => {}
+                _ => {
+                    return Err(JitFault::Input(
+                        "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
+                    ))
+                }
+            }
+        }
+        let mut ctx = JitCtx {
+            pool: pool as *mut TextPool,
+            missing_table: 0,
+            missing_id: 0,
+        };
+        // SAFETY: `func` was finalized by the module this predicate's site
+        // owns, and the site outlives `&self`. The code reads `state` only at
+        // offsets below the layout's size (checked equal to `state.len()`
+        // above; row and list counts are clamped to their capacities) and
+        // `frame.cells` only below `2 * locals` (checked above). It writes
+        // only `ctx`, a live local, and its helpers reach `pool` through
+        // `ctx.pool`, the `&mut TextPool` borrowed for this call and not used
+        // elsewhere meanwhile. The code has no traps (division is guarded).
+        let r = unsafe { (native.func)(state.as_ptr(), frame.cells.as_ptr(), &mut ctx) };
+        match r {
+            0 => Ok(false),
+            1 => Ok(true),
+            code::DIVISION_BY_ZERO => Err(JitFault::Fault(Fault::DivisionByZero)),
+            code::NONE_VALUE => Err(JitFault::Fault(Fault::NoneValue)),
+            code::MISSING_ROW => Err(JitFault::Fault(Fault::MissingRow {
+                table: u32::try_from(ctx.missing_table).unwrap_or(u32::MAX),
+                id: ctx.missing_id,
+            })),
+            code::OVERFLOW => Err(JitFault::Fault(Fault::Overflow)),
+            code::TEXT => Err(JitFault::Fault(Fault::TypeConfusion(
+                "a text id is not in the pool",
+            ))),
+            _ => Err(JitFault::Fault(Fault::TypeConfusion(
+                "compiled code returned an unknown code",
+            ))),
+        }
+    }
+}
+
+/// A program's predicates compiled into one JIT module.
+pub struct JitSite {
+    /// `None` only while being dropped. Behind a mutex so the site is `Sync`:
+    /// the module itself is never touched after finalization, except to free
+    /// its memory on drop.
+    module: Mutex<Option<JITModule>>,
+    predicates: Vec<JitPredicate>,
+    index: BTreeMap<PredicateRef, usize>,
+    frame_len: usize,
+}
+
+impl fmt::Debug for JitSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitSite")
+            .field("predicates", &self.predicates)
+            .finish()
+    }
+}
+
+impl Drop for JitSite {
+    fn drop(&mut self) {
+        let module = match self.module.get_mut() {
+            Ok(m) => m.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(module) = module {
+            // SAFETY: the function pointers into this memory live in
+            // `self.predicates`, which are only reachable through `&self`; no
+            // call can be running (we hold `&mut self`) and none can follow
+            // (the site is being dropped).
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+impl JitSite {
+    /// Compiles every task goal, progress predicate, invariant and marker
+    /// `requires` of `program`. Text constants are interned into `pool`,
+    /// which (or a pool grown from a clone of it) must encode the states the
+    /// code runs on. A predicate the JIT does not handle is recorded as not
+    /// compiled; only a host without a backend or a broken layout fails the
+    /// whole site.
+    pub fn compile(
+        program: &ir::Program,
+        layout: &StateLayout,
+        pool: &mut TextPool,
+    ) -> Result<JitSite, JitError> {
+        check_layout(program, layout)?;
+        let mut module = new_module()?;
+        let mut jobs: Vec<Job<'_>> = Vec::new();
+        for (t, task) in program.tasks.iter().enumerate() {
+            let slots = frames::task_slots(program, task);
+            if let Some(goal) = &task.goal {
+                jobs.push(Job {
+                    what: PredicateRef::Goal(t),
+                    name: format!("task `{}` goal", task.name),
+                    expr: goal,
+                    slots: slots.clone(),
+                    nav: true,
+                });
+            }
+            for (i, (_, p)) in task.progress.iter().enumerate() {
+                jobs.push(Job {
+                    what: PredicateRef::Progress(t, i),
+                    name: format!("task `{}` progress {}", task.name, i + 1),
+                    expr: p,
+                    slots: slots.clone(),
+                    nav: true,
+                });
+            }
+        }
+        for (i, inv) in program.invariants.iter().enumerate() {
+            jobs.push(Job {
+                what: PredicateRef::Invariant(i),
+                name: format!("invariant `{}`", inv.name),
+                expr: &inv.cond,
+                slots: Vec::new(),
+                nav: false,
+            });
+        }
+        for (m, marker) in program.markers.iter().enumerate() {
+            let slots = frames::marker_slots(marker);
+            for (i, req) in marker.requires.iter().enumerate() {
+                jobs.push(Job {
+                    what: PredicateRef::Requires(m, i),
+                    name: format!("marker `{}` requires {}", marker.name, i + 1),
+                    expr: &req.cond,
+                    slots: slots.clone(),
+                    nav: false,
+                });
+            }
+        }
+
+        let mut ptr_sig = module.make_signature();
+        let ptr = module.target_config().pointer_type();
+        for _ in 0..3 {
+            ptr_sig.params.push(AbiParam::new(ptr));
+        }
+        ptr_sig.returns.push(AbiParam::new(types::I64));
+
+        // Lower and define every predicate; collect the ids to resolve after
+        // finalization.
+        let mut defined = Vec::with_capacity(jobs.len());
+        let mut ctx = module.make_context();
+        for (n, job) in jobs.into_iter().enumerate() {
+            let Job {
+                what,
+                name,
+                expr,
+                slots,
+                nav,
+            } = job;
+            module.clear_context(&mut ctx);
+            ctx.func.signature = ptr_sig.clone();
+            // A fresh builder context each time: an abandoned (unsupported)
+            // lowering leaves one half-used.
+            let mut fctx = FunctionBuilderContext::new();
+            let site = codegen::Site {
+                program,
+                layout,
+                slots: &slots,
+                nav,
+                config: module.target_config(),
+            };
+            let lowered = codegen::lower(&site, &mut ctx.func, &mut fctx, pool, expr);
+            let status = match lowered {
+                Err(why) => Err(JitError::Unsupported(why)),
+                Ok(out) => {
+                    let symbol = format!("wsite_pred_{n}");
+                    module
+                        .declare_function(&symbol, Linkage::Local, &ptr_sig)
+                        .map_err(|e| JitError::Codegen(e.to_string()))
+                        .and_then(|id| {
+                            ctx.func.name = UserFuncName::user(0, id.as_u32());
+                            module
+                                .define_function(id, &mut ctx)
+                                .map_err(|e| JitError::Codegen(format!("{name}: {e:?}")))?;
+                            Ok((id, out))
+                        })
+                }
+            };
+            defined.push((what, name, status));
+        }
+        module.clear_context(&mut ctx);
+        module
+            .finalize_definitions()
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+
+        let state_size = layout.size;
+        let mut predicates = Vec::with_capacity(defined.len());
+        let mut frame_len = 0;
+        for (what, name, status) in defined {
+            let status = status.map(|(id, out)| {
+                let code = module.get_finalized_function(id);
+                // SAFETY: `code` is the finalized body of a function declared
+                // with `ptr_sig`: three pointer parameters and an `i64` result
+                // in the host's default (C) calling convention, which is
+                // `PredFn`.
+                let func = unsafe { std::mem::transmute::<*const u8, PredFn>(code) };
+                frame_len = frame_len.max(out.locals);
+                Native {
+                    func,
+                    reads: out.reads,
+                    texts: out.texts,
+                    locals: out.locals,
+                }
+            });
+            predicates.push(JitPredicate {
+                what,
+                name,
+                status,
+                state_size,
+            });
+        }
+        let index = predicates
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.what, i))
+            .collect();
+        Ok(JitSite {
+            module: Mutex::new(Some(module)),
+            predicates,
+            index,
+            frame_len,
+        })
+    }
+
+    /// Every predicate, compiled or not, in program order (goals and progress
+    /// per task, invariants, `requires` per marker).
+    pub fn predicates(&self) -> &[JitPredicate] {
+        &self.predicates
+    }
+
+    pub fn predicate(&self, what: PredicateRef) -> Option<&JitPredicate> {
+        self.index.get(&what).and_then(|&i| self.predicates.get(i))
+    }
+
+    pub fn goal(&self, task: usize) -> Option<&JitPredicate> {
+        self.predicate(PredicateRef::Goal(task))
+    }
+
+    pub fn progress(&self, task: usize, index: usize) -> Option<&JitPredicate> {
+        self.predicate(PredicateRef::Progress(task, index))
+    }
+
+    pub fn invariant(&self, index: usize) -> Option<&JitPredicate> {
+        self.predicate(PredicateRef::Invariant(index))
+    }
+
+    pub fn requires(&self, marker: usize, index: usize) -> Option<&JitPredicate> {
+        self.predicate(PredicateRef::Requires(marker, index))
+    }
+
+    /// `(compiled, fallback)`: how many predicates run natively and how many
+    /// the interpreter must evaluate.
+    pub fn compile_stats(&self) -> (usize, usize) {
+        let compiled = self.predicates.iter().filter(|p| p.is_compiled()).count();
+        (compiled, self.predicates.len() - compiled)
+    }
+
+    /// Encodes `values` (a task frame after `setup`, a marker's arguments; an
+    /// empty slice for invariants) for compiled code, interning texts into
+    /// `pool`. Each value is encoded by the layout codec's `to_word`.
+    pub fn frame(&self, values: &[Value], pool: &mut TextPool) -> Result<JitFrame, JitError> {
+        let len = values.len().max(self.frame_len);
+        let mut cells = vec![0; 2 * len];
+        let mut tags = vec![Tag::None; len];
+        for (i, v) in values.iter().enumerate() {
+            let tag = Tag::of(v);
+            let word = crate::layout::to_word(v, &tag.ty(), pool)
+                .map_err(|e| JitError::Layout(e.to_string()))?;
+            if let (Some(w), Some([word, present])) = (word, cells.get_mut(2 * i..2 * i + 2)) {
+                *word = w;
+                *present = 1;
+            }
+            if let Some(t) = tags.get_mut(i) {
+                *t = tag;
+            }
+        }
+        Ok(JitFrame { cells, tags })
+    }
+}
+
+/// One predicate to compile.
+struct Job<'p> {
+    what: PredicateRef,
+    name: String,
+    expr: &'p ir::Expr,
+    /// The frame's slot types.
+    slots: Vec<Option<ir::Ty>>,
+    /// Whether `visited` and `page is` may occur (task predicates).
+    nav: bool,
+}
+
+/// A module for the host, with the verifier on in debug builds.
+fn new_module() -> Result<JITModule, JitError> {
+    let host = |e: &dyn fmt::Display| JitError::Host(e.to_string());
+    let mut flags = settings::builder();
+    let verifier = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    for (name, value) in [
+        ("opt_level", "speed"),
+        ("enable_verifier", verifier),
+        // cranelift-jit requires non-PIC code and long-range libcalls.
+        ("is_pic", "false"),
+        ("use_colocated_libcalls", "false"),
+    ] {
+        flags.set(name, value).map_err(|e| host(&e))?;
+    }
+    let isa = cranelift_native::builder()
+        .map_err(|e| host(&e))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| host(&e))?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// The layout must be the program's: the lowering trusts its offsets.
+/// The generated code reads at the layout's offsets without bounds checks
+/// (only the buffer's total size is checked per call), so a layout made any
+/// other way than `for_program` — with offsets past its size, say — is refused.
+fn check_layout(program: &ir::Program, layout: &StateLayout) -> Result<(), JitError> {
+    let own = StateLayout::for_program(program).map_err(|e| JitError::Layout(e.to_string()))?;
+    if own != *layout {
+        return Err(JitError::Layout(
+            "the layout is not the program's (`StateLayout::for_program`)".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
