@@ -403,19 +403,19 @@ fn step_one<'p>(
 
 /// Writes the environment's current observation and action table.
 fn write_observation(slot: &mut Slot<'_>, rows: Rows<'_>, spec: &ObsSpec) {
-    let obs = slot.env.observation();
     let mut cut = 0u8;
-    if !slot.tokens.fill(&obs.instruction, rows.instruction) {
+    if !slot.tokens.fill(slot.env.instruction(), rows.instruction) {
         cut |= CUT_INSTRUCTION;
     }
-    let shown = obs.elements.len().min(spec.max_elements);
-    if shown < obs.elements.len() {
+    let elements = slot.env.elements();
+    let shown = elements.len().min(spec.max_elements);
+    if shown < elements.len() {
         cut |= CUT_ELEMENTS;
     }
     *rows.element_count = u32::try_from(shown).unwrap_or(u32::MAX);
     rows.role.fill(0);
     rows.flags.fill(0);
-    for (i, e) in obs.elements.iter().take(shown).enumerate() {
+    for (i, e) in elements.iter().take(shown).enumerate() {
         rows.role[i] = role_id(e.role);
         let mut f = 0;
         if e.disabled {

@@ -407,6 +407,16 @@ impl<'p> Env<'p> {
         }
     }
 
+    /// The rendered elements, without building a whole [`Observation`].
+    pub fn elements(&self) -> &[ObsElement] {
+        &self.view.elements
+    }
+
+    /// The task's instruction (its rendered `say`).
+    pub fn instruction(&self) -> &str {
+        &self.instruction
+    }
+
     /// The candidate actions A(o), in §5.2 order (none once the episode is over).
     pub fn actions(&self) -> &[Action] {
         &self.actions
