@@ -150,7 +150,7 @@ pub(crate) fn validate_commit(
 
 /// The locations a delta wrote: inserted and deleted rows write their table
 /// (and every field), set fields and session variables themselves.
-fn written_locs(program: &ir::Program, delta: &Delta) -> footprint::Locs {
+pub(crate) fn written_locs(program: &ir::Program, delta: &Delta) -> footprint::Locs {
     use footprint::Loc;
     let mut out = footprint::Locs::new();
     for (t, _) in delta.inserted.iter().chain(&delta.deleted) {
@@ -255,7 +255,7 @@ fn value_kind(value: &Value) -> String {
 // ---- permissions -------------------------------------------------------------------
 
 /// Every write in the delta must be covered by one of the marker's `writes`.
-fn check_permissions(
+pub(crate) fn check_permissions(
     program: &ir::Program,
     marker: &ir::MarkerDef,
     delta: &Delta,

@@ -31,9 +31,12 @@ use cranelift_codegen::ir::{
     types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Type, Value as CValue,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+mod stmts;
+pub(crate) use stmts::{lower_body, lower_values};
 
 /// Frames never have more slots than this (as in `interp::eval`).
 const MAX_SLOTS: usize = 1 << 16;
@@ -46,6 +49,9 @@ pub(crate) struct Site<'a> {
     pub slots: &'a [Option<Ty>],
     /// Whether `visited` and `page is` may be used (task predicates).
     pub nav: bool,
+    /// Whether the state may change while the code runs (marker bodies,
+    /// whose helpers write it): state loads are then not `readonly`.
+    pub mutable: bool,
     pub config: TargetFrontendConfig,
 }
 
@@ -54,6 +60,8 @@ pub(crate) struct Lowered {
     pub reads: Vec<(usize, Tag)>,
     pub texts: Vec<(u32, Arc<str>)>,
     pub locals: usize,
+    /// For a marker body: the `go` statements, numbered in lowering order.
+    pub gos: Vec<ir::PageCall>,
 }
 
 /// Why a predicate is not lowered.
@@ -87,6 +95,8 @@ pub(crate) fn lower(
         scope: Vec::new(),
         reads: BTreeMap::new(),
         texts: Vec::new(),
+        vars: Vec::new(),
+        gos: Vec::new(),
     };
     let holds = g.cond(expr)?;
     let result = g.b.ins().uextend(types::I64, holds);
@@ -101,6 +111,7 @@ pub(crate) fn lower(
         reads: reads.into_iter().collect(),
         texts,
         locals,
+        gos: Vec::new(),
     })
 }
 
@@ -207,6 +218,12 @@ struct Gen<'a, 'f> {
     scope: Vec<(Slot, Val)>,
     reads: BTreeMap<usize, Tag>,
     texts: Vec<(u32, Arc<str>)>,
+    /// In a marker body: each frame slot of known type as variables (word,
+    /// presence as an `i8`) and its kind; empty for predicates, which read
+    /// the frame from memory.
+    vars: Vec<Option<(Variable, Variable, Kind)>>,
+    /// In a marker body: the `go` statements met so far.
+    gos: Vec<ir::PageCall>,
 }
 
 /// Loads from the state: never trapping (offsets are in bounds), read-only
@@ -237,6 +254,18 @@ fn at_slot(slot: Slot) -> R<usize> {
 
 impl Gen<'_, '_> {
     // ---- small pieces ---------------------------------------------------------
+
+    /// Flags of state loads: `readonly` unless the code's helpers write the
+    /// state (marker bodies), so no load is moved across a write.
+    fn sflags(&self) -> MemFlagsData {
+        if self.site.mutable {
+            MemFlagsData::new()
+                .with_notrap()
+                .with_endianness(Endianness::Little)
+        } else {
+            state_flags()
+        }
+    }
 
     fn iconst(&mut self, ty: Type, n: i64) -> CValue {
         self.b.ins().iconst(ty, n)
@@ -319,19 +348,22 @@ impl Gen<'_, '_> {
 
     fn state_word(&mut self, base: CValue, at: usize) -> R<CValue> {
         let at = offset(at)?;
-        Ok(self.b.ins().load(types::I64, state_flags(), base, at))
+        let flags = self.sflags();
+        Ok(self.b.ins().load(types::I64, flags, base, at))
     }
 
     fn state_u32(&mut self, at: usize) -> R<CValue> {
         let at = offset(at)?;
-        Ok(self.b.ins().uload32(state_flags(), self.state, at))
+        let flags = self.sflags();
+        Ok(self.b.ins().uload32(flags, self.state, at))
     }
 
     /// A presence byte as an `i8` 0/1 (any non-zero byte is present, as the
     /// codec reads it).
     fn state_present(&mut self, base: CValue, at: usize) -> R<CValue> {
         let at = offset(at)?;
-        let byte = self.b.ins().load(types::I8, state_flags(), base, at);
+        let flags = self.sflags();
+        let byte = self.b.ins().load(types::I8, flags, base, at);
         Ok(self.b.ins().icmp_imm_s(IntCC::NotEqual, byte, 0))
     }
 
@@ -391,6 +423,12 @@ impl Gen<'_, '_> {
         if args.len() != arity {
             return Err("internal: a helper called with the wrong arity".into());
         }
+        self.call_addr(addr, args)
+    }
+
+    /// Calls the `extern "C"` function at `addr` with the context and `args`
+    /// (all `i64`); its `i64` result.
+    fn call_addr(&mut self, addr: usize, args: &[CValue]) -> R<CValue> {
         let mut sig = cranelift_codegen::ir::Signature::new(self.site.config.default_call_conv);
         sig.params.push(AbiParam::new(self.ptr));
         for _ in args {
@@ -558,6 +596,19 @@ impl Gen<'_, '_> {
             return Ok(*v);
         }
         let i = at_slot(slot)?;
+        if !self.vars.is_empty() {
+            let Some(Some((w, p, kind))) = self.vars.get(i).copied() else {
+                return Err(format!("local slot {slot} of unknown type"));
+            };
+            let word = self.b.use_var(w);
+            let present = self.b.use_var(p);
+            return Ok(Val {
+                kind,
+                word,
+                present: Pres::Dyn(present),
+                slot: None,
+            });
+        }
         let kind = match self.site.slots.get(i) {
             Some(Some(ty)) => Kind::of_ty(ty),
             _ => return Err(format!("local slot {slot} of unknown type")),
@@ -1307,13 +1358,14 @@ impl Gen<'_, '_> {
         let entry = self.b.ins().iadd(self.state, at);
         let base = list.entries;
         let at = offset(base)?;
-        let page = self.b.ins().uload32(state_flags(), entry, at);
+        let flags = self.sflags();
+        let page = self.b.ins().uload32(flags, entry, at);
         let mut same = self
             .b
             .ins()
             .icmp_imm_s(IntCC::Equal, page, i64::from(call.page));
         let at = offset(base + 4)?;
-        let bits = self.b.ins().uload32(state_flags(), entry, at);
+        let bits = self.b.ins().uload32(flags, entry, at);
         let m = self.b.ins().icmp(IntCC::Equal, bits, mask);
         same = self.b.ins().band(same, m);
         for (j, a) in args.iter().enumerate() {

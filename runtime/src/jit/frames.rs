@@ -48,6 +48,27 @@ pub(crate) fn marker_slots(marker: &ir::MarkerDef) -> Vec<Option<Ty>> {
     marker.params.iter().map(|p| Some(p.ty.clone())).collect()
 }
 
+/// The slot types of a marker's frame while its body runs: the parameters,
+/// then whatever the body binds (`let`, `insert ... as`, `for` binders). A
+/// slot assigned values of two types is unknown.
+pub(crate) fn marker_body_slots(program: &ir::Program, marker: &ir::MarkerDef) -> Vec<Option<Ty>> {
+    let size = at(marker.frame).unwrap_or(0).max(marker.params.len());
+    let mut slots = vec![Known::Unset; size];
+    for (i, p) in marker.params.iter().enumerate() {
+        if let Ok(slot) = Slot::try_from(i) {
+            assign(&mut slots, slot, Some(p.ty.clone()));
+        }
+    }
+    statements(program, &mut slots, &marker.body);
+    slots
+        .into_iter()
+        .map(|k| match k {
+            Known::Is(ty) => Some(ty),
+            Known::Unset | Known::Mixed => None,
+        })
+        .collect()
+}
+
 fn assign(slots: &mut Vec<Known>, slot: Slot, ty: Option<Ty>) {
     let Some(i) = at(slot) else { return };
     if i >= slots.len() {

@@ -21,6 +21,10 @@ pub(crate) struct JitCtx {
     pub pool: *mut TextPool,
     pub missing_table: i64,
     pub missing_id: i64,
+    /// A marker body's `marker::BodyCtx` (null for predicates).
+    pub body: *mut std::ffi::c_void,
+    /// A helper's second result (the id `marker::body_insert` gave).
+    pub out: i64,
 }
 
 /// What `text_cmp` returns for an unknown id (its results are otherwise -1, 0
@@ -152,6 +156,8 @@ mod tests {
             pool: &mut pool,
             missing_table: 0,
             missing_id: 0,
+            body: std::ptr::null_mut(),
+            out: 0,
         };
         f(&mut ctx, &ids)
     }

@@ -19,6 +19,12 @@
 //! [`JitError::Unsupported`]; the caller evaluates that predicate with the
 //! interpreter instead. Nothing is ever silently approximated.
 //!
+//! Marker bodies are compiled too (`marker`, `codegen::stmts`):
+//! [`JitSite::run_marker`] runs a marker in place on the flat state, writing
+//! through helpers that keep an [`UndoLog`], and gives the interpreter's
+//! outcome (`interp::exec::run_marker`); a rejection restores the bytes
+//! exactly. Markers the JIT cannot run are reported per marker.
+//!
 //! This module owns the generated code and the calls into it; it does not decide
 //! when predicates are evaluated (the environments and the prover do).
 
@@ -30,6 +36,9 @@
 mod codegen;
 mod frames;
 mod helpers;
+mod marker;
+
+pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};
@@ -56,6 +65,11 @@ pub(crate) mod code {
     pub const OVERFLOW: i64 = -4;
     /// A text id not in the pool, or a pool that is full.
     pub const TEXT: i64 = -5;
+    /// A marker body's `reject`, or an insert into a full table.
+    pub const REJECTED: i64 = -6;
+    /// A body helper met a state it cannot handle (never for states of the
+    /// site's layout).
+    pub const INTERNAL: i64 = -7;
 }
 
 /// Which predicate of the program.
@@ -277,6 +291,8 @@ impl JitPredicate {
             pool: pool as *mut TextPool,
             missing_table: 0,
             missing_id: 0,
+            body: std::ptr::null_mut(),
+            out: 0,
         };
         // SAFETY: `func` was finalized by the module this predicate's site
         // owns, and the site outlives `&self`. The code reads `state` only at
@@ -316,6 +332,10 @@ pub struct JitSite {
     predicates: Vec<JitPredicate>,
     index: BTreeMap<PredicateRef, usize>,
     frame_len: usize,
+    /// Every marker, compiled or not, in program order.
+    markers: Vec<marker::JitMarker>,
+    /// What `run_marker`'s gate needs of the program.
+    gate: marker::GateInfo,
 }
 
 impl fmt::Debug for JitSite {
@@ -429,6 +449,7 @@ impl JitSite {
                 layout,
                 slots: &slots,
                 nav,
+                mutable: false,
                 config: module.target_config(),
             };
             let lowered = codegen::lower(&site, &mut ctx.func, &mut fctx, pool, expr);
@@ -450,6 +471,20 @@ impl JitSite {
             };
             defined.push((what, name, status));
         }
+        let compiled = |what: PredicateRef| {
+            defined
+                .iter()
+                .any(|(w, _, status)| *w == what && status.is_ok())
+        };
+        let marker_defs = marker::define_markers(
+            &mut module,
+            &mut ctx,
+            &ptr_sig,
+            program,
+            layout,
+            pool,
+            &compiled,
+        );
         module.clear_context(&mut ctx);
         module
             .finalize_definitions()
@@ -486,11 +521,24 @@ impl JitSite {
             .enumerate()
             .map(|(i, p)| (p.what, i))
             .collect();
+        let markers = marker_defs
+            .into_iter()
+            .map(|(name, status)| marker::JitMarker {
+                name,
+                status: status.map(|d| marker::resolve(&module, d)),
+            })
+            .collect();
         Ok(JitSite {
             module: Mutex::new(Some(module)),
             predicates,
             index,
             frame_len,
+            markers,
+            gate: marker::GateInfo {
+                program: program.clone(),
+                layout: layout.clone(),
+                inv_reads: marker::invariant_reads(program),
+            },
         })
     }
 

@@ -1,0 +1,426 @@
+//! Lowering a marker body (`ir::Stmt`s) to a Cranelift function that runs it
+//! on the mutable flat state, statement for statement as `interp::exec` runs
+//! it, and the `go` arguments to functions of their own.
+//!
+//! Frame slots live in Cranelift variables (word and presence) typed by
+//! `frames::marker_body_slots`; parameters are loaded from the frame memory at
+//! entry. Expressions are lowered exactly as for predicates. Every write to
+//! the state goes through a helper of `super::super::marker`, which keeps the
+//! undo log and the delta; the generated code itself only loads (without
+//! `readonly`, so no load moves across a helper call). The function returns
+//! 1 when the body completes, or a negative code: a fault (`code::*`), or
+//! `code::REJECTED` for `reject` and a full table. The gate and the `go`
+//! arguments are the runner's business (`marker::run`).
+
+use super::*;
+use crate::jit::marker as m;
+use ir::{PageCall, Stmt};
+
+impl Gen<'_, '_> {
+    /// Calls a body helper, returning its code from the function when it is
+    /// negative.
+    fn effect(&mut self, addr: usize, args: &[CValue]) -> R<CValue> {
+        let r = self.call_addr(addr, args)?;
+        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fault);
+        self.b.ins().brif(bad, fault, &[], cont, &[]);
+        self.b.switch_to_block(fault);
+        self.b.ins().return_(&[r]);
+        self.b.switch_to_block(cont);
+        Ok(r)
+    }
+
+    /// A value's presence as an `i64` 0/1.
+    fn pres64(&mut self, v: &Val) -> CValue {
+        let p = self.pres(v.present);
+        self.b.ins().uextend(types::I64, p)
+    }
+
+    fn stmts(&mut self, ss: &[Stmt]) -> R<()> {
+        ss.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    /// The variable pair of a frame slot.
+    fn var(&self, slot: Slot) -> R<(Variable, Variable, Kind)> {
+        let i = at_slot(slot)?;
+        match self.vars.get(i) {
+            Some(Some(v)) => Ok(*v),
+            _ => Err(format!("local slot {slot} of unknown type")),
+        }
+    }
+
+    /// `let slot = v` (and the other writes of a slot).
+    fn assign(&mut self, slot: Slot, v: Val) -> R<()> {
+        let (w, p, kind) = self.var(slot)?;
+        if v.kind != Kind::Null && v.kind.class() != kind.class() {
+            return Err(format!("a {:?} assigned to a {kind:?} slot", v.kind));
+        }
+        let present = self.pres(v.present);
+        self.b.def_var(w, v.word);
+        self.b.def_var(p, present);
+        Ok(())
+    }
+
+    /// A value stored into a place of type `ty` must have its kind (a `none`
+    /// is checked by the gate at run time).
+    fn storable(v: &Val, ty: &Ty) -> R<()> {
+        if v.kind == Kind::Null || v.kind.class() == Kind::of_ty(ty).class() {
+            Ok(())
+        } else {
+            Err(format!("a {:?} stored in a place of type {ty:?}", v.kind))
+        }
+    }
+
+    fn field_ty(&self, table: TableId, field: u32) -> R<Ty> {
+        self.site
+            .program
+            .tables
+            .get(idx(table))
+            .and_then(|t| t.fields.get(idx(field)))
+            .map(|f| f.ty.clone())
+            .ok_or_else(|| format!("unknown field #{field} of table #{table}"))
+    }
+
+    /// The id of the row `e` refers to (`none` faults).
+    fn row_word(&mut self, e: &Expr) -> R<CValue> {
+        let r = self.expr(e)?;
+        match r.kind {
+            Kind::Row(_) => {
+                self.require(&r);
+                Ok(r.word)
+            }
+            Kind::Null => {
+                self.fault(code::NONE_VALUE);
+                Ok(self.word(0))
+            }
+            k => Err(format!("a {k:?} used as a row")),
+        }
+    }
+
+    /// Pushes the ids of the scan's rows passing its filter onto the
+    /// snapshot stack; returns the stack's length before and after.
+    fn snapshot(&mut self, scan: &ir::RowScan) -> R<(CValue, CValue)> {
+        let base = self.call_addr(m::snap_len as *const () as usize, &[])?;
+        self.scan(scan, |g, row, _, _| {
+            g.effect(m::snap_push as *const () as usize, &[row.word])?;
+            Ok(())
+        })?;
+        let end = self.call_addr(m::snap_len as *const () as usize, &[])?;
+        Ok((base, end))
+    }
+
+    /// A loop over snapshot entries `base..end`; `visit` gets the id.
+    fn over_snapshot(
+        &mut self,
+        base: CValue,
+        end: CValue,
+        mut visit: impl FnMut(&mut Self, CValue) -> R<()>,
+    ) -> R<()> {
+        let i = self.b.declare_var(types::I64);
+        self.b.def_var(i, base);
+        let header = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let iv = self.b.use_var(i);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, end);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let id = self.call_addr(m::snap_get as *const () as usize, &[iv])?;
+        visit(self, id)?;
+        let iv = self.b.use_var(i);
+        let n = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, n);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(exit);
+        self.call_addr(m::snap_truncate as *const () as usize, &[base])?;
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        match s {
+            Stmt::Let(slot, e) => {
+                let v = self.expr(e)?;
+                self.assign(*slot, v)?;
+            }
+            Stmt::Insert {
+                slot,
+                table,
+                fields,
+            } => {
+                self.table_layout(*table)?;
+                // Every value before the row exists, as `exec` does.
+                let mut vals = Vec::with_capacity(fields.len());
+                for (f, e) in fields {
+                    let ty = self.field_ty(*table, *f)?;
+                    let v = self.expr(e)?;
+                    Self::storable(&v, &ty)?;
+                    vals.push((*f, v));
+                }
+                let t = self.word(i64::from(*table));
+                self.effect(m::body_insert as *const () as usize, &[t])?;
+                let out = offset(std::mem::offset_of!(JitCtx, out))?;
+                let flags = MemFlagsData::new().with_notrap();
+                let id = self.b.ins().load(types::I64, flags, self.ctx, out);
+                for (f, v) in vals {
+                    let fw = self.word(i64::from(f));
+                    let p = self.pres64(&v);
+                    self.effect(
+                        m::body_insert_cell as *const () as usize,
+                        &[t, fw, v.word, p],
+                    )?;
+                }
+                if let Some(slot) = slot {
+                    let row = Val {
+                        kind: Kind::Row(Some(*table)),
+                        word: id,
+                        present: Pres::Yes,
+                        slot: None,
+                    };
+                    self.assign(*slot, row)?;
+                }
+            }
+            Stmt::SetField {
+                row,
+                table,
+                field,
+                value,
+            } => {
+                let ty = self.field_ty(*table, *field)?;
+                self.table_layout(*table)?;
+                let id = self.row_word(row)?;
+                let v = self.expr(value)?;
+                Self::storable(&v, &ty)?;
+                let t = self.word(i64::from(*table));
+                let f = self.word(i64::from(*field));
+                let p = self.pres64(&v);
+                self.effect(
+                    m::body_set_field as *const () as usize,
+                    &[t, f, id, v.word, p],
+                )?;
+            }
+            Stmt::SetSession(s, e) => {
+                let ty = self
+                    .site
+                    .program
+                    .session
+                    .get(idx(*s))
+                    .map(|d| d.ty.clone())
+                    .ok_or_else(|| format!("unknown session variable #{s}"))?;
+                let v = self.expr(e)?;
+                Self::storable(&v, &ty)?;
+                let sw = self.word(i64::from(*s));
+                let p = self.pres64(&v);
+                self.effect(m::body_set_session as *const () as usize, &[sw, v.word, p])?;
+            }
+            Stmt::Delete { table, row } => {
+                self.table_layout(*table)?;
+                let id = self.row_word(row)?;
+                let t = self.word(i64::from(*table));
+                self.effect(m::body_delete as *const () as usize, &[t, id])?;
+            }
+            Stmt::DeleteAll(scan) => {
+                let (base, end) = self.snapshot(scan)?;
+                let t = self.word(i64::from(scan.table));
+                self.over_snapshot(base, end, |g, id| {
+                    g.effect(m::body_delete as *const () as usize, &[t, id])?;
+                    Ok(())
+                })?;
+            }
+            Stmt::For(scan, body) => {
+                let (base, end) = self.snapshot(scan)?;
+                let (w, p, _) = self.var(scan.binder)?;
+                let saved_w = self.b.use_var(w);
+                let saved_p = self.b.use_var(p);
+                let t = self.word(i64::from(scan.table));
+                self.over_snapshot(base, end, |g, id| {
+                    // A row the body deleted meanwhile is skipped.
+                    let exists = g.call_addr(m::row_exists as *const () as usize, &[t, id])?;
+                    let visit = g.b.create_block();
+                    let skip = g.b.create_block();
+                    g.b.ins().brif(exists, visit, &[], skip, &[]);
+                    g.b.switch_to_block(visit);
+                    let row = Val {
+                        kind: Kind::Row(Some(scan.table)),
+                        word: id,
+                        present: Pres::Yes,
+                        slot: None,
+                    };
+                    g.assign(scan.binder, row)?;
+                    g.stmts(body)?;
+                    g.b.ins().jump(skip, &[]);
+                    g.b.switch_to_block(skip);
+                    Ok(())
+                })?;
+                // The binder does not outlive its loop.
+                self.b.def_var(w, saved_w);
+                self.b.def_var(p, saved_p);
+            }
+            Stmt::If(cond, then, otherwise) => {
+                let c = self.cond(cond)?;
+                let yes = self.b.create_block();
+                let no = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(c, yes, &[], no, &[]);
+                self.b.switch_to_block(yes);
+                self.stmts(then)?;
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(no);
+                self.stmts(otherwise)?;
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
+            // The alert is rendered by the interpreter (see `marker`).
+            Stmt::Reject(_) => self.fault(code::REJECTED),
+            Stmt::Go(call) => self.go(call)?,
+        }
+        Ok(())
+    }
+
+    /// `go`: remembers which `go` was reached and the frame there; the
+    /// arguments are evaluated after the gate, by the `go` function.
+    fn go(&mut self, call: &PageCall) -> R<()> {
+        let n = i64::try_from(self.gos.len()).map_err(|_| "too many `go`s".to_string())?;
+        self.gos.push(call.clone());
+        let n = self.word(n);
+        self.call_addr(m::go_begin as *const () as usize, &[n])?;
+        for i in 0..self.vars.len() {
+            let Some((w, p, _)) = self.vars.get(i).copied().flatten() else {
+                continue;
+            };
+            let slot = self.word(i64::try_from(i).map_err(|_| "slot out of range")?);
+            let word = self.b.use_var(w);
+            let present = self.b.use_var(p);
+            let present = self.b.ins().uextend(types::I64, present);
+            self.call_addr(m::go_save as *const () as usize, &[slot, word, present])?;
+        }
+        Ok(())
+    }
+}
+
+/// A fresh generator over `func`'s entry block.
+fn start<'a, 'f>(
+    site: &'a Site<'a>,
+    func: &'f mut Function,
+    fctx: &'f mut FunctionBuilderContext,
+    pool: &'a mut TextPool,
+) -> R<Gen<'a, 'f>> {
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let &[state, locals, ctx] = params.as_slice() else {
+        return Err("internal: the function signature has the wrong arity".into());
+    };
+    if site.config.pointer_type() != types::I64 {
+        return Err("marker bodies need a 64-bit host".into());
+    }
+    Ok(Gen {
+        b,
+        site,
+        pool,
+        ptr: site.config.pointer_type(),
+        state,
+        locals,
+        ctx,
+        scope: Vec::new(),
+        reads: BTreeMap::new(),
+        texts: Vec::new(),
+        vars: Vec::new(),
+        gos: Vec::new(),
+    })
+}
+
+fn finish(g: Gen<'_, '_>, site: &Site<'_>) -> Lowered {
+    let one = {
+        let mut g = g;
+        let one = g.word(1);
+        g.b.ins().return_(&[one]);
+        g.b.seal_all_blocks();
+        g
+    };
+    let Gen {
+        b,
+        reads,
+        texts,
+        gos,
+        ..
+    } = one;
+    b.finalize(site.config);
+    let locals = reads.keys().next_back().map_or(0, |&s| s + 1);
+    Lowered {
+        reads: reads.into_iter().collect(),
+        texts,
+        locals,
+        gos,
+    }
+}
+
+/// Lowers `marker`'s body; `site.slots` are the body's slot types
+/// (`frames::marker_body_slots`), `site.mutable` must be set.
+pub(crate) fn lower_body(
+    site: &Site<'_>,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    pool: &mut TextPool,
+    marker: &ir::MarkerDef,
+) -> R<Lowered> {
+    if !site.mutable {
+        return Err("internal: a body lowered over a read-only state".into());
+    }
+    let mut g = start(site, func, fctx, pool)?;
+    for (i, ty) in site.slots.iter().enumerate() {
+        let Some(ty) = ty else {
+            g.vars.push(None);
+            continue;
+        };
+        let kind = Kind::of_ty(ty);
+        let w = g.b.declare_var(types::I64);
+        let p = g.b.declare_var(types::I8);
+        if i < marker.params.len() {
+            // A parameter: from the frame, as `local` reads it.
+            g.reads.insert(i, kind.tag());
+            let at = offset(i * 2 * WORD)?;
+            let word = g.b.ins().load(types::I64, frame_flags(), g.locals, at);
+            let at = offset(i * 2 * WORD + WORD)?;
+            let present = g.b.ins().load(types::I64, frame_flags(), g.locals, at);
+            let present = g.b.ins().icmp_imm_s(IntCC::NotEqual, present, 0);
+            g.b.def_var(w, word);
+            g.b.def_var(p, present);
+        } else {
+            let zero = g.word(0);
+            let no = g.iconst(types::I8, 0);
+            g.b.def_var(w, zero);
+            g.b.def_var(p, no);
+        }
+        g.vars.push(Some((w, p, kind)));
+    }
+    g.stmts(&marker.body)?;
+    Ok(finish(g, site))
+}
+
+/// Lowers `exprs` (a `go`'s arguments) to a function that evaluates them in
+/// order and hands each to `marker::go_out`; returns the kinds (tags) of
+/// the values besides what `lower` returns.
+pub(crate) fn lower_values(
+    site: &Site<'_>,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    pool: &mut TextPool,
+    exprs: &[Expr],
+) -> R<(Lowered, Vec<Tag>)> {
+    let mut g = start(site, func, fctx, pool)?;
+    let mut tags = Vec::with_capacity(exprs.len());
+    for (i, e) in exprs.iter().enumerate() {
+        let v = g.expr(e)?;
+        tags.push(v.kind.tag());
+        let n = g.word(i64::try_from(i).map_err(|_| "too many arguments")?);
+        let p = g.pres64(&v);
+        g.call_addr(m::go_out as *const () as usize, &[n, v.word, p])?;
+    }
+    Ok((finish(g, site), tags))
+}

@@ -1,0 +1,280 @@
+//! Compiled marker bodies against the interpreter on the real examples: random
+//! play through every task instance, and at every state (and a perturbed copy
+//! of it) every compiled marker run with sampled argument tuples by both
+//! engines — `interp::exec::run_marker` on the decoded world, the JIT runner
+//! in place on the bytes. They must agree on commit or rejection (and its
+//! cause); on a commit the JIT's bytes must be the encoding of the
+//! interpreter's new world and the `go` targets equal; on a rejection the
+//! bytes must be exactly the original ones.
+
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
+
+use wsite_runtime::env::{self, Env, RewardConfig};
+use wsite_runtime::interp::exec::{run_marker, Outcome, Rejection};
+use wsite_runtime::ir::{Program, Ty, Value};
+use wsite_runtime::jit::{
+    encode_world, JitError, JitFault, JitSite, MarkerOutcome, MarkerRejection, UndoLog,
+};
+use wsite_runtime::layout::{StateLayout, TextPool};
+use wsite_runtime::value::{Date, Time};
+use wsite_tests::Lcg;
+
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    committed: usize,
+    rejected: usize,
+    by_cause: std::collections::BTreeMap<String, usize>,
+    inputs_refused: usize,
+}
+
+fn candidates(
+    program: &Program,
+    world: &wsite_runtime::interp::exec::World,
+    ty: &Ty,
+    typeable: &[String],
+) -> Vec<Value> {
+    let mut out = match ty {
+        Ty::Optional(inner) => {
+            let mut v = candidates(program, world, inner, typeable);
+            v.push(Value::None);
+            return v;
+        }
+        Ty::Int => [-1, 0, 1, 2, 3, 5, 100, i64::MAX]
+            .into_iter()
+            .map(Value::Int)
+            .collect(),
+        Ty::Money => [0, 1, 1500, 100_000, -500]
+            .into_iter()
+            .map(Value::Money)
+            .collect(),
+        Ty::Bool => vec![Value::Bool(false), Value::Bool(true)],
+        Ty::Text => {
+            let mut v: Vec<Value> = typeable
+                .iter()
+                .map(|s| Value::Text(s.as_str().into()))
+                .collect();
+            v.push(Value::Text("".into()));
+            v.push(Value::Text("  x ".into()));
+            v
+        }
+        Ty::Date => {
+            let today = program.site.today.day_number();
+            [-30, 0, 1, 7]
+                .into_iter()
+                .filter_map(|d| Date::from_day_number(today + d))
+                .map(Value::Date)
+                .collect()
+        }
+        Ty::Time => [(0, 0), (9, 30), (23, 59)]
+            .into_iter()
+            .map(|(hour, minute)| Value::Time(Time { hour, minute }))
+            .collect(),
+        Ty::Enum(e) => (0..program.enums[*e as usize].variants.len() as u32)
+            .map(Value::Enum)
+            .collect(),
+        Ty::Row(t) => {
+            let rows = world.db.tables[*t as usize].rows();
+            let mut v: Vec<Value> = rows.iter().map(|r| Value::Row(r.id)).collect();
+            v.push(Value::Row(rows.last().map_or(1, |r| r.id + 1)));
+            v
+        }
+    };
+    out.dedup();
+    out
+}
+
+fn cause_matches(i: &Rejection, j: &MarkerRejection) -> bool {
+    matches!(
+        (i, j),
+        (Rejection::Body, MarkerRejection::Body)
+            | (Rejection::Gate(_), MarkerRejection::Gate)
+            | (Rejection::Call, MarkerRejection::Call)
+    ) || matches!((i, j), (Rejection::Requires { index: a }, MarkerRejection::Requires { index: b }) if a == b)
+}
+
+/// Every compiled marker on the state `bytes` hold, `tuples` random argument
+/// tuples each.
+#[allow(clippy::too_many_arguments)]
+fn check_state(
+    program: &Program,
+    layout: &StateLayout,
+    site: &JitSite,
+    twin: &mut Env<'_>,
+    bytes: &[u8],
+    pool: &mut TextPool,
+    typeable: &[String],
+    rng: &mut Lcg,
+    tuples: usize,
+    undo: &mut UndoLog,
+    what: &str,
+    tally: &mut Tally,
+) {
+    if twin.restore_state(layout, pool, bytes).is_err() {
+        return;
+    }
+    let world = twin.world().clone();
+    let nav = twin.navigation().clone();
+    for (m, marker) in program.markers.iter().enumerate() {
+        if !site.marker_is_compiled(m as u32) {
+            continue;
+        }
+        let domains: Vec<Vec<Value>> = marker
+            .params
+            .iter()
+            .map(|p| candidates(program, &world, &p.ty, typeable))
+            .collect();
+        for _ in 0..tuples {
+            let args: Vec<Value> = domains
+                .iter()
+                .map(|d| d[rng.next(d.len())].clone())
+                .collect();
+            let mut after = world.clone();
+            let interp = run_marker(program, &mut after, Some(&nav), m as u32, args.clone());
+            let mut b = bytes.to_vec();
+            let jit = match site.run_marker(m as u32, &mut b, &args, pool, undo) {
+                Ok(o) => o,
+                Err(JitFault::Input(why)) => {
+                    assert_eq!(b, bytes, "{what}: refused input changed the state");
+                    tally.inputs_refused += 1;
+                    eprintln!("{what}: `{}` input refused: {why}", marker.name);
+                    continue;
+                }
+                Err(e) => panic!("{what}: `{}`: {e}", marker.name),
+            };
+            assert!(undo.is_empty());
+            match (&interp, &jit) {
+                (Outcome::Committed { go, .. }, MarkerOutcome::Committed { go: jgo }) => {
+                    assert_eq!(go, jgo, "{what}: `{}` {args:?}: go differs", marker.name);
+                    let expected = encode_world(layout, program, bytes, &after, pool).unwrap();
+                    assert!(
+                        b == expected,
+                        "{what}: `{}` {args:?}: committed bytes differ",
+                        marker.name
+                    );
+                    tally.committed += 1;
+                }
+                (Outcome::Rejected { cause, alert }, MarkerOutcome::Rejected { cause: jc }) => {
+                    assert!(
+                        cause_matches(cause, jc),
+                        "{what}: `{}` {args:?}: interpreter {cause:?} ({alert}), jit {jc:?}",
+                        marker.name
+                    );
+                    assert!(
+                        b == bytes,
+                        "{what}: `{}` {args:?}: rejection changed bytes",
+                        marker.name
+                    );
+                    tally.rejected += 1;
+                    *tally.by_cause.entry(format!("{jc:?}")).or_default() += 1;
+                }
+                _ => panic!(
+                    "{what}: `{}` {args:?}: interpreter {interp:?}, jit {jit:?}",
+                    marker.name
+                ),
+            }
+            tally.compared += 1;
+        }
+    }
+}
+
+/// Overwrites a few table cells with other values of their types (as the
+/// predicate test does), to reach faults and gate rejections play rarely does.
+fn perturb(
+    program: &Program,
+    layout: &StateLayout,
+    bytes: &mut [u8],
+    pool_len: usize,
+    rng: &mut Lcg,
+) {
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    for _ in 0..3 {
+        let t = rng.next(program.tables.len());
+        let tl = &layout.tables[t];
+        let count = u32_at(bytes, tl.count) as usize;
+        let fields = &program.tables[t].fields;
+        if count == 0 || fields.is_empty() {
+            continue;
+        }
+        let f = rng.next(fields.len());
+        let (cells, i, ty) = (tl.columns[f], rng.next(count), &fields[f].ty);
+        let (optional, base) = match ty {
+            Ty::Optional(inner) => (true, &**inner),
+            other => (false, other),
+        };
+        let word = match base {
+            Ty::Int | Ty::Money => [0, 1, -1, 2, 1000, i64::MAX][rng.next(6)],
+            Ty::Bool => rng.next(2) as i64,
+            Ty::Text => rng.next(pool_len) as i64,
+            Ty::Date => program.site.today.day_number() + rng.next(100) as i64 - 50,
+            Ty::Time => rng.next(24 * 60) as i64,
+            Ty::Enum(e) => rng.next(program.enums[*e as usize].variants.len()) as i64,
+            Ty::Row(_) => 999_999,
+            Ty::Optional(_) => continue,
+        };
+        let absent = optional && rng.next(4) == 0;
+        let word = if absent { 0 } else { word };
+        bytes[cells.word_at(i)..cells.word_at(i) + 8].copy_from_slice(&word.to_le_bytes());
+        bytes[cells.present_at(i)] = u8::from(!absent);
+    }
+}
+
+#[test]
+fn compiled_markers_and_interpreter_agree_on_every_example() {
+    let (mut compiled, mut fallback) = (0, 0);
+    let mut tally = Tally::default();
+    let mut undo = UndoLog::new();
+    for (name, program) in wsite_tests::example_programs() {
+        let layout = StateLayout::for_program(&program).unwrap();
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        let (c, f) = site.marker_stats();
+        compiled += c;
+        fallback += f;
+        eprintln!("{name}: {c} markers compiled, {f} fall back");
+        for (marker, why) in site.marker_fallbacks() {
+            match why {
+                JitError::Unsupported(w) => eprintln!("  `{marker}`: {w}"),
+                other => panic!("{name}: `{marker}`: {other}"),
+            }
+        }
+        for (i, inst) in env::instances(&program).iter().enumerate() {
+            let mut env = Env::new(&program, inst, RewardConfig::default()).unwrap();
+            let mut twin = Env::new(&program, inst, RewardConfig::default()).unwrap();
+            let typeable = env.typeable_values().to_vec();
+            let mut rng = Lcg(101 + i as u64);
+            for step in 0..40 {
+                if env.done() {
+                    env.reset().unwrap();
+                }
+                let bytes = env.encode_state(&layout, &mut pool).unwrap();
+                let what = format!("{} step {step}", inst.name);
+                check_state(
+                    &program, &layout, &site, &mut twin, &bytes, &mut pool, &typeable, &mut rng, 3,
+                    &mut undo, &what, &mut tally,
+                );
+                let mut odd = bytes.clone();
+                perturb(&program, &layout, &mut odd, pool.len(), &mut rng);
+                let what = format!("{what} (perturbed)");
+                check_state(
+                    &program, &layout, &site, &mut twin, &odd, &mut pool, &typeable, &mut rng, 1,
+                    &mut undo, &what, &mut tally,
+                );
+                let actions = env.actions().to_vec();
+                let action = &actions[rng.next(actions.len())];
+                env.step(action).unwrap();
+            }
+        }
+    }
+    eprintln!(
+        "all examples: {compiled} markers compiled, {fallback} fall back; {} runs compared ({} committed, {} rejected: {:?}; {} inputs refused)",
+        tally.compared, tally.committed, tally.rejected, tally.by_cause, tally.inputs_refused
+    );
+    assert!(compiled > 0);
+    assert!(
+        tally.compared > 1_000,
+        "only {} comparisons",
+        tally.compared
+    );
+    assert!(tally.committed > 0 && tally.rejected > 0);
+}
