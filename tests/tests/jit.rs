@@ -16,7 +16,6 @@ use wsite_runtime::interp::exec::{run_setup, World};
 use wsite_runtime::ir::{Program, Ty, Value};
 use wsite_runtime::jit::{JitError, JitFault, JitPredicate, JitSite};
 use wsite_runtime::layout::{StateLayout, TextPool};
-use wsite_runtime::value::{Date, Time};
 use wsite_tests::Lcg;
 
 /// The task frame an environment evaluates goals in: the template binder
@@ -86,68 +85,6 @@ impl Tally {
             *self.kinds.entry(kind).or_default() += 1;
         }
     }
-}
-
-/// Candidate values for a parameter of type `ty` in `world`: existing row ids
-/// (and one that does not exist), a few numbers, the texts the task may type
-/// and those the tables hold, every variant, a few dates and times, `none`
-/// for optional parameters.
-fn candidates(
-    program: &Program,
-    world: &World,
-    ty: &Ty,
-    typeable: &[String],
-    texts: &[Value],
-) -> Vec<Value> {
-    let mut out = match ty {
-        Ty::Optional(inner) => {
-            let mut v = candidates(program, world, inner, typeable, texts);
-            v.push(Value::None);
-            return v;
-        }
-        Ty::Int => [-1, 0, 1, 2, 3, 5, 10, 100, i64::MAX]
-            .into_iter()
-            .map(Value::Int)
-            .collect(),
-        Ty::Money => [0, 1, 1500, 100_000, -500]
-            .into_iter()
-            .map(Value::Money)
-            .collect(),
-        Ty::Bool => vec![Value::Bool(false), Value::Bool(true)],
-        Ty::Text => {
-            let mut v: Vec<Value> = typeable
-                .iter()
-                .map(|s| Value::Text(s.as_str().into()))
-                .collect();
-            v.extend(texts.iter().cloned());
-            v.push(Value::Text("".into()));
-            v.push(Value::Text("  trail15 ".into()));
-            v
-        }
-        Ty::Date => {
-            let today = program.site.today.day_number();
-            [-400, -30, -1, 0, 1, 7, 30]
-                .into_iter()
-                .filter_map(|d| Date::from_day_number(today + d))
-                .map(Value::Date)
-                .collect()
-        }
-        Ty::Time => [(0, 0), (9, 30), (12, 0), (17, 45), (23, 59)]
-            .into_iter()
-            .map(|(hour, minute)| Value::Time(Time { hour, minute }))
-            .collect(),
-        Ty::Enum(e) => (0..program.enums[*e as usize].variants.len() as u32)
-            .map(Value::Enum)
-            .collect(),
-        Ty::Row(t) => {
-            let rows = world.db.tables[*t as usize].rows();
-            let mut v: Vec<Value> = rows.iter().map(|r| Value::Row(r.id)).collect();
-            v.push(Value::Row(rows.last().map_or(1, |r| r.id + 1)));
-            v
-        }
-    };
-    out.dedup();
-    out
 }
 
 /// The first `limit` tuples of the product of `domains`, in order.
@@ -240,7 +177,9 @@ impl Play<'_> {
             let domains: Vec<Vec<Value>> = marker
                 .params
                 .iter()
-                .map(|p| candidates(program, world, &p.ty, &self.typeable, &texts))
+                .map(|p| {
+                    wsite_tests::argument_values(program, world, &p.ty, &self.typeable, &texts)
+                })
                 .collect();
             let tuples = match tuples {
                 None => combinations(&domains, 200),

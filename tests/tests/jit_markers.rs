@@ -16,7 +16,6 @@ use wsite_runtime::jit::{
     encode_world, JitError, JitFault, JitSite, MarkerOutcome, MarkerRejection, UndoLog,
 };
 use wsite_runtime::layout::{StateLayout, TextPool};
-use wsite_runtime::value::{Date, Time};
 use wsite_tests::Lcg;
 
 #[derive(Default)]
@@ -26,62 +25,6 @@ struct Tally {
     rejected: usize,
     by_cause: std::collections::BTreeMap<String, usize>,
     inputs_refused: usize,
-}
-
-fn candidates(
-    program: &Program,
-    world: &wsite_runtime::interp::exec::World,
-    ty: &Ty,
-    typeable: &[String],
-) -> Vec<Value> {
-    let mut out = match ty {
-        Ty::Optional(inner) => {
-            let mut v = candidates(program, world, inner, typeable);
-            v.push(Value::None);
-            return v;
-        }
-        Ty::Int => [-1, 0, 1, 2, 3, 5, 100, i64::MAX]
-            .into_iter()
-            .map(Value::Int)
-            .collect(),
-        Ty::Money => [0, 1, 1500, 100_000, -500]
-            .into_iter()
-            .map(Value::Money)
-            .collect(),
-        Ty::Bool => vec![Value::Bool(false), Value::Bool(true)],
-        Ty::Text => {
-            let mut v: Vec<Value> = typeable
-                .iter()
-                .map(|s| Value::Text(s.as_str().into()))
-                .collect();
-            v.push(Value::Text("".into()));
-            v.push(Value::Text("  x ".into()));
-            v
-        }
-        Ty::Date => {
-            let today = program.site.today.day_number();
-            [-30, 0, 1, 7]
-                .into_iter()
-                .filter_map(|d| Date::from_day_number(today + d))
-                .map(Value::Date)
-                .collect()
-        }
-        Ty::Time => [(0, 0), (9, 30), (23, 59)]
-            .into_iter()
-            .map(|(hour, minute)| Value::Time(Time { hour, minute }))
-            .collect(),
-        Ty::Enum(e) => (0..program.enums[*e as usize].variants.len() as u32)
-            .map(Value::Enum)
-            .collect(),
-        Ty::Row(t) => {
-            let rows = world.db.tables[*t as usize].rows();
-            let mut v: Vec<Value> = rows.iter().map(|r| Value::Row(r.id)).collect();
-            v.push(Value::Row(rows.last().map_or(1, |r| r.id + 1)));
-            v
-        }
-    };
-    out.dedup();
-    out
 }
 
 fn cause_matches(i: &Rejection, j: &MarkerRejection) -> bool {
@@ -122,7 +65,7 @@ fn check_state(
         let domains: Vec<Vec<Value>> = marker
             .params
             .iter()
-            .map(|p| candidates(program, &world, &p.ty, typeable))
+            .map(|p| wsite_tests::argument_values(program, &world, &p.ty, typeable, &[]))
             .collect();
         for _ in 0..tuples {
             let args: Vec<Value> = domains
