@@ -639,6 +639,8 @@ fn bench_reports_every_column_as_json() {
         "cores",
         "scaling",
         "batched_steps_per_s",
+        "batched_steps_per_s_one_core",
+        "batched_scaling",
         "batched_envs",
         "jit_compile_ms",
         "jit_predicates",

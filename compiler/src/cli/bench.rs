@@ -92,7 +92,9 @@ struct Row {
     compile_ms: Option<f64>,
     one_core: Throughput,
     all_cores: Throughput,
-    /// `BatchEnv` steps (observation buffers included) on all cores.
+    /// `BatchEnv` steps (observation buffers included) on one thread and on
+    /// all cores, the same batch size.
+    batched_one: Throughput,
     batched: Throughput,
     jit: JitStats,
     cores: usize,
@@ -149,7 +151,8 @@ fn open_all(paths: &[PathBuf]) -> Result<Vec<Site>, String> {
 fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let one_core = play_one_core(site, seconds);
     let all_cores = play_all_cores(site, cores, seconds);
-    let batched = play_batched(site, cores, seconds);
+    let batched_one = play_batched(site, cores, 1, seconds);
+    let batched = play_batched(site, cores, cores, seconds);
     let jit = measure_jit(site);
     Row {
         jit,
@@ -157,6 +160,7 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
         compile_ms: compile_ms(&site.path),
         one_core,
         all_cores,
+        batched_one,
         batched,
         cores,
         prover: prove_all(&site.program, &site.instances),
@@ -354,10 +358,10 @@ fn measure_jit(site: &Site) -> JitStats {
 /// Environments per core in the batched run.
 const BATCH_PER_CORE: usize = 32;
 
-/// Steps a `BatchEnv` of `32 × cores` environments on all cores for about
-/// `seconds`, a random valid action-table row for each, writing the
+/// Steps a `BatchEnv` of `32 × cores` environments on `threads` threads for
+/// about `seconds`, a random valid action-table row for each, writing the
 /// trainer-ready buffers every step.
-fn play_batched(site: &Site, cores: usize, seconds: f64) -> Throughput {
+fn play_batched(site: &Site, cores: usize, threads: usize, seconds: f64) -> Throughput {
     use wsite_runtime::batch::{BatchEnv, ObsSpec};
     let n = BATCH_PER_CORE * cores;
     let Ok(mut batch) = BatchEnv::new(
@@ -367,7 +371,7 @@ fn play_batched(site: &Site, cores: usize, seconds: f64) -> Throughput {
         ObsSpec::default(),
         RewardConfig::default(),
         1,
-        cores,
+        threads,
     ) else {
         return Throughput::default();
     };
@@ -432,7 +436,9 @@ fn print_human(rows: &[Row], cores: usize) {
         "interp_steps/s(1 core)".to_string(),
         format!("interp_steps/s({cores} cores)"),
         "scaling".to_string(),
+        "batched_steps/s(1 core)".to_string(),
         format!("batched_steps/s({cores} cores)"),
+        "batched_scaling".to_string(),
         "episodes/h".to_string(),
         "jit_compile_ms".to_string(),
         "goal_ns(interp/jit)".to_string(),
@@ -458,7 +464,12 @@ fn human_cells(row: &Row) -> Vec<String> {
         format!("{:.0}", row.one_core.steps_per_s()),
         format!("{:.0}", row.all_cores.steps_per_s()),
         format!("{:.2}x", row.scaling()),
+        format!("{:.0}", row.batched_one.steps_per_s()),
         format!("{:.0}", row.batched.steps_per_s()),
+        format!(
+            "{:.2}x",
+            row.batched.steps_per_s() / row.batched_one.steps_per_s().max(1e-9)
+        ),
         format!("{:.0}", row.one_core.episodes_per_hour()),
         format!("{:.1}", row.jit.compile_ms),
         format!(
@@ -519,7 +530,9 @@ fn json_row(row: &Row) -> serde_json::Value {
         "interp_steps_per_s_all_cores": row.all_cores.steps_per_s(),
         "cores": row.cores,
         "scaling": row.scaling(),
+        "batched_steps_per_s_one_core": row.batched_one.steps_per_s(),
         "batched_steps_per_s": row.batched.steps_per_s(),
+        "batched_scaling": row.batched.steps_per_s() / row.batched_one.steps_per_s().max(1e-9),
         "batched_envs": BATCH_PER_CORE * row.cores,
         "jit_compile_ms": row.jit.compile_ms,
         "jit_predicates_compiled": row.jit.compiled,

@@ -1,4 +1,5 @@
-//! Batched environments: N task episodes stepped together, with observations
+//! Batched environments: N task episodes stepped together on a pool of worker
+//! threads (rayon), with observations
 //! written straight into one contiguous, trainer-ready buffer per field.
 //!
 //! The trainer hands these buffers to torch without reformatting: element
@@ -232,7 +233,7 @@ pub struct BatchEnv<'p> {
     instances: Vec<TaskInstance>,
     spec: ObsSpec,
     config: RewardConfig,
-    threads: usize,
+    workers: rayon::ThreadPool,
     slots: Vec<Slot<'p>>,
     buffers: Buffers,
 }
@@ -266,12 +267,16 @@ impl<'p> BatchEnv<'p> {
                 len: 0,
             });
         }
+        let workers = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
         let mut batch = BatchEnv {
             program,
             instances,
             spec,
             config,
-            threads: threads.max(1),
+            workers,
             slots,
             buffers: Buffers::new(n, &spec),
         };
@@ -322,35 +327,18 @@ impl<'p> BatchEnv<'p> {
         let spec = self.spec;
         let (program, instances, config) = (self.program, &self.instances, self.config);
         let rows = self.buffers.rows(&spec);
-        let per = self.slots.len().div_ceil(self.threads).max(1);
-        let mut work: Vec<(&mut [Slot<'p>], Vec<Rows<'_>>, &[u32])> = Vec::new();
-        let mut rows = rows.into_iter();
-        for (slots, acts) in self.slots.chunks_mut(per).zip(actions.chunks(per)) {
-            let mine: Vec<Rows<'_>> = rows.by_ref().take(slots.len()).collect();
-            work.push((slots, mine, acts));
-        }
-        let failures: Vec<String> = std::thread::scope(|s| {
-            let handles: Vec<_> = work
-                .into_iter()
-                .map(|(slots, rows, acts)| {
-                    s.spawn(move || {
-                        let mut errors = Vec::new();
-                        for ((slot, rows), &a) in slots.iter_mut().zip(rows).zip(acts) {
-                            if let Err(e) =
-                                step_one(program, instances, config, &spec, slot, rows, a)
-                            {
-                                errors.push(e);
-                            }
-                        }
-                        errors
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| vec!["a worker thread panicked".into()])
+        let slots = &mut self.slots;
+        // Persistent workers: environments allocate as they step, and threads
+        // spawned per step would free each other's memory across allocator
+        // arenas, which serialises them.
+        let failures: Vec<String> = self.workers.install(|| {
+            use rayon::prelude::*;
+            slots
+                .par_iter_mut()
+                .zip(rows.into_par_iter())
+                .zip(actions.par_iter())
+                .filter_map(|((slot, rows), &a)| {
+                    step_one(program, instances, config, &spec, slot, rows, a).err()
                 })
                 .collect()
         });
