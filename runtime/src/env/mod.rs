@@ -515,6 +515,13 @@ impl<'p> Env<'p> {
         crate::layout::encode(layout, self.program, &self.state, pool)
     }
 
+    /// The current page's structure (element ids, loop paths, `disabled`,
+    /// handles as words), as [`crate::jit::JitSite::render_structure`] writes
+    /// it; texts are interned into `pool`.
+    pub fn structure(&self, pool: &mut TextPool) -> Result<crate::jit::PageStructure, LayoutError> {
+        observe::structure(&self.view, &self.state, pool)
+    }
+
     /// Puts the episode in the state `bytes` hold, as written by
     /// [`Env::encode_state`] for this task instance with the same `pool`. A
     /// buffer that does not decode changes nothing.

@@ -24,6 +24,8 @@ pub(crate) struct View {
     pub elements: Vec<ObsElement>,
     /// One per element, same order.
     pub handles: Vec<Handle>,
+    /// One per element, same order: its id and loop path (for `structure`).
+    pub paths: Vec<FormKey>,
     /// Every interpolated value shown by an element, in document order
     /// (answer candidates in retrieval tasks).
     pub shown: Vec<String>,
@@ -225,6 +227,54 @@ fn eval_args(
         .map_err(|f| format!("this action failed: {}", f.describe(ctx.program)))
 }
 
+/// The view's structure as words (see `JitSite::render_structure`), texts
+/// interned into `pool`.
+pub(crate) fn structure(
+    view: &View,
+    state: &State,
+    pool: &mut crate::layout::TextPool,
+) -> Result<crate::jit::PageStructure, crate::layout::LayoutError> {
+    use crate::jit::{word_of, ElementInstance, HandleWords};
+    let mut words = |vs: &[Value]| -> Result<Vec<Option<i64>>, crate::layout::LayoutError> {
+        vs.iter().map(|v| word_of(v, pool)).collect()
+    };
+    let mut elements = Vec::with_capacity(view.handles.len());
+    for ((handle, (id, path)), el) in view.handles.iter().zip(&view.paths).zip(&view.elements) {
+        let handle = match handle {
+            Handle::Inert => HandleWords::Inert,
+            Handle::Go(Ok((page, args))) => HandleWords::Go(Ok((*page, words(args)?))),
+            Handle::Go(Err(m)) => HandleWords::Go(Err(m.clone())),
+            Handle::Marker(m, Ok(args)) => HandleWords::Marker(*m, Ok(words(args)?)),
+            Handle::Marker(m, Err(e)) => HandleWords::Marker(*m, Err(e.clone())),
+            Handle::Input { key, ty } => {
+                let v = state.forms.get(key).cloned().unwrap_or_else(|| initial(ty));
+                HandleWords::Input {
+                    value: words(std::slice::from_ref(&v))?.first().copied().flatten(),
+                }
+            }
+            Handle::Checkbox { on, .. } => HandleWords::Checkbox { on: *on },
+            Handle::Select { key, options } => {
+                let v = match state.forms.get(key) {
+                    Some(v) => v.clone(),
+                    None => options.first().map_or(Value::None, |o| o.1.clone()),
+                };
+                let opts: Vec<Value> = options.iter().map(|o| o.1.clone()).collect();
+                HandleWords::Select {
+                    options: words(&opts)?,
+                    value: words(std::slice::from_ref(&v))?.first().copied().flatten(),
+                }
+            }
+        };
+        elements.push(ElementInstance {
+            id: *id,
+            path: path.clone(),
+            disabled: el.disabled,
+            handle,
+        });
+    }
+    Ok(crate::jit::PageStructure { elements })
+}
+
 /// A form variable's value before the agent touches it.
 fn initial(ty: &Ty) -> Value {
     match ty {
@@ -307,6 +357,7 @@ impl Renderer<'_> {
             disabled,
         });
         self.view.handles.push(handle);
+        self.view.paths.push(self.form_key(e));
     }
 
     /// `disabled when c`; a condition that faults disables (acting on an element

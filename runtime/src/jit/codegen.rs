@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod stmts;
-pub(crate) use stmts::{lower_body, lower_values};
+pub(crate) use stmts::{lower_body, lower_value, lower_values};
 
 /// Frames never have more slots than this (as in `interp::eval`).
 const MAX_SLOTS: usize = 1 << 16;

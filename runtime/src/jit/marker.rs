@@ -707,7 +707,7 @@ pub(crate) extern "C" fn go_out(ctx: *mut JitCtx, i: i64, word: i64, present: i6
 // ---- the runner ------------------------------------------------------------------
 
 /// A fault code of compiled code as the interpreter's fault.
-fn fault_of(r: i64, ctx: &JitCtx) -> Option<Fault> {
+pub(crate) fn fault_of(r: i64, ctx: &JitCtx) -> Option<Fault> {
     Some(match r {
         code::DIVISION_BY_ZERO => Fault::DivisionByZero,
         code::NONE_VALUE => Fault::NoneValue,
@@ -742,7 +742,7 @@ fn value_of(tag: Tag, word: i64, present: bool, pool: &TextPool) -> Option<Value
     })
 }
 
-fn pool_has(pool: &TextPool, texts: &[(u32, Arc<str>)]) -> bool {
+pub(crate) fn pool_has(pool: &TextPool, texts: &[(u32, Arc<str>)]) -> bool {
     texts.iter().all(|(id, text)| {
         pool.get(*id)
             .is_some_and(|s| Arc::ptr_eq(s, text) || **s == **text)

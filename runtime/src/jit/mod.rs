@@ -37,8 +37,11 @@ mod codegen;
 mod frames;
 mod helpers;
 mod marker;
+mod render;
 
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
+pub(crate) use render::word_of;
+pub use render::{ElementInstance, HandleWords, PageStructure};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};
@@ -336,6 +339,8 @@ pub struct JitSite {
     markers: Vec<marker::JitMarker>,
     /// What `run_marker`'s gate needs of the program.
     gate: marker::GateInfo,
+    /// Every page's structure, compiled or not, by page id.
+    pages: Vec<render::JitPage>,
 }
 
 impl fmt::Debug for JitSite {
@@ -485,6 +490,8 @@ impl JitSite {
             pool,
             &compiled,
         );
+        let page_defs =
+            render::define_pages(&mut module, &mut ctx, &ptr_sig, program, layout, pool);
         module.clear_context(&mut ctx);
         module
             .finalize_definitions()
@@ -528,6 +535,10 @@ impl JitSite {
                 status: status.map(|d| marker::resolve(&module, d)),
             })
             .collect();
+        let pages = page_defs
+            .into_iter()
+            .map(|d| render::resolve(&module, d))
+            .collect();
         Ok(JitSite {
             module: Mutex::new(Some(module)),
             predicates,
@@ -539,6 +550,7 @@ impl JitSite {
                 layout: layout.clone(),
                 inv_reads: marker::invariant_reads(program),
             },
+            pages,
         })
     }
 

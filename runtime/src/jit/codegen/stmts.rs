@@ -424,3 +424,39 @@ pub(crate) fn lower_values(
     }
     Ok((finish(g, site), tags))
 }
+
+/// Lowers `expr` as a value (a page's link and marker arguments, select
+/// options, loop keys and limits): the function returns a fault code
+/// (negative), 0 for `none`, or 1 with the value's word stored in
+/// `JitCtx::out`; also returns the value's kind (tag).
+pub(crate) fn lower_value(
+    site: &Site<'_>,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    pool: &mut TextPool,
+    expr: &Expr,
+) -> R<(Lowered, Tag)> {
+    let mut g = start(site, func, fctx, pool)?;
+    let v = g.expr(expr)?;
+    let tag = v.kind.tag();
+    let out = offset(std::mem::offset_of!(JitCtx, out))?;
+    let flags = MemFlagsData::new().with_notrap();
+    g.b.ins().store(flags, v.word, g.ctx, out);
+    let p = g.pres64(&v);
+    g.b.ins().return_(&[p]);
+    g.b.seal_all_blocks();
+    let Gen {
+        b, reads, texts, ..
+    } = g;
+    b.finalize(site.config);
+    let locals = reads.keys().next_back().map_or(0, |&s| s + 1);
+    Ok((
+        Lowered {
+            reads: reads.into_iter().collect(),
+            texts,
+            locals,
+            gos: Vec::new(),
+        },
+        tag,
+    ))
+}

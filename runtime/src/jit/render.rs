@@ -1,0 +1,966 @@
+//! A page's structure over the flat state: every element instance in document
+//! order with its loop path, `disabled` flag and handle, as words.
+//!
+//! Each page's element tree is compiled to a plan whose expressions (`if` and
+//! `disabled when` conditions, loop filters, `order by` keys and limits, link
+//! and marker arguments, select options) are native functions lowered exactly
+//! as predicates are; the plan is walked over the state bytes, reading rows and
+//! form variables at the layout's offsets, with the page's frame kept as
+//! encoded cells. Texts (headings, labels, interpolations) are not rendered:
+//! those elements are listed with an inert handle, so indices match the
+//! interpreter's observation. Rule for rule this is `env::observe`'s
+//! `render_page`; a page using something not handled here (a list loop, a
+//! frame slot of two types, an expression the lowering refuses) is reported
+//! as not compiled, never approximated.
+
+use super::helpers::JitCtx;
+use super::marker::{fault_of, pool_has};
+use super::{codegen, JitError, JitFault, JitSite, PredFn, Tag};
+use crate::interp::eval::Fault;
+use crate::ir::{self, ElementKind, Expr, PageId, Slot, Ty, Value};
+use crate::layout::{StateLayout, TextPool, WORD};
+use cranelift_codegen::ir::{Signature, UserFuncName};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Linkage, Module};
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// A page's structure: one entry per observed element, in document order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageStructure {
+    pub elements: Vec<ElementInstance>,
+}
+
+/// One element instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ElementInstance {
+    /// The element's id in its page.
+    pub id: u32,
+    /// The row ids (list indices) of the enclosing loops, outermost first.
+    pub path: Vec<i64>,
+    pub disabled: bool,
+    pub handle: HandleWords,
+}
+
+/// What acting on an element does, values as layout words (`None`: `none`;
+/// texts are ids of the pool the state was encoded with).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandleWords {
+    /// Headings, texts, images, sections, disabled links and buttons.
+    Inert,
+    /// The target page and its arguments, or the fault's alert.
+    Go(Result<(PageId, Vec<Option<i64>>), String>),
+    /// The marker and its arguments, or the fault's alert.
+    Marker(ir::MarkerId, Result<Vec<Option<i64>>, String>),
+    /// The input's current value.
+    Input {
+        value: Option<i64>,
+    },
+    Checkbox {
+        on: bool,
+    },
+    /// The options' values in order, and the current value.
+    Select {
+        options: Vec<Option<i64>>,
+        value: Option<i64>,
+    },
+}
+
+/// A value as its layout word (`None` for `none`), texts interned into `pool`.
+pub(crate) fn word_of(
+    v: &Value,
+    pool: &mut TextPool,
+) -> Result<Option<i64>, crate::layout::LayoutError> {
+    crate::layout::to_word(v, &Tag::of(v).ty(), pool)
+}
+
+/// An expression's function: index into the page's functions.
+type F = usize;
+
+/// A form input's value before the agent touches it.
+#[derive(Clone, Copy, Debug)]
+enum Init {
+    Word(i64),
+    None,
+    EmptyText,
+}
+
+#[derive(Debug)]
+enum Node {
+    Inert(u32),
+    Section(u32, Vec<Node>),
+    Go {
+        id: u32,
+        page: PageId,
+        args: Vec<F>,
+        disabled: Option<F>,
+    },
+    Marker {
+        id: u32,
+        marker: ir::MarkerId,
+        args: Vec<F>,
+        disabled: Option<F>,
+    },
+    Input {
+        id: u32,
+        slot: usize,
+        init: Init,
+    },
+    Checkbox {
+        id: u32,
+        slot: usize,
+    },
+    SelectList {
+        id: u32,
+        slot: usize,
+        options: Vec<F>,
+    },
+    SelectFrom {
+        id: u32,
+        slot: usize,
+        table: usize,
+        binder: usize,
+        filter: Option<F>,
+    },
+    Rows {
+        table: usize,
+        binder: usize,
+        filter: Option<F>,
+        order: Option<(F, bool)>,
+        limit: Option<F>,
+        body: Vec<Node>,
+    },
+    If {
+        cond: F,
+        then: Vec<Node>,
+        otherwise: Vec<Node>,
+    },
+}
+
+/// How a function's result reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FnKind {
+    /// 0, 1 or a fault.
+    Cond,
+    /// A fault, 0 (`none`) or 1 (the word in `JitCtx::out`), of this kind.
+    Value(Tag),
+}
+
+/// A defined function: its id, how its result reads, its text constants.
+type DefinedFn = (FuncId, FnKind, Vec<(u32, Arc<str>)>);
+
+/// A page's plan before finalization.
+pub(crate) struct DefinedPage {
+    body: Vec<Node>,
+    funcs: Vec<DefinedFn>,
+    frame: usize,
+}
+
+struct NativeFn {
+    func: PredFn,
+    kind: FnKind,
+}
+
+struct PageNative {
+    body: Vec<Node>,
+    funcs: Vec<NativeFn>,
+    texts: Vec<(u32, Arc<str>)>,
+    frame: usize,
+}
+
+/// One page: compiled, or why not.
+pub(crate) struct JitPage {
+    status: Result<PageNative, JitError>,
+}
+
+type R<T> = Result<T, JitError>;
+
+fn unsupported<T>(why: impl Into<String>) -> R<T> {
+    Err(JitError::Unsupported(why.into()))
+}
+
+/// Defines every page's functions in `module`.
+pub(crate) fn define_pages(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    sig: &Signature,
+    program: &ir::Program,
+    layout: &StateLayout,
+    pool: &mut TextPool,
+) -> Vec<R<DefinedPage>> {
+    program
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(p, page)| {
+            let slots = page_slots(page)?;
+            let mut d = Definer {
+                module: &mut *module,
+                ctx: &mut *ctx,
+                sig,
+                program,
+                layout,
+                pool: &mut *pool,
+                slots: &slots,
+                page: p,
+                funcs: Vec::new(),
+            };
+            let body = d.nodes(&page.body)?;
+            let funcs = d.funcs;
+            Ok(DefinedPage {
+                body,
+                funcs,
+                frame: slots.len(),
+            })
+        })
+        .collect()
+}
+
+/// The page frame's slot types: parameters, form variables and binders; a
+/// slot given two types fails the page.
+fn page_slots(page: &ir::PageDef) -> R<Vec<Option<Ty>>> {
+    fn base(ty: &Ty) -> &Ty {
+        match ty {
+            Ty::Optional(inner) => base(inner),
+            t => t,
+        }
+    }
+    fn assign(slots: &mut Vec<Option<Ty>>, slot: Slot, ty: &Ty) -> R<()> {
+        let i = usize::try_from(slot).unwrap_or(usize::MAX);
+        if i >= 1 << 16 {
+            return unsupported(format!("slot {slot} out of range"));
+        }
+        if slots.len() <= i {
+            slots.resize(i + 1, None);
+        }
+        let ty = base(ty).clone();
+        match slots.get_mut(i) {
+            Some(cell @ None) => *cell = Some(ty),
+            Some(Some(t)) if *t == ty => {}
+            _ => return unsupported(format!("frame slot {slot} holds values of two types")),
+        }
+        Ok(())
+    }
+    fn walk(slots: &mut Vec<Option<Ty>>, els: &[ir::Element]) -> R<()> {
+        for e in els {
+            match &e.kind {
+                ElementKind::Input { slot, ty, .. } | ElementKind::SelectList { slot, ty, .. } => {
+                    assign(slots, *slot, ty)?
+                }
+                ElementKind::SelectFrom {
+                    slot, table, scan, ..
+                } => {
+                    assign(slots, *slot, &Ty::Row(*table))?;
+                    assign(slots, scan.binder, &Ty::Row(scan.table))?;
+                }
+                ElementKind::Checkbox { slot, .. } => assign(slots, *slot, &Ty::Bool)?,
+                ElementKind::Section { body, .. } => walk(slots, body)?,
+                ElementKind::For(f) => {
+                    match &f.source {
+                        ir::LoopSource::Rows(scan) => {
+                            assign(slots, scan.binder, &Ty::Row(scan.table))?
+                        }
+                        ir::LoopSource::List { .. } => {
+                            return unsupported("a loop over a list");
+                        }
+                    }
+                    walk(slots, &f.body)?;
+                }
+                ElementKind::If {
+                    then, otherwise, ..
+                } => {
+                    walk(slots, then)?;
+                    walk(slots, otherwise)?;
+                }
+                ElementKind::Heading(_)
+                | ElementKind::Text(_)
+                | ElementKind::Image(_)
+                | ElementKind::Link { .. }
+                | ElementKind::Button { .. } => {}
+            }
+        }
+        Ok(())
+    }
+    let mut slots = Vec::new();
+    for (i, p) in page.params.iter().enumerate() {
+        assign(&mut slots, Slot::try_from(i).unwrap_or(Slot::MAX), &p.ty)?;
+    }
+    walk(&mut slots, &page.body)?;
+    let frame = usize::try_from(page.frame).unwrap_or(0).min(1 << 16);
+    if slots.len() < frame {
+        slots.resize(frame, None);
+    }
+    Ok(slots)
+}
+
+struct Definer<'a> {
+    module: &'a mut JITModule,
+    ctx: &'a mut cranelift_codegen::Context,
+    sig: &'a Signature,
+    program: &'a ir::Program,
+    layout: &'a StateLayout,
+    pool: &'a mut TextPool,
+    slots: &'a [Option<Ty>],
+    page: usize,
+    funcs: Vec<DefinedFn>,
+}
+
+fn slot_index(slot: Slot) -> R<usize> {
+    usize::try_from(slot)
+        .ok()
+        .filter(|&i| i < 1 << 16)
+        .map_or_else(|| unsupported(format!("slot {slot} out of range")), Ok)
+}
+
+fn table_index(program: &ir::Program, table: ir::TableId) -> R<usize> {
+    usize::try_from(table)
+        .ok()
+        .filter(|&t| t < program.tables.len())
+        .map_or_else(|| unsupported(format!("no table #{table}")), Ok)
+}
+
+impl Definer<'_> {
+    /// Lowers and defines one expression's function.
+    fn func(&mut self, e: &Expr, cond: bool) -> R<F> {
+        self.module.clear_context(self.ctx);
+        self.ctx.func.signature = self.sig.clone();
+        let mut fctx = FunctionBuilderContext::new();
+        let site = codegen::Site {
+            program: self.program,
+            layout: self.layout,
+            slots: self.slots,
+            nav: false,
+            mutable: false,
+            config: self.module.target_config(),
+        };
+        let (lowered, kind) = if cond {
+            let l = codegen::lower(&site, &mut self.ctx.func, &mut fctx, self.pool, e)
+                .map_err(JitError::Unsupported)?;
+            (l, FnKind::Cond)
+        } else {
+            let (l, tag) = codegen::lower_value(&site, &mut self.ctx.func, &mut fctx, self.pool, e)
+                .map_err(JitError::Unsupported)?;
+            (l, FnKind::Value(tag))
+        };
+        if lowered.locals > self.slots.len() {
+            return unsupported("an expression reads past the page's frame");
+        }
+        let n = self.funcs.len();
+        let symbol = format!("wsite_page_{}_{n}", self.page);
+        let id = self
+            .module
+            .declare_function(&symbol, Linkage::Local, self.sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        self.ctx.func.name = UserFuncName::user(0, id.as_u32());
+        self.module
+            .define_function(id, self.ctx)
+            .map_err(|e| JitError::Codegen(format!("page #{}: {e:?}", self.page)))?;
+        self.module.clear_context(self.ctx);
+        self.funcs.push((id, kind, lowered.texts));
+        Ok(n)
+    }
+
+    fn opt(&mut self, e: Option<&Expr>, cond: bool) -> R<Option<F>> {
+        e.map(|e| self.func(e, cond)).transpose()
+    }
+
+    fn nodes(&mut self, els: &[ir::Element]) -> R<Vec<Node>> {
+        els.iter().map(|e| self.node(e)).collect()
+    }
+
+    fn node(&mut self, e: &ir::Element) -> R<Node> {
+        let id = e.id;
+        Ok(match &e.kind {
+            ElementKind::Heading(_) | ElementKind::Text(_) | ElementKind::Image(_) => {
+                Node::Inert(id)
+            }
+            ElementKind::Section { body, .. } => Node::Section(id, self.nodes(body)?),
+            ElementKind::Link {
+                target, disabled, ..
+            } => Node::Go {
+                id,
+                page: target.page,
+                args: self.values(&target.args)?,
+                disabled: self.opt(disabled.as_ref(), true)?,
+            },
+            ElementKind::Button {
+                action, disabled, ..
+            } => {
+                let disabled = self.opt(disabled.as_ref(), true)?;
+                match action {
+                    ir::Action::Go(call) => Node::Go {
+                        id,
+                        page: call.page,
+                        args: self.values(&call.args)?,
+                        disabled,
+                    },
+                    ir::Action::Marker { marker, args } => Node::Marker {
+                        id,
+                        marker: *marker,
+                        args: self.values(args)?,
+                        disabled,
+                    },
+                }
+            }
+            ElementKind::Input { slot, ty, .. } => Node::Input {
+                id,
+                slot: slot_index(*slot)?,
+                init: match ty {
+                    Ty::Text => Init::EmptyText,
+                    Ty::Int | Ty::Money | Ty::Bool | Ty::Enum(_) => Init::Word(0),
+                    Ty::Date | Ty::Time | Ty::Row(_) | Ty::Optional(_) => Init::None,
+                },
+            },
+            ElementKind::Checkbox { slot, .. } => Node::Checkbox {
+                id,
+                slot: slot_index(*slot)?,
+            },
+            ElementKind::SelectList { slot, options, .. } => Node::SelectList {
+                id,
+                slot: slot_index(*slot)?,
+                options: self.values(options)?,
+            },
+            ElementKind::SelectFrom { slot, scan, .. } => Node::SelectFrom {
+                id,
+                slot: slot_index(*slot)?,
+                table: table_index(self.program, scan.table)?,
+                binder: slot_index(scan.binder)?,
+                filter: self.opt(scan.filter.as_deref(), true)?,
+            },
+            ElementKind::For(f) => {
+                let ir::LoopSource::Rows(scan) = &f.source else {
+                    return unsupported("a loop over a list");
+                };
+                let order = match &f.order {
+                    Some((key, desc)) => Some((self.func(key, false)?, *desc)),
+                    None => None,
+                };
+                Node::Rows {
+                    table: table_index(self.program, scan.table)?,
+                    binder: slot_index(scan.binder)?,
+                    filter: self.opt(scan.filter.as_deref(), true)?,
+                    order,
+                    limit: self.opt(f.limit.as_ref(), false)?,
+                    body: self.nodes(&f.body)?,
+                }
+            }
+            ElementKind::If {
+                cond,
+                then,
+                otherwise,
+            } => Node::If {
+                cond: self.func(cond, true)?,
+                then: self.nodes(then)?,
+                otherwise: self.nodes(otherwise)?,
+            },
+        })
+    }
+
+    fn values(&mut self, es: &[Expr]) -> R<Vec<F>> {
+        es.iter().map(|e| self.func(e, false)).collect()
+    }
+}
+
+/// The finalized functions of a defined page.
+pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
+    let status = d.map(|d| {
+        let mut texts = Vec::new();
+        let funcs = d
+            .funcs
+            .into_iter()
+            .map(|(id, kind, t)| {
+                texts.extend(t);
+                let code = module.get_finalized_function(id);
+                // SAFETY: `code` is the finalized body of a function declared
+                // with the predicate signature (three pointers, an `i64`
+                // result, the host's C calling convention), which is `PredFn`.
+                let func = unsafe { std::mem::transmute::<*const u8, PredFn>(code) };
+                NativeFn { func, kind }
+            })
+            .collect();
+        PageNative {
+            body: d.body,
+            funcs,
+            texts,
+            frame: d.frame,
+        }
+    });
+    JitPage { status }
+}
+
+// ---- the walk ------------------------------------------------------------------
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes(b.try_into().ok()?))
+}
+
+fn i64_at(bytes: &[u8], at: usize) -> Option<i64> {
+    let b = bytes.get(at..at.checked_add(WORD)?)?;
+    Some(i64::from_le_bytes(b.try_into().ok()?))
+}
+
+fn corrupt(what: &str) -> JitFault {
+    JitFault::Input(format!("the state does not fit the layout: {what}"))
+}
+
+struct Walk<'a> {
+    program: &'a ir::Program,
+    layout: &'a StateLayout,
+    state: &'a [u8],
+    pool: &'a mut TextPool,
+    funcs: &'a [NativeFn],
+    /// The frame as cells: `[word₀, present₀, …]`.
+    cells: Vec<i64>,
+    path: Vec<i64>,
+    out: &'a mut Vec<ElementInstance>,
+}
+
+impl Walk<'_> {
+    /// Runs function `f`: its raw result and `JitCtx::out`.
+    fn call(&mut self, f: F) -> Result<(i64, JitCtx), JitFault> {
+        let native = self
+            .funcs
+            .get(f)
+            .ok_or_else(|| JitFault::Input("internal: no such function".into()))?;
+        let mut ctx = JitCtx {
+            pool: &mut *self.pool as *mut TextPool,
+            missing_table: 0,
+            missing_id: 0,
+            body: std::ptr::null_mut(),
+            out: 0,
+        };
+        // SAFETY: `func` was finalized by the module the site owns, which
+        // outlives this call. It reads `state` (whose length the caller checked
+        // equal to the layout's size) only below that size, and the frame
+        // cells only below `2 * frame` (`cells` has that length, and every
+        // function's reads were checked to be within the frame when it was
+        // compiled). Its helpers reach the pool through `ctx.pool`, borrowed
+        // from `self.pool` for this call alone. It writes only `ctx`.
+        let r = unsafe { (native.func)(self.state.as_ptr(), self.cells.as_ptr(), &mut ctx) };
+        Ok((r, ctx))
+    }
+
+    fn fault(r: i64, ctx: &JitCtx) -> Fault {
+        fault_of(r, ctx).unwrap_or(Fault::TypeConfusion(
+            "compiled code returned an unknown code",
+        ))
+    }
+
+    /// `eval_bool`: the condition, or its fault.
+    fn cond(&mut self, f: F) -> Result<Result<bool, Fault>, JitFault> {
+        let (r, ctx) = self.call(f)?;
+        Ok(match r {
+            0 => Ok(false),
+            1 => Ok(true),
+            r => Err(Self::fault(r, &ctx)),
+        })
+    }
+
+    /// `eval`: the value's word (`None` for `none`), or its fault.
+    fn value(&mut self, f: F) -> Result<Result<Option<i64>, Fault>, JitFault> {
+        let (r, ctx) = self.call(f)?;
+        Ok(match r {
+            0 => Ok(None),
+            1 => Ok(Some(ctx.out)),
+            r => Err(Self::fault(r, &ctx)),
+        })
+    }
+
+    fn tag(&self, f: F) -> Tag {
+        match self.funcs.get(f).map(|n| n.kind) {
+            Some(FnKind::Value(t)) => t,
+            _ => Tag::None,
+        }
+    }
+
+    fn get(&self, slot: usize) -> (i64, i64) {
+        let w = self.cells.get(2 * slot).copied().unwrap_or(0);
+        let p = self.cells.get(2 * slot + 1).copied().unwrap_or(0);
+        (w, p)
+    }
+
+    fn set(&mut self, slot: usize, v: Option<i64>) {
+        self.set_raw(slot, (v.unwrap_or(0), i64::from(v.is_some())));
+    }
+
+    fn set_raw(&mut self, slot: usize, (w, p): (i64, i64)) {
+        if let Some([cw, cp]) = self.cells.get_mut(2 * slot..2 * slot + 2) {
+            *cw = w;
+            *cp = p;
+        }
+    }
+
+    /// The ids of `table`'s rows, in id order.
+    fn row_ids(&self, table: usize) -> Result<Vec<i64>, JitFault> {
+        let tl = self
+            .layout
+            .tables
+            .get(table)
+            .ok_or_else(|| corrupt("no such table"))?;
+        let n = u32_at(self.state, tl.count).ok_or_else(|| corrupt("row count"))?;
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        if n > tl.capacity {
+            return Err(corrupt("a row count past the capacity"));
+        }
+        (0..n)
+            .map(|i| i64_at(self.state, tl.ids + WORD * i).ok_or_else(|| corrupt("row id")))
+            .collect()
+    }
+
+    /// The agent's value for element `id` at the current path: `Some(word)`
+    /// when set (`word` `None` for `none`).
+    fn form(&self, id: u32) -> Result<Option<Option<i64>>, JitFault> {
+        let list = self.layout.forms;
+        let n = u32_at(self.state, list.count).ok_or_else(|| corrupt("form count"))?;
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        if n > list.capacity {
+            return Err(corrupt("a form count past the capacity"));
+        }
+        for i in 0..n {
+            let at = list.entry_at(i);
+            if u32_at(self.state, at) != Some(id) {
+                continue;
+            }
+            let same = self.path.len() <= self.layout.form_depth
+                && self
+                    .path
+                    .iter()
+                    .enumerate()
+                    .all(|(k, p)| i64_at(self.state, at + WORD * (1 + k)) == Some(*p));
+            if !same {
+                continue;
+            }
+            let present = u32_at(self.state, at + 4).ok_or_else(|| corrupt("form entry"))?;
+            let word = i64_at(self.state, at + WORD * (1 + self.layout.form_depth))
+                .ok_or_else(|| corrupt("form entry"))?;
+            return Ok(Some((present != 0).then_some(word)));
+        }
+        Ok(None)
+    }
+
+    fn push(&mut self, id: u32, disabled: bool, handle: HandleWords) {
+        self.out.push(ElementInstance {
+            id,
+            path: self.path.clone(),
+            disabled,
+            handle,
+        });
+    }
+
+    fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, String>, JitFault> {
+        let mut out = Vec::with_capacity(args.len());
+        for &a in args {
+            match self.value(a)? {
+                Ok(w) => out.push(w),
+                Err(f) => {
+                    return Ok(Err(format!(
+                        "this action failed: {}",
+                        f.describe(self.program)
+                    )))
+                }
+            }
+        }
+        Ok(Ok(out))
+    }
+
+    fn disabled(&mut self, cond: Option<F>) -> Result<bool, JitFault> {
+        Ok(match cond {
+            Some(c) => self.cond(c)?.unwrap_or(true),
+            None => false,
+        })
+    }
+
+    fn passes(&mut self, filter: Option<F>) -> Result<bool, JitFault> {
+        Ok(match filter {
+            Some(f) => self.cond(f)?.unwrap_or(false),
+            None => true,
+        })
+    }
+
+    fn all(&mut self, nodes: &[Node]) -> Result<(), JitFault> {
+        nodes.iter().try_for_each(|n| self.node(n))
+    }
+
+    fn node(&mut self, n: &Node) -> Result<(), JitFault> {
+        match n {
+            Node::Inert(id) => self.push(*id, false, HandleWords::Inert),
+            Node::Section(id, body) => {
+                self.push(*id, false, HandleWords::Inert);
+                self.all(body)?;
+            }
+            Node::Go {
+                id,
+                page,
+                args,
+                disabled,
+            } => {
+                let args = self.args(args)?;
+                let off = self.disabled(*disabled)?;
+                let h = if off {
+                    HandleWords::Inert
+                } else {
+                    HandleWords::Go(args.map(|a| (*page, a)))
+                };
+                self.push(*id, off, h);
+            }
+            Node::Marker {
+                id,
+                marker,
+                args,
+                disabled,
+            } => {
+                let args = self.args(args)?;
+                let off = self.disabled(*disabled)?;
+                let h = if off {
+                    HandleWords::Inert
+                } else {
+                    HandleWords::Marker(*marker, args)
+                };
+                self.push(*id, off, h);
+            }
+            Node::Input { id, slot, init } => {
+                let value = match self.form(*id)? {
+                    Some(v) => v,
+                    None => match init {
+                        Init::Word(w) => Some(*w),
+                        Init::None => None,
+                        Init::EmptyText => Some(
+                            self.pool
+                                .intern(&Arc::from(""))
+                                .map(i64::from)
+                                .ok_or_else(|| JitFault::Input("the text pool is full".into()))?,
+                        ),
+                    },
+                };
+                self.set(*slot, value);
+                self.push(*id, false, HandleWords::Input { value });
+            }
+            Node::Checkbox { id, slot } => {
+                let on = matches!(self.form(*id)?, Some(Some(w)) if w != 0);
+                self.set(*slot, Some(i64::from(on)));
+                self.push(*id, false, HandleWords::Checkbox { on });
+            }
+            Node::SelectList { id, slot, options } => {
+                let mut opts = Vec::with_capacity(options.len());
+                for &o in options {
+                    if let Ok(w) = self.value(o)? {
+                        opts.push(w);
+                    }
+                }
+                self.select(*id, *slot, opts)?;
+            }
+            Node::SelectFrom {
+                id,
+                slot,
+                table,
+                binder,
+                filter,
+            } => {
+                let saved = self.get(*binder);
+                let mut opts = Vec::new();
+                for row in self.row_ids(*table)? {
+                    self.set(*binder, Some(row));
+                    if self.passes(*filter)? {
+                        opts.push(Some(row));
+                    }
+                }
+                self.set_raw(*binder, saved);
+                self.select(*id, *slot, opts)?;
+            }
+            Node::Rows {
+                table,
+                binder,
+                filter,
+                order,
+                limit,
+                body,
+            } => self.rows(*table, *binder, *filter, *order, *limit, body)?,
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let taken = self.cond(*cond)?.unwrap_or(false);
+                self.all(if taken { then } else { otherwise })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn select(&mut self, id: u32, slot: usize, options: Vec<Option<i64>>) -> Result<(), JitFault> {
+        let value = match self.form(id)? {
+            Some(v) => v,
+            None => options.first().copied().flatten(),
+        };
+        self.set(slot, value);
+        self.push(id, false, HandleWords::Select { options, value });
+        Ok(())
+    }
+
+    fn rows(
+        &mut self,
+        table: usize,
+        binder: usize,
+        filter: Option<F>,
+        order: Option<(F, bool)>,
+        limit: Option<F>,
+        body: &[Node],
+    ) -> Result<(), JitFault> {
+        let saved = self.get(binder);
+        let mut kept = Vec::new();
+        for row in self.row_ids(table)? {
+            self.set(binder, Some(row));
+            if self.passes(filter)? {
+                kept.push(row);
+            }
+        }
+        if let Some((key, desc)) = order {
+            let tag = self.tag(key);
+            let mut keyed = Vec::with_capacity(kept.len());
+            for &row in &kept {
+                self.set(binder, Some(row));
+                // A key that faults sorts as `none`.
+                let k = self.value(key)?.unwrap_or(None);
+                keyed.push((k, row));
+            }
+            let mut bad = false;
+            let pool = &*self.pool;
+            let mut cmp = |a: &Option<i64>, b: &Option<i64>| -> Ordering {
+                match (a, b) {
+                    (None, None) => Ordering::Equal,
+                    (None, Some(_)) => Ordering::Less,
+                    (Some(_), None) => Ordering::Greater,
+                    (Some(x), Some(y)) if tag == Tag::Text => {
+                        let s = |w: i64| u32::try_from(w).ok().and_then(|i| pool.get(i));
+                        match (s(*x), s(*y)) {
+                            (Some(x), Some(y)) => x.cmp(y),
+                            _ => {
+                                bad = true;
+                                Ordering::Equal
+                            }
+                        }
+                    }
+                    (Some(x), Some(y)) => x.cmp(y),
+                }
+            };
+            keyed.sort_by(|a, b| {
+                if desc {
+                    cmp(&b.0, &a.0)
+                } else {
+                    cmp(&a.0, &b.0)
+                }
+            });
+            if bad {
+                return Err(JitFault::Input(
+                    "a text id is not in the pool (use the pool the state was encoded with)".into(),
+                ));
+            }
+            kept = keyed.into_iter().map(|(_, row)| row).collect();
+        }
+        if let Some(limit) = limit {
+            // A limit that faults limits nothing.
+            if self.tag(limit) == Tag::Int {
+                if let Ok(Some(n)) = self.value(limit)? {
+                    kept.truncate(usize::try_from(n.max(0)).unwrap_or(usize::MAX));
+                }
+            }
+        }
+        for row in kept {
+            self.set(binder, Some(row));
+            self.path.push(row);
+            let r = self.all(body);
+            self.path.pop();
+            r?;
+        }
+        self.set_raw(binder, saved);
+        Ok(())
+    }
+}
+
+impl JitSite {
+    /// Whether page `page`'s structure is compiled.
+    pub fn page_is_compiled(&self, page: PageId) -> bool {
+        self.page(page).is_some_and(|p| p.status.is_ok())
+    }
+
+    /// Why page `page`'s structure is not compiled, if it is not.
+    pub fn page_fallback_reason(&self, page: PageId) -> Option<&JitError> {
+        self.page(page).and_then(|p| p.status.as_ref().err())
+    }
+
+    /// `(compiled, fallback)` pages.
+    pub fn page_stats(&self) -> (usize, usize) {
+        let compiled = self.pages.iter().filter(|p| p.status.is_ok()).count();
+        (compiled, self.pages.len() - compiled)
+    }
+
+    fn page(&self, page: PageId) -> Option<&JitPage> {
+        self.pages.get(usize::try_from(page).ok()?)
+    }
+
+    /// Writes the structure of the current page of `state` (which must be
+    /// `page`) into `out`, reusing its buffer: every element instance in
+    /// document order, as `env::observe` renders it. `state` must be encoded
+    /// with `pool` (or a pool it grew into); texts computed on the way are
+    /// interned into it.
+    pub fn render_structure(
+        &self,
+        page: PageId,
+        state: &[u8],
+        pool: &mut TextPool,
+        out: &mut PageStructure,
+    ) -> Result<(), JitFault> {
+        out.elements.clear();
+        let native = self
+            .page(page)
+            .ok_or_else(|| JitFault::Input(format!("no page #{page}")))?
+            .status
+            .as_ref()
+            .map_err(|_| JitFault::NotCompiled)?;
+        let layout = &self.gate.layout;
+        if state.len() != layout.size {
+            return Err(JitFault::Input(format!(
+                "a state of this site has {} bytes, not {}",
+                layout.size,
+                state.len()
+            )));
+        }
+        if u32_at(state, layout.page) != Some(page) {
+            return Err(JitFault::Input(format!("the state is not on page #{page}")));
+        }
+        if !pool_has(pool, &native.texts) {
+            return Err(JitFault::Input(
+                "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
+            ));
+        }
+        let program = &self.gate.program;
+        let params = program
+            .pages
+            .get(usize::try_from(page).unwrap_or(usize::MAX))
+            .map_or(0, |p| p.params.len());
+        let mut cells = vec![0; 2 * native.frame.max(params)];
+        for i in 0..params {
+            let w = i64_at(state, layout.args.word_at(i)).ok_or_else(|| corrupt("argument"))?;
+            let p = state
+                .get(layout.args.present_at(i))
+                .ok_or_else(|| corrupt("argument"))?;
+            if let Some([cw, cp]) = cells.get_mut(2 * i..2 * i + 2) {
+                *cw = if *p != 0 { w } else { 0 };
+                *cp = i64::from(*p != 0);
+            }
+        }
+        let mut walk = Walk {
+            program,
+            layout,
+            state,
+            pool,
+            funcs: &native.funcs,
+            cells,
+            path: Vec::new(),
+            out: &mut out.elements,
+        };
+        walk.all(&native.body)
+    }
+}

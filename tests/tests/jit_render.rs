@@ -1,0 +1,183 @@
+//! Compiled page structures against the interpreter on the real examples:
+//! random play through every task instance, and at every state (and a
+//! perturbed copy of it, to reach faults) the current page's structure — every
+//! element instance with its loop path, `disabled` flag and handle as words —
+//! written by the JIT from the flat bytes must equal the one built from the
+//! interpreter's rendered view (`Env::structure`).
+
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
+
+use wsite_runtime::env::{self, Env, RewardConfig};
+use wsite_runtime::ir::{Program, Ty};
+use wsite_runtime::jit::{JitError, JitSite, PageStructure};
+use wsite_runtime::layout::{StateLayout, TextPool};
+use wsite_tests::Lcg;
+
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    fallback_states: usize,
+    elements: usize,
+    faulted_handles: usize,
+    disabled: usize,
+}
+
+/// Overwrites a few table cells with other values of their types.
+fn perturb(
+    program: &Program,
+    layout: &StateLayout,
+    bytes: &mut [u8],
+    pool_len: usize,
+    rng: &mut Lcg,
+) {
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // Sometimes a row argument of the page that no longer exists, so that
+    // argument and condition evaluation fault.
+    let page = u32_at(bytes, layout.page) as usize;
+    for (i, p) in program.pages[page].params.iter().enumerate() {
+        if matches!(p.ty, Ty::Row(_)) && rng.next(3) == 0 {
+            let at = layout.args.word_at(i);
+            bytes[at..at + 8].copy_from_slice(&999_999i64.to_le_bytes());
+        }
+    }
+    for _ in 0..3 {
+        if program.tables.is_empty() {
+            return;
+        }
+        let t = rng.next(program.tables.len());
+        let tl = &layout.tables[t];
+        let count = u32_at(bytes, tl.count) as usize;
+        let fields = &program.tables[t].fields;
+        if count == 0 || fields.is_empty() {
+            continue;
+        }
+        let f = rng.next(fields.len());
+        let (cells, i, ty) = (tl.columns[f], rng.next(count), &fields[f].ty);
+        let (optional, base) = match ty {
+            Ty::Optional(inner) => (true, &**inner),
+            other => (false, other),
+        };
+        let word = match base {
+            Ty::Int | Ty::Money => [0, 1, -1, 2, 1000, i64::MAX][rng.next(6)],
+            Ty::Bool => rng.next(2) as i64,
+            Ty::Text => rng.next(pool_len) as i64,
+            Ty::Date => program.site.today.day_number() + rng.next(100) as i64 - 50,
+            Ty::Time => rng.next(24 * 60) as i64,
+            Ty::Enum(e) => rng.next(program.enums[*e as usize].variants.len()) as i64,
+            Ty::Row(_) => 999_999,
+            Ty::Optional(_) => continue,
+        };
+        let absent = optional && rng.next(4) == 0;
+        let word = if absent { 0 } else { word };
+        bytes[cells.word_at(i)..cells.word_at(i) + 8].copy_from_slice(&word.to_le_bytes());
+        bytes[cells.present_at(i)] = u8::from(!absent);
+    }
+}
+
+/// Compares the JIT's structure of `bytes` with the interpreter's, after
+/// loading them into `twin`.
+#[allow(clippy::too_many_arguments)]
+fn check_state(
+    site: &JitSite,
+    layout: &StateLayout,
+    twin: &mut Env<'_>,
+    bytes: &[u8],
+    pool: &mut TextPool,
+    out: &mut PageStructure,
+    what: &str,
+    tally: &mut Tally,
+) {
+    if twin.restore_state(layout, pool, bytes).is_err() {
+        return;
+    }
+    let page = twin.navigation().page;
+    if !site.page_is_compiled(page) {
+        tally.fallback_states += 1;
+        return;
+    }
+    site.render_structure(page, bytes, pool, out)
+        .unwrap_or_else(|e| panic!("{what}: page #{page}: {e}"));
+    let expected = twin.structure(pool).unwrap();
+    if *out != expected {
+        let n = out.elements.len().max(expected.elements.len());
+        for i in 0..n {
+            let (a, b) = (out.elements.get(i), expected.elements.get(i));
+            if a != b {
+                panic!("{what}: page #{page}: element {i} differs:\n jit    {a:?}\n interp {b:?}");
+            }
+        }
+    }
+    tally.compared += 1;
+    tally.elements += out.elements.len();
+    for e in &out.elements {
+        tally.disabled += usize::from(e.disabled);
+        if matches!(
+            &e.handle,
+            wsite_runtime::jit::HandleWords::Go(Err(_))
+                | wsite_runtime::jit::HandleWords::Marker(_, Err(_))
+        ) {
+            tally.faulted_handles += 1;
+        }
+    }
+}
+
+#[test]
+fn compiled_page_structures_and_interpreter_agree_on_every_example() {
+    let (mut compiled, mut fallback) = (0, 0);
+    let mut tally = Tally::default();
+    let mut out = PageStructure::default();
+    for (name, program) in wsite_tests::example_programs() {
+        let layout = StateLayout::for_program(&program).unwrap();
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        let (c, f) = site.page_stats();
+        compiled += c;
+        fallback += f;
+        eprintln!("{name}: {c} pages compiled, {f} fall back");
+        for (p, page) in program.pages.iter().enumerate() {
+            match site.page_fallback_reason(p as u32) {
+                None => {}
+                Some(JitError::Unsupported(w)) => eprintln!("  page `{}`: {w}", page.name),
+                Some(other) => panic!("{name}: page `{}`: {other}", page.name),
+            }
+        }
+        for (i, inst) in env::instances(&program).iter().enumerate() {
+            let mut env = Env::new(&program, inst, RewardConfig::default()).unwrap();
+            let mut twin = Env::new(&program, inst, RewardConfig::default()).unwrap();
+            let mut rng = Lcg(7 + i as u64);
+            for step in 0..60 {
+                if env.done() {
+                    env.reset().unwrap();
+                }
+                let bytes = env.encode_state(&layout, &mut pool).unwrap();
+                let what = format!("{name} {} step {step}", inst.name);
+                check_state(
+                    &site, &layout, &mut twin, &bytes, &mut pool, &mut out, &what, &mut tally,
+                );
+                let mut odd = bytes.clone();
+                perturb(&program, &layout, &mut odd, pool.len(), &mut rng);
+                let what = format!("{what} (perturbed)");
+                check_state(
+                    &site, &layout, &mut twin, &odd, &mut pool, &mut out, &what, &mut tally,
+                );
+                let actions = env.actions().to_vec();
+                if actions.is_empty() {
+                    env.reset().unwrap();
+                    continue;
+                }
+                let action = &actions[rng.next(actions.len())];
+                env.step(action).unwrap();
+            }
+        }
+    }
+    eprintln!(
+        "all examples: {compiled} pages compiled, {fallback} fall back; {} states compared ({} elements, {} disabled, {} faulted handles); {} states on fallback pages",
+        tally.compared, tally.elements, tally.disabled, tally.faulted_handles, tally.fallback_states
+    );
+    assert!(compiled > 0);
+    assert!(
+        tally.compared > 1_000,
+        "only {} comparisons",
+        tally.compared
+    );
+}
