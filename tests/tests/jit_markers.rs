@@ -11,7 +11,7 @@
 
 use wsite_runtime::env::{self, Env, RewardConfig};
 use wsite_runtime::interp::exec::{run_marker, Outcome, Rejection};
-use wsite_runtime::ir::{Program, Ty, Value};
+use wsite_runtime::ir::{Program, Value};
 use wsite_runtime::jit::{
     encode_world, JitError, JitFault, JitSite, MarkerOutcome, MarkerRejection, UndoLog,
 };
@@ -121,47 +121,6 @@ fn check_state(
     }
 }
 
-/// Overwrites a few table cells with other values of their types (as the
-/// predicate test does), to reach faults and gate rejections play rarely does.
-fn perturb(
-    program: &Program,
-    layout: &StateLayout,
-    bytes: &mut [u8],
-    pool_len: usize,
-    rng: &mut Lcg,
-) {
-    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-    for _ in 0..3 {
-        let t = rng.next(program.tables.len());
-        let tl = &layout.tables[t];
-        let count = u32_at(bytes, tl.count) as usize;
-        let fields = &program.tables[t].fields;
-        if count == 0 || fields.is_empty() {
-            continue;
-        }
-        let f = rng.next(fields.len());
-        let (cells, i, ty) = (tl.columns[f], rng.next(count), &fields[f].ty);
-        let (optional, base) = match ty {
-            Ty::Optional(inner) => (true, &**inner),
-            other => (false, other),
-        };
-        let word = match base {
-            Ty::Int | Ty::Money => [0, 1, -1, 2, 1000, i64::MAX][rng.next(6)],
-            Ty::Bool => rng.next(2) as i64,
-            Ty::Text => rng.next(pool_len) as i64,
-            Ty::Date => program.site.today.day_number() + rng.next(100) as i64 - 50,
-            Ty::Time => rng.next(24 * 60) as i64,
-            Ty::Enum(e) => rng.next(program.enums[*e as usize].variants.len()) as i64,
-            Ty::Row(_) => 999_999,
-            Ty::Optional(_) => continue,
-        };
-        let absent = optional && rng.next(4) == 0;
-        let word = if absent { 0 } else { word };
-        bytes[cells.word_at(i)..cells.word_at(i) + 8].copy_from_slice(&word.to_le_bytes());
-        bytes[cells.present_at(i)] = u8::from(!absent);
-    }
-}
-
 #[test]
 fn compiled_markers_and_interpreter_agree_on_every_example() {
     let (mut compiled, mut fallback) = (0, 0);
@@ -197,7 +156,7 @@ fn compiled_markers_and_interpreter_agree_on_every_example() {
                     &mut undo, &what, &mut tally,
                 );
                 let mut odd = bytes.clone();
-                perturb(&program, &layout, &mut odd, pool.len(), &mut rng);
+                wsite_tests::perturb_cells(&program, &layout, &mut odd, pool.len(), &mut rng);
                 let what = format!("{what} (perturbed)");
                 check_state(
                     &program, &layout, &site, &mut twin, &odd, &mut pool, &typeable, &mut rng, 1,

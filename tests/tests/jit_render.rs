@@ -22,7 +22,8 @@ struct Tally {
     disabled: usize,
 }
 
-/// Overwrites a few table cells with other values of their types.
+/// Sometimes points a row argument of the page at a missing row, then
+/// overwrites a few table cells with other values of their types.
 fn perturb(
     program: &Program,
     layout: &StateLayout,
@@ -40,38 +41,7 @@ fn perturb(
             bytes[at..at + 8].copy_from_slice(&999_999i64.to_le_bytes());
         }
     }
-    for _ in 0..3 {
-        if program.tables.is_empty() {
-            return;
-        }
-        let t = rng.next(program.tables.len());
-        let tl = &layout.tables[t];
-        let count = u32_at(bytes, tl.count) as usize;
-        let fields = &program.tables[t].fields;
-        if count == 0 || fields.is_empty() {
-            continue;
-        }
-        let f = rng.next(fields.len());
-        let (cells, i, ty) = (tl.columns[f], rng.next(count), &fields[f].ty);
-        let (optional, base) = match ty {
-            Ty::Optional(inner) => (true, &**inner),
-            other => (false, other),
-        };
-        let word = match base {
-            Ty::Int | Ty::Money => [0, 1, -1, 2, 1000, i64::MAX][rng.next(6)],
-            Ty::Bool => rng.next(2) as i64,
-            Ty::Text => rng.next(pool_len) as i64,
-            Ty::Date => program.site.today.day_number() + rng.next(100) as i64 - 50,
-            Ty::Time => rng.next(24 * 60) as i64,
-            Ty::Enum(e) => rng.next(program.enums[*e as usize].variants.len()) as i64,
-            Ty::Row(_) => 999_999,
-            Ty::Optional(_) => continue,
-        };
-        let absent = optional && rng.next(4) == 0;
-        let word = if absent { 0 } else { word };
-        bytes[cells.word_at(i)..cells.word_at(i) + 8].copy_from_slice(&word.to_le_bytes());
-        bytes[cells.present_at(i)] = u8::from(!absent);
-    }
+    wsite_tests::perturb_cells(program, layout, bytes, pool_len, rng);
 }
 
 /// Compares the JIT's structure of `bytes` with the interpreter's, after
