@@ -11,7 +11,7 @@
 //! Everything is deterministic (§5.6): ordered maps only, no clock, no
 //! randomness; and nothing panics on any input — bad actions are `Err`s.
 
-mod actions;
+pub(crate) mod actions;
 pub(crate) mod answer;
 pub(crate) mod observe;
 pub(crate) mod reward;

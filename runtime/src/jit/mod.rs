@@ -25,6 +25,10 @@
 //! outcome (`interp::exec::run_marker`); a rejection restores the bytes
 //! exactly. Markers the JIT cannot run are reported per marker.
 //!
+//! [`FlatEnv`] (`step`) plays a whole §5.3 step of an operation task on the
+//! flat bytes with all of the above; the interpreter's `Env` stays the
+//! reference (`tests/tests/jit_step.rs`).
+//!
 //! This module owns the generated code and the calls into it; it does not decide
 //! when predicates are evaluated (the environments and the prover do).
 
@@ -38,10 +42,12 @@ mod frames;
 mod helpers;
 mod marker;
 mod render;
+mod step;
 
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub(crate) use render::word_of;
 pub use render::{ElementInstance, HandleWords, PageStructure};
+pub use step::{FlatAction, FlatEnv};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};

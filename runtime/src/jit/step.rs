@@ -1,0 +1,653 @@
+//! A whole §5.3 step on the flat state: [`FlatEnv`] plays one operation task
+//! instance on its bytes with the site's compiled code — page structure for
+//! the candidate actions, marker bodies for clicks on buttons, the goal and
+//! progress predicates for success and reward — and writes navigation and
+//! form edits itself, keeping the layout's canonical encoding (sorted entry
+//! lists, zero unused bytes). Rule for rule this is `env::step`; the
+//! differential test (`tests/tests/jit_step.rs`) demands the interpreter's
+//! rewards, flags and identity and visited bytes at every step.
+//!
+//! What the flat engine does not have, and so does not pretend to:
+//! - **Texts.** The page structure carries no rendered text, so a `select`
+//!   choice is an option *index* ([`FlatAction::arg`]), not the option's
+//!   text. The interpreter offers one `select` per distinct option *text*;
+//!   here one per distinct option *value* (first kept). The two agree
+//!   whenever distinct values show distinct texts (always for rows, whose
+//!   values are unique ids; for value lists unless two values render alike).
+//! - **Alert texts.** A rejected step sets the header's alert flag exactly as
+//!   the interpreter does. Where the alert's text is known here (a faulting
+//!   link or marker argument, typed text that does not parse, a `go` to a
+//!   missing page) it is interned and its id written, as the interpreter's
+//!   encoding would; a marker's own rejection (`requires`, `reject`, the
+//!   gate) has no text in the compiled runner, so its alert id is 0. Compare
+//!   headers by step and flags only.
+//! - **Retrieval tasks** (their `answer` actions need rendered texts) are
+//!   refused by [`FlatEnv::new`], as is an instance whose pages, markers, goal
+//!   or progress predicates are not all compiled: play those with `Env`.
+
+use super::{HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, UndoLog};
+use crate::env::actions::parse_input;
+use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
+use crate::interp::state::idx;
+use crate::ir;
+use crate::layout::{
+    EntryList, StateLayout, TextPool, ALERT_AT, FLAGS_AT, FLAG_ALERT, FLAG_DONE, FLAG_SUCCESS,
+    STEP_AT, WORD,
+};
+use std::sync::Arc;
+
+/// A candidate action of the flat engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlatAction {
+    /// `click`, `type` or `select` (never `answer`).
+    pub kind: ActionKind,
+    /// The element's 1-based observation index, as in `Env::actions`.
+    pub element: usize,
+    /// `type`: the index into [`FlatEnv::typeable_values`], or its length for
+    /// `type ""`. `select`: the index of the option in the element's
+    /// [`HandleWords::Select`] options. `click`: 0.
+    pub arg: usize,
+}
+
+/// One operation task instance played on flat bytes with a [`JitSite`].
+pub struct FlatEnv<'s> {
+    site: &'s JitSite,
+    program: &'s ir::Program,
+    layout: &'s StateLayout,
+    task_index: usize,
+    task: &'s ir::TaskDef,
+    config: RewardConfig,
+    frame: JitFrame,
+    typeable: Vec<String>,
+    initial: Vec<u8>,
+    initial_psi: f64,
+    state: Vec<u8>,
+    structure: PageStructure,
+    actions: Vec<FlatAction>,
+    psi: f64,
+    undo: UndoLog,
+    entry: Vec<u8>,
+}
+
+type R<T> = Result<T, String>;
+
+fn u32_at(b: &[u8], at: usize) -> R<u32> {
+    at.checked_add(4)
+        .and_then(|end| b.get(at..end))
+        .and_then(|s| <[u8; 4]>::try_from(s).ok())
+        .map(u32::from_le_bytes)
+        .ok_or_else(|| format!("offset {at} is outside the state"))
+}
+
+fn put(b: &mut [u8], at: usize, bytes: &[u8]) -> R<()> {
+    at.checked_add(bytes.len())
+        .and_then(|end| b.get_mut(at..end))
+        .ok_or_else(|| format!("offset {at} is outside the state"))?
+        .copy_from_slice(bytes);
+    Ok(())
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) -> R<()> {
+    put(b, at, &v.to_le_bytes())
+}
+
+fn put_i64(b: &mut [u8], at: usize, v: i64) -> R<()> {
+    put(b, at, &v.to_le_bytes())
+}
+
+fn fault(e: JitFault) -> String {
+    format!("the flat engine cannot run this step: {e}")
+}
+
+/// How applying an action ended.
+enum Applied {
+    Done,
+    /// Rejected, with the alert's text where it is known.
+    Rejected(Option<String>),
+}
+
+impl<'s> FlatEnv<'s> {
+    /// The flat engine for `instance` of the program `site` was compiled for,
+    /// reset. `pool` must be the pool the site was compiled with (or one grown
+    /// from it); the states are encoded with it. Refused (play it with `Env`): a
+    /// retrieval task, or an instance whose goal, progress predicates, pages
+    /// or markers are not all compiled.
+    pub fn new(
+        site: &'s JitSite,
+        instance: &TaskInstance,
+        config: RewardConfig,
+        pool: &mut TextPool,
+    ) -> R<FlatEnv<'s>> {
+        let program = &site.gate.program;
+        let layout = &site.gate.layout;
+        let task_index = instance.task;
+        let task = program
+            .tasks
+            .get(task_index)
+            .ok_or_else(|| format!("no task #{task_index}"))?;
+        let name = &instance.name;
+        if task.answer.is_some() {
+            return Err(format!(
+                "task `{name}` is a retrieval task: its answers need rendered texts"
+            ));
+        }
+        if task.goal.is_some() && !site.goal(task_index).is_some_and(|p| p.is_compiled()) {
+            return Err(format!("task `{name}`: the goal is not compiled"));
+        }
+        for i in 0..task.progress.len() {
+            if !site
+                .progress(task_index, i)
+                .is_some_and(|p| p.is_compiled())
+            {
+                return Err(format!(
+                    "task `{name}`: progress predicate {} is not compiled",
+                    i + 1
+                ));
+            }
+        }
+        for (p, page) in program.pages.iter().enumerate() {
+            let id = ir::PageId::try_from(p).map_err(|_| "too many pages".to_string())?;
+            if !site.page_is_compiled(id) {
+                return Err(format!("page `{}` is not compiled", page.name));
+            }
+        }
+        for (m, marker) in program.markers.iter().enumerate() {
+            let id = ir::MarkerId::try_from(m).map_err(|_| "too many markers".to_string())?;
+            if !site.marker_is_compiled(id) {
+                return Err(format!("marker `{}` is not compiled", marker.name));
+            }
+        }
+        let env = Env::new(program, instance, config)?;
+        let initial = env
+            .encode_state(layout, pool)
+            .map_err(|e| format!("task `{name}`: {e}"))?;
+        let frame = site
+            .frame(env.task_frame(), pool)
+            .map_err(|e| format!("task `{name}`: {e}"))?;
+        let mut flat = FlatEnv {
+            site,
+            program,
+            layout,
+            task_index,
+            task,
+            config,
+            frame,
+            typeable: env.typeable_values().to_vec(),
+            state: initial.clone(),
+            initial,
+            initial_psi: 0.0,
+            structure: PageStructure::default(),
+            actions: Vec::new(),
+            psi: 0.0,
+            undo: UndoLog::new(),
+            entry: Vec::new(),
+        };
+        flat.initial_psi = flat.potential(pool)?;
+        flat.reset(pool)?;
+        Ok(flat)
+    }
+
+    /// Back to the task's initial state: a copy of its bytes.
+    pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
+        self.state.copy_from_slice(&self.initial);
+        self.psi = self.initial_psi;
+        self.refresh(pool)
+    }
+
+    /// The current state's bytes (encoded with the pool given to `new`).
+    pub fn state(&self) -> &[u8] {
+        &self.state
+    }
+
+    /// The candidate actions A(o) in §5.2 order, as `Env::actions` lists
+    /// them (none once the episode is over).
+    pub fn actions(&self) -> &[FlatAction] {
+        &self.actions
+    }
+
+    /// The current page's structure.
+    pub fn structure(&self) -> &PageStructure {
+        &self.structure
+    }
+
+    /// The task's typeable values (what `type` actions index).
+    pub fn typeable_values(&self) -> &[String] {
+        &self.typeable
+    }
+
+    /// The text a `type` action types (`None` for other kinds).
+    pub fn typed_text(&self, action: &FlatAction) -> Option<&str> {
+        if action.kind != ActionKind::Type {
+            return None;
+        }
+        Some(self.typeable.get(action.arg).map_or("", String::as_str))
+    }
+
+    /// Steps taken this episode (rejected ones included).
+    pub fn steps(&self) -> u32 {
+        u32_at(&self.state, STEP_AT).unwrap_or(0)
+    }
+
+    pub fn done(&self) -> bool {
+        self.flags() & FLAG_DONE != 0
+    }
+
+    /// Ψ of the current state.
+    pub fn progress(&self) -> f64 {
+        self.psi
+    }
+
+    fn flags(&self) -> u32 {
+        u32_at(&self.state, FLAGS_AT).unwrap_or(0)
+    }
+
+    fn page(&self) -> R<ir::PageId> {
+        u32_at(&self.state, self.layout.page)
+    }
+
+    /// Renders the current page's structure and lists the candidates.
+    fn refresh(&mut self, pool: &mut TextPool) -> R<()> {
+        self.actions.clear();
+        self.structure.elements.clear();
+        if self.done() {
+            return Ok(());
+        }
+        let page = self.page()?;
+        self.site
+            .render_structure(page, &self.state, pool, &mut self.structure)
+            .map_err(fault)?;
+        for (i, el) in self.structure.elements.iter().enumerate() {
+            let element = i + 1;
+            let act = |kind, arg| FlatAction { kind, element, arg };
+            match &el.handle {
+                HandleWords::Inert => {}
+                HandleWords::Go(_) | HandleWords::Marker(..) | HandleWords::Checkbox { .. } => {
+                    self.actions.push(act(ActionKind::Click, 0));
+                }
+                HandleWords::Input { .. } => {
+                    for arg in 0..=self.typeable.len() {
+                        self.actions.push(act(ActionKind::Type, arg));
+                    }
+                }
+                HandleWords::Select { options, .. } => {
+                    for (arg, o) in options.iter().enumerate() {
+                        if !options.get(..arg).is_some_and(|before| before.contains(o)) {
+                            self.actions.push(act(ActionKind::Select, arg));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ψ of the current state, as `env::reward::potential` computes it.
+    fn potential(&self, pool: &mut TextPool) -> R<f64> {
+        let total: i64 = self
+            .task
+            .progress
+            .iter()
+            .map(|(w, _)| *w)
+            .fold(0, i64::saturating_add);
+        if total == 0 {
+            return Ok(0.0);
+        }
+        let mut got: i64 = 0;
+        for (i, (w, _)) in self.task.progress.iter().enumerate() {
+            let pred = self
+                .site
+                .progress(self.task_index, i)
+                .ok_or_else(|| fault(JitFault::NotCompiled))?;
+            if self.holds(pred, pool)? {
+                got = got.saturating_add(*w);
+            }
+        }
+        Ok(got as f64 / total as f64)
+    }
+
+    /// A predicate's truth, a fault counting as false.
+    fn holds(&self, pred: &super::JitPredicate, pool: &mut TextPool) -> R<bool> {
+        match pred.eval(&self.state, &self.frame, pool) {
+            Ok(b) => Ok(b),
+            Err(JitFault::Fault(_)) => Ok(false),
+            Err(other) => Err(fault(other)),
+        }
+    }
+
+    fn goal_holds(&self, pool: &mut TextPool) -> R<bool> {
+        if self.task.goal.is_none() {
+            return Ok(false);
+        }
+        let pred = self
+            .site
+            .goal(self.task_index)
+            .ok_or_else(|| fault(JitFault::NotCompiled))?;
+        self.holds(pred, pool)
+    }
+
+    /// Takes candidate `index`. An `Err` before the action is applied (an
+    /// episode already over, no such candidate, a marker the compiled runner
+    /// refuses as input) changes nothing; one after it (the state does not
+    /// fit the layout — more form variables or visited pages than it holds,
+    /// which the interpreter's encoding refuses as well) leaves the episode
+    /// to be reset.
+    pub fn step(&mut self, index: usize, pool: &mut TextPool) -> R<StepResult> {
+        if self.done() {
+            return Err("the episode is over; reset to play again".into());
+        }
+        let action = *self
+            .actions
+            .get(index)
+            .ok_or_else(|| format!("there is no candidate #{index}"))?;
+        let applied = self.apply(action, pool)?;
+        let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
+        put_u32(&mut self.state, STEP_AT, step)?;
+        let (epsilon, alert) = match applied {
+            Applied::Done => (0, None),
+            Applied::Rejected(text) => {
+                let id = match text {
+                    Some(t) => pool
+                        .intern(&Arc::from(t.as_str()))
+                        .ok_or("the text pool is full")?,
+                    None => 0,
+                };
+                (1, Some(id))
+            }
+        };
+        let success = self.goal_holds(pool)?;
+        let done = success || step >= self.task.horizon;
+        let mut flags = 0;
+        if done {
+            flags |= FLAG_DONE;
+        }
+        if success {
+            flags |= FLAG_SUCCESS;
+        }
+        if alert.is_some() {
+            flags |= FLAG_ALERT;
+        }
+        put_u32(&mut self.state, FLAGS_AT, flags)?;
+        put_u32(&mut self.state, ALERT_AT, alert.unwrap_or(0))?;
+        self.refresh(pool)?;
+        let before = self.psi;
+        self.psi = self.potential(pool)?;
+        Ok(StepResult {
+            reward: reward::reward(&self.config, success, before, self.psi, epsilon),
+            done,
+            success,
+            epsilon,
+            progress: self.psi,
+        })
+    }
+
+    /// Applies `action` to the bytes (not the header); a rejection changes
+    /// nothing.
+    fn apply(&mut self, action: FlatAction, pool: &mut TextPool) -> R<Applied> {
+        let el = self
+            .structure
+            .elements
+            .get(action.element.wrapping_sub(1))
+            .ok_or_else(|| format!("there is no element [{}]", action.element))?;
+        let (id, handle) = (el.id, el.handle.clone());
+        let path = el.path.clone();
+        match (action.kind, handle) {
+            (ActionKind::Click, HandleWords::Go(Ok((page, args)))) => self.navigate(page, &args),
+            (ActionKind::Click, HandleWords::Go(Err(why)))
+            | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
+                Ok(Applied::Rejected(Some(why)))
+            }
+            (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
+                let def = self
+                    .program
+                    .markers
+                    .get(idx(m))
+                    .ok_or_else(|| format!("no marker #{m}"))?;
+                let args = words
+                    .iter()
+                    .zip(&def.params)
+                    .map(|(w, p)| {
+                        crate::layout::from_word(
+                            w.unwrap_or(0),
+                            w.is_some(),
+                            &p.ty,
+                            self.program,
+                            pool,
+                        )
+                        .map_err(|e| e.to_string())
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                if args.len() != words.len() {
+                    return Err(format!("marker `{}`: wrong number of arguments", def.name));
+                }
+                let outcome = self
+                    .site
+                    .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
+                    .map_err(fault)?;
+                match outcome {
+                    MarkerOutcome::Committed {
+                        go: Some((page, args)),
+                    } => {
+                        let params = self.params(page);
+                        let words = match params {
+                            Some(params) => args
+                                .iter()
+                                .zip(params)
+                                .map(|(v, p)| crate::layout::to_word(v, &p.ty, pool))
+                                .collect::<Result<Vec<_>, _>>()
+                                .map_err(|e| e.to_string())?,
+                            None => Vec::new(),
+                        };
+                        self.navigate(page, &words)
+                    }
+                    MarkerOutcome::Committed { go: None } => Ok(Applied::Done),
+                    MarkerOutcome::Rejected { .. } => Ok(Applied::Rejected(None)),
+                }
+            }
+            (ActionKind::Click, HandleWords::Checkbox { on }) => {
+                self.set_form(id, &path, Some(i64::from(!on)))?;
+                Ok(Applied::Done)
+            }
+            (ActionKind::Type, HandleWords::Input { .. }) => {
+                let page = self.page()?;
+                let ty = self
+                    .layout
+                    .form_slot(page, id)
+                    .map(|s| s.ty.clone())
+                    .ok_or_else(|| format!("element #{id} holds no form variable"))?;
+                let text = self.typeable.get(action.arg).map_or("", String::as_str);
+                match parse_input(self.program, text, &ty) {
+                    Ok(v) => {
+                        let word =
+                            crate::layout::to_word(&v, &ty, pool).map_err(|e| e.to_string())?;
+                        self.set_form(id, &path, word)?;
+                        Ok(Applied::Done)
+                    }
+                    Err(why) => Ok(Applied::Rejected(Some(why))),
+                }
+            }
+            (ActionKind::Select, HandleWords::Select { options, .. }) => {
+                let word = *options
+                    .get(action.arg)
+                    .ok_or_else(|| format!("element [{}] has no such option", action.element))?;
+                self.set_form(id, &path, word)?;
+                Ok(Applied::Done)
+            }
+            _ => Err(format!(
+                "element [{}] cannot take this action",
+                action.element
+            )),
+        }
+    }
+
+    fn params(&self, page: ir::PageId) -> Option<&'s [ir::ParamDef]> {
+        self.program
+            .pages
+            .get(idx(page))
+            .map(|p| p.params.as_slice())
+    }
+
+    /// Shows `page` with `args` (words): form variables cleared, the page
+    /// marked visited (`env::step::navigate`).
+    fn navigate(&mut self, page: ir::PageId, args: &[Option<i64>]) -> R<Applied> {
+        let Some(params) = self.params(page) else {
+            return Ok(Applied::Rejected(Some(format!("there is no page #{page}"))));
+        };
+        if args.len() != params.len() {
+            return Err(format!(
+                "page #{page} takes {} arguments, not {}",
+                params.len(),
+                args.len()
+            ));
+        }
+        let layout = self.layout;
+        // The visited entry first: if the set is full nothing has changed.
+        let mut entry = std::mem::take(&mut self.entry);
+        entry.clear();
+        entry.resize(layout.visited.entry_size, 0);
+        put_u32(&mut entry, 0, page)?;
+        let mut mask = 0u32;
+        for (i, w) in args.iter().enumerate() {
+            if let Some(w) = w {
+                mask |= 1u32
+                    .checked_shl(u32::try_from(i).unwrap_or(u32::MAX))
+                    .unwrap_or(0);
+                put_i64(&mut entry, WORD * (1 + i), *w)?;
+            }
+        }
+        put_u32(&mut entry, 4, mask)?;
+        let inserted = insert_sorted(
+            &mut self.state,
+            layout.visited,
+            &entry,
+            true,
+            "visited pages",
+        );
+        self.entry = entry;
+        inserted?;
+        clear_list(&mut self.state, layout.forms)?;
+        put_u32(&mut self.state, layout.page, page)?;
+        for i in 0..layout.args.len {
+            let w = args.get(i).copied().flatten();
+            put_i64(&mut self.state, layout.args.word_at(i), w.unwrap_or(0))?;
+            put(
+                &mut self.state,
+                layout.args.present_at(i),
+                &[u8::from(w.is_some())],
+            )?;
+        }
+        Ok(Applied::Done)
+    }
+
+    /// Sets the form variable of element `id` at loop `path` to `word`,
+    /// keeping the entries sorted by their bytes.
+    fn set_form(&mut self, id: u32, path: &[i64], word: Option<i64>) -> R<()> {
+        let layout = self.layout;
+        let list = layout.forms;
+        let mut entry = std::mem::take(&mut self.entry);
+        entry.clear();
+        entry.resize(list.entry_size, 0);
+        let built = (|| {
+            put_u32(&mut entry, 0, id)?;
+            put_u32(&mut entry, 4, u32::from(word.is_some()))?;
+            if path.len() > layout.form_depth {
+                return Err(format!("form variable #{id} is nested too deep"));
+            }
+            for (i, p) in path.iter().enumerate() {
+                put_i64(&mut entry, WORD * (1 + i), *p)?;
+            }
+            put_i64(
+                &mut entry,
+                WORD * (1 + layout.form_depth),
+                word.unwrap_or(0),
+            )
+        })();
+        let result = built.and_then(|()| {
+            // The key: the element id and the loop path (not the presence
+            // word between them, nor the value).
+            let key_end = WORD * (1 + layout.form_depth);
+            let same_key = |e: &[u8]| {
+                e.get(..4) == entry.get(..4) && e.get(WORD..key_end) == entry.get(WORD..key_end)
+            };
+            remove_where(&mut self.state, list, same_key)?;
+            insert_sorted(&mut self.state, list, &entry, false, "form variables")
+        });
+        self.entry = entry;
+        result
+    }
+}
+
+fn count_of(state: &[u8], list: EntryList) -> R<usize> {
+    let n = idx(u32_at(state, list.count)?);
+    if n > list.capacity {
+        return Err(format!("a count of {n} where {} fit", list.capacity));
+    }
+    Ok(n)
+}
+
+/// Inserts `entry` at its place in byte order; with `set`, an equal entry
+/// already there is kept instead.
+fn insert_sorted(state: &mut [u8], list: EntryList, entry: &[u8], set: bool, what: &str) -> R<()> {
+    let n = count_of(state, list)?;
+    let size = list.entry_size;
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let at = list.entry_at(mid);
+        let e = state
+            .get(at..at + size)
+            .ok_or("an entry is outside the state")?;
+        match e.cmp(entry) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Equal if set => return Ok(()),
+            _ => hi = mid,
+        }
+    }
+    if n >= list.capacity {
+        return Err(format!(
+            "{} {what}, more than the {} the layout holds",
+            n + 1,
+            list.capacity
+        ));
+    }
+    let from = list.entry_at(lo);
+    let end = list.entry_at(n);
+    if end + size > state.len() {
+        return Err("an entry is outside the state".into());
+    }
+    state.copy_within(from..end, from + size);
+    put(state, from, entry)?;
+    put_u32(state, list.count, u32::try_from(n + 1).unwrap_or(u32::MAX))
+}
+
+/// Removes the first entry `matches` accepts, keeping the rest in order and
+/// the freed bytes zero.
+fn remove_where(state: &mut [u8], list: EntryList, matches: impl Fn(&[u8]) -> bool) -> R<()> {
+    let n = count_of(state, list)?;
+    let size = list.entry_size;
+    for i in 0..n {
+        let at = list.entry_at(i);
+        let e = state
+            .get(at..at + size)
+            .ok_or("an entry is outside the state")?;
+        if matches(e) {
+            let end = list.entry_at(n);
+            state.copy_within(at + size..end, at);
+            state
+                .get_mut(end - size..end)
+                .ok_or("an entry is outside the state")?
+                .fill(0);
+            return put_u32(state, list.count, u32::try_from(n - 1).unwrap_or(0));
+        }
+    }
+    Ok(())
+}
+
+/// Empties a list, zeroing its entries.
+fn clear_list(state: &mut [u8], list: EntryList) -> R<()> {
+    let n = count_of(state, list)?;
+    state
+        .get_mut(list.entry_at(0)..list.entry_at(n))
+        .ok_or("an entry is outside the state")?
+        .fill(0);
+    put_u32(state, list.count, 0)
+}
