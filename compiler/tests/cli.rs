@@ -670,4 +670,8 @@ fn bench_reports_every_column_as_json() {
     );
     // Speed is reported, never asserted: timings flake.
     assert!(row["goal_eval_jit_speedup"].is_number(), "{row}");
+    // Whole JIT steps need every page compiled; this site's dashboard is not.
+    for key in ["op_steps_per_s_interp", "op_steps_per_s_jit"] {
+        assert!(row.get(key).is_some(), "{key} missing in {row}");
+    }
 }

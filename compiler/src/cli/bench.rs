@@ -153,7 +153,7 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let all_cores = play_all_cores(site, cores, seconds);
     let batched_one = play_batched(site, cores, 1, seconds);
     let batched = play_batched(site, cores, cores, seconds);
-    let jit = measure_jit(site);
+    let jit = measure_jit(site, seconds);
     Row {
         jit,
         site: site.name.clone(),
@@ -293,12 +293,15 @@ struct JitStats {
     /// Mean ns per goal evaluation, on each instance's initial state.
     interp_ns: f64,
     jit_ns: f64,
+    /// Whole steps on the operation tasks `FlatEnv` accepts, same policy and
+    /// same instances for both engines (`None` when it accepts none).
+    steps: Option<(Throughput, Throughput)>,
 }
 
 /// Evaluations of each goal per engine.
 const GOAL_EVALS: usize = 20_000;
 
-fn measure_jit(site: &Site) -> JitStats {
+fn measure_jit(site: &Site, seconds: f64) -> JitStats {
     use wsite_runtime::interp::eval::eval_bool;
     use wsite_runtime::jit::JitSite;
     use wsite_runtime::layout::{StateLayout, TextPool};
@@ -352,7 +355,83 @@ fn measure_jit(site: &Site) -> JitStats {
         stats.interp_ns = interp / evals as f64 * 1e9;
         stats.jit_ns = native / evals as f64 * 1e9;
     }
+    stats.steps = flat_steps(site, &jit, &mut pool, seconds);
     stats
+}
+
+/// Steps/s of the interpreter's `Env` and of the JIT's `FlatEnv` over the
+/// instances `FlatEnv` accepts, each for about `seconds`, with the same
+/// pseudo-random choice among candidates.
+fn flat_steps(
+    site: &Site,
+    jit: &wsite_runtime::jit::JitSite,
+    pool: &mut wsite_runtime::layout::TextPool,
+    seconds: f64,
+) -> Option<(Throughput, Throughput)> {
+    use wsite_runtime::jit::FlatEnv;
+    let config = RewardConfig::default();
+    let mut flats: Vec<FlatEnv<'_>> = site
+        .instances
+        .iter()
+        .filter_map(|i| FlatEnv::new(jit, i, config, pool).ok())
+        .collect();
+    let accepted: Vec<&TaskInstance> = site
+        .instances
+        .iter()
+        .filter(|i| FlatEnv::new(jit, i, config, pool).is_ok())
+        .collect();
+    if flats.is_empty() {
+        return None;
+    }
+    let mut envs: Vec<Env<'_>> = accepted
+        .iter()
+        .filter_map(|i| Env::new(&site.program, i, config).ok())
+        .collect();
+    let interp = timed(seconds, envs.len(), |k, seed| {
+        let env = &mut envs[k];
+        if env.done() || env.actions().is_empty() {
+            let _ = env.reset();
+            return (0, 1);
+        }
+        let a = env.actions()[(seed >> 33) as usize % env.actions().len()].clone();
+        (u64::from(env.step(&a).is_ok()), 0)
+    });
+    let native = timed(seconds, flats.len(), |k, seed| {
+        let env = &mut flats[k];
+        if env.done() || env.actions().is_empty() {
+            let _ = env.reset(pool);
+            return (0, 1);
+        }
+        let n = env.actions().len();
+        (
+            u64::from(env.step((seed >> 33) as usize % n, pool).is_ok()),
+            0,
+        )
+    });
+    Some((interp, native))
+}
+
+/// Runs `tick(environment, seed)` round-robin over `n` environments for about
+/// `seconds`; `tick` returns (steps taken, episodes ended).
+fn timed(seconds: f64, n: usize, mut tick: impl FnMut(usize, u64) -> (u64, u64)) -> Throughput {
+    let mut t = Throughput::default();
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let started = Instant::now();
+    let mut k = 0;
+    while started.elapsed().as_secs_f64() < seconds {
+        // Check the clock every 256 ticks: a step is far shorter than a read.
+        for _ in 0..256 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let (steps, episodes) = tick(k, seed);
+            t.steps += steps;
+            t.episodes += episodes;
+            k = (k + 1) % n.max(1);
+        }
+    }
+    t.seconds = started.elapsed().as_secs_f64();
+    t
 }
 
 /// Environments per core in the batched run.
@@ -442,6 +521,7 @@ fn print_human(rows: &[Row], cores: usize) {
         "episodes/h".to_string(),
         "jit_compile_ms".to_string(),
         "goal_ns(interp/jit)".to_string(),
+        "op_steps/s(interp/jit)".to_string(),
         "prover_states/s".to_string(),
         "feasible".to_string(),
         "largest_space".to_string(),
@@ -478,6 +558,14 @@ fn human_cells(row: &Row) -> Vec<String> {
             row.jit.jit_ns,
             row.jit.interp_ns / row.jit.jit_ns.max(1e-9)
         ),
+        row.jit.steps.map_or("-".to_string(), |(i, j)| {
+            format!(
+                "{:.0}/{:.0} ({:.1}x)",
+                i.steps_per_s(),
+                j.steps_per_s(),
+                j.steps_per_s() / i.steps_per_s().max(1e-9)
+            )
+        }),
         format!("{:.0}", states_per_s(p)),
         format!("{}/{}", p.feasible, p.instances),
         p.largest
@@ -540,6 +628,8 @@ fn json_row(row: &Row) -> serde_json::Value {
         "goal_eval_ns_interp": row.jit.interp_ns,
         "goal_eval_ns_jit": row.jit.jit_ns,
         "goal_eval_jit_speedup": row.jit.interp_ns / row.jit.jit_ns.max(1e-9),
+        "op_steps_per_s_interp": row.jit.steps.map(|(i, _)| i.steps_per_s()),
+        "op_steps_per_s_jit": row.jit.steps.map(|(_, j)| j.steps_per_s()),
         "episodes_per_hour": row.one_core.episodes_per_hour(),
         "prover_states_per_s": states_per_s(p),
         "prover_states": p.states,
