@@ -9,9 +9,9 @@
 //! encoded cells. Texts (headings, labels, interpolations) are not rendered:
 //! those elements are listed with an inert handle, so indices match the
 //! interpreter's observation. Rule for rule this is `env::observe`'s
-//! `render_page`; a page using something not handled here (a list loop, a
-//! frame slot of two types, an expression the lowering refuses) is reported
-//! as not compiled, never approximated.
+//! `render_page`; a page using something not handled here (a frame slot of
+//! two types, a list loop whose items' type is not evident, an expression the
+//! lowering refuses) is reported as not compiled, never approximated.
 
 use super::helpers::JitCtx;
 use super::marker::{fault_of, pool_has};
@@ -123,8 +123,8 @@ enum Node {
         binder: usize,
         filter: Option<F>,
     },
-    Rows {
-        table: usize,
+    Loop {
+        source: Source,
         binder: usize,
         filter: Option<F>,
         order: Option<(F, bool)>,
@@ -136,6 +136,15 @@ enum Node {
         then: Vec<Node>,
         otherwise: Vec<Node>,
     },
+}
+
+/// What a loop goes over.
+#[derive(Debug)]
+enum Source {
+    /// A table's rows, in id order; each known by its id.
+    Rows(usize),
+    /// The items' functions; each known by its index in the list.
+    List(Vec<F>),
 }
 
 /// How a function's result reads.
@@ -194,7 +203,7 @@ pub(crate) fn define_pages(
         .iter()
         .enumerate()
         .map(|(p, page)| {
-            let slots = page_slots(page)?;
+            let slots = page_slots(program, page)?;
             let mut d = Definer {
                 module: &mut *module,
                 ctx: &mut *ctx,
@@ -219,7 +228,7 @@ pub(crate) fn define_pages(
 
 /// The page frame's slot types: parameters, form variables and binders; a
 /// slot given two types fails the page.
-fn page_slots(page: &ir::PageDef) -> R<Vec<Option<Ty>>> {
+fn page_slots(program: &ir::Program, page: &ir::PageDef) -> R<Vec<Option<Ty>>> {
     fn base(ty: &Ty) -> &Ty {
         match ty {
             Ty::Optional(inner) => base(inner),
@@ -242,7 +251,7 @@ fn page_slots(page: &ir::PageDef) -> R<Vec<Option<Ty>>> {
         }
         Ok(())
     }
-    fn walk(slots: &mut Vec<Option<Ty>>, els: &[ir::Element]) -> R<()> {
+    fn walk(program: &ir::Program, slots: &mut Vec<Option<Ty>>, els: &[ir::Element]) -> R<()> {
         for e in els {
             match &e.kind {
                 ElementKind::Input { slot, ty, .. } | ElementKind::SelectList { slot, ty, .. } => {
@@ -255,23 +264,24 @@ fn page_slots(page: &ir::PageDef) -> R<Vec<Option<Ty>>> {
                     assign(slots, scan.binder, &Ty::Row(scan.table))?;
                 }
                 ElementKind::Checkbox { slot, .. } => assign(slots, *slot, &Ty::Bool)?,
-                ElementKind::Section { body, .. } => walk(slots, body)?,
+                ElementKind::Section { body, .. } => walk(program, slots, body)?,
                 ElementKind::For(f) => {
                     match &f.source {
                         ir::LoopSource::Rows(scan) => {
                             assign(slots, scan.binder, &Ty::Row(scan.table))?
                         }
-                        ir::LoopSource::List { .. } => {
-                            return unsupported("a loop over a list");
+                        ir::LoopSource::List { slot, items, .. } => {
+                            let ty = list_item_ty(program, slots, items)?;
+                            assign(slots, *slot, &ty)?
                         }
                     }
-                    walk(slots, &f.body)?;
+                    walk(program, slots, &f.body)?;
                 }
                 ElementKind::If {
                     then, otherwise, ..
                 } => {
-                    walk(slots, then)?;
-                    walk(slots, otherwise)?;
+                    walk(program, slots, then)?;
+                    walk(program, slots, otherwise)?;
                 }
                 ElementKind::Heading(_)
                 | ElementKind::Text(_)
@@ -286,12 +296,74 @@ fn page_slots(page: &ir::PageDef) -> R<Vec<Option<Ty>>> {
     for (i, p) in page.params.iter().enumerate() {
         assign(&mut slots, Slot::try_from(i).unwrap_or(Slot::MAX), &p.ty)?;
     }
-    walk(&mut slots, &page.body)?;
+    walk(program, &mut slots, &page.body)?;
     let frame = usize::try_from(page.frame).unwrap_or(0).min(1 << 16);
     if slots.len() < frame {
         slots.resize(frame, None);
     }
     Ok(slots)
+}
+
+/// The type of a list loop's items (its binder's type), from what each item
+/// evidently is: a constant, a text, a frame slot of known type, a field, a
+/// row id or a row. A `none` item fits any type; an item of no evident type
+/// fails the page.
+fn list_item_ty(program: &ir::Program, slots: &[Option<Ty>], items: &[Expr]) -> R<Ty> {
+    fn base(ty: Ty) -> Ty {
+        match ty {
+            Ty::Optional(inner) => base(*inner),
+            t => t,
+        }
+    }
+    fn of(program: &ir::Program, slots: &[Option<Ty>], e: &Expr) -> Option<Option<Ty>> {
+        Some(Some(match e {
+            Expr::Const(Value::None) => return Some(None),
+            Expr::Const(Value::Row(_)) => return None,
+            Expr::Const(v) => Tag::of(v).ty(),
+            Expr::Text(_) => Ty::Text,
+            Expr::Local(s) => slots.get(usize::try_from(*s).ok()?)?.clone()?,
+            Expr::Field { table, field, .. } => program
+                .tables
+                .get(usize::try_from(*table).ok()?)?
+                .fields
+                .get(usize::try_from(*field).ok()?)?
+                .ty
+                .clone(),
+            Expr::RowId(_) | Expr::Count(_) => Ty::Int,
+            Expr::Lookup { table, .. } => Ty::Row(*table),
+            Expr::Find(scan) => Ty::Row(scan.table),
+            _ => return None,
+        }))
+    }
+    let mut found: Option<Ty> = None;
+    for e in items {
+        let Some(ty) = of(program, slots, e) else {
+            return unsupported("a list loop's item of no evident type");
+        };
+        match (ty.map(base), &found) {
+            (None, _) => {}
+            (Some(t), None) => found = Some(t),
+            (Some(t), Some(f)) if t == *f => {}
+            _ => return unsupported("a list loop's items of two types"),
+        }
+    }
+    // All `none`: any type will do.
+    Ok(found.unwrap_or(Ty::Int))
+}
+
+/// The tag of a frame slot's (non-`none`) values of type `ty`.
+fn tag_of_ty(ty: &Ty) -> Tag {
+    match ty {
+        Ty::Int => Tag::Int,
+        Ty::Money => Tag::Money,
+        Ty::Bool => Tag::Bool,
+        Ty::Text => Tag::Text,
+        Ty::Date => Tag::Date,
+        Ty::Time => Tag::Time,
+        Ty::Enum(_) => Tag::Enum,
+        Ty::Row(_) => Tag::Row,
+        Ty::Optional(inner) => tag_of_ty(inner),
+    }
 }
 
 struct Definer<'a> {
@@ -429,17 +501,43 @@ impl Definer<'_> {
                 filter: self.opt(scan.filter.as_deref(), true)?,
             },
             ElementKind::For(f) => {
-                let ir::LoopSource::Rows(scan) = &f.source else {
-                    return unsupported("a loop over a list");
+                // Items first, then filter, order key, limit and body, in the
+                // order the functions are defined for row loops.
+                let (source, binder, filter) = match &f.source {
+                    ir::LoopSource::Rows(scan) => (
+                        Source::Rows(table_index(self.program, scan.table)?),
+                        slot_index(scan.binder)?,
+                        scan.filter.as_deref(),
+                    ),
+                    ir::LoopSource::List {
+                        slot,
+                        items,
+                        filter,
+                    } => {
+                        let binder = slot_index(*slot)?;
+                        let want = match self.slots.get(binder) {
+                            Some(Some(ty)) => tag_of_ty(ty),
+                            _ => return unsupported("a list loop's binder of unknown type"),
+                        };
+                        let items = self.values(items)?;
+                        for &i in &items {
+                            match self.funcs.get(i).map(|d| d.1) {
+                                Some(FnKind::Value(t)) if t == want || t == Tag::None => {}
+                                _ => return unsupported("a list loop's items of two types"),
+                            }
+                        }
+                        (Source::List(items), binder, filter.as_deref())
+                    }
                 };
+                let filter = self.opt(filter, true)?;
                 let order = match &f.order {
                     Some((key, desc)) => Some((self.func(key, false)?, *desc)),
                     None => None,
                 };
-                Node::Rows {
-                    table: table_index(self.program, scan.table)?,
-                    binder: slot_index(scan.binder)?,
-                    filter: self.opt(scan.filter.as_deref(), true)?,
+                Node::Loop {
+                    source,
+                    binder,
+                    filter,
                     order,
                     limit: self.opt(f.limit.as_ref(), false)?,
                     body: self.nodes(&f.body)?,
@@ -769,14 +867,14 @@ impl Walk<'_> {
                 self.set_raw(*binder, saved);
                 self.select(*id, *slot, opts)?;
             }
-            Node::Rows {
-                table,
+            Node::Loop {
+                source,
                 binder,
                 filter,
                 order,
                 limit,
                 body,
-            } => self.rows(*table, *binder, *filter, *order, *limit, body)?,
+            } => self.for_loop(source, *binder, *filter, *order, *limit, body)?,
             Node::If {
                 cond,
                 then,
@@ -799,31 +897,51 @@ impl Walk<'_> {
         Ok(())
     }
 
-    fn rows(
+    /// A loop: its items (with the ids their iterations are known by)
+    /// filtered, ordered and limited, the body walked for each with the
+    /// binder set, and the binder restored after.
+    fn for_loop(
         &mut self,
-        table: usize,
+        source: &Source,
         binder: usize,
         filter: Option<F>,
         order: Option<(F, bool)>,
         limit: Option<F>,
         body: &[Node],
     ) -> Result<(), JitFault> {
+        let candidates: Vec<(Option<i64>, i64)> = match source {
+            Source::Rows(table) => self
+                .row_ids(*table)?
+                .into_iter()
+                .map(|row| (Some(row), row))
+                .collect(),
+            Source::List(items) => {
+                // An item that faults is left out; the others keep their index.
+                let mut out = Vec::with_capacity(items.len());
+                for (i, &f) in items.iter().enumerate() {
+                    if let Ok(w) = self.value(f)? {
+                        out.push((w, i64::try_from(i).unwrap_or(i64::MAX)));
+                    }
+                }
+                out
+            }
+        };
         let saved = self.get(binder);
         let mut kept = Vec::new();
-        for row in self.row_ids(table)? {
-            self.set(binder, Some(row));
+        for item in candidates {
+            self.set(binder, item.0);
             if self.passes(filter)? {
-                kept.push(row);
+                kept.push(item);
             }
         }
         if let Some((key, desc)) = order {
             let tag = self.tag(key);
             let mut keyed = Vec::with_capacity(kept.len());
-            for &row in &kept {
-                self.set(binder, Some(row));
+            for &item in &kept {
+                self.set(binder, item.0);
                 // A key that faults sorts as `none`.
                 let k = self.value(key)?.unwrap_or(None);
-                keyed.push((k, row));
+                keyed.push((k, item));
             }
             let mut bad = false;
             let pool = &*self.pool;
@@ -857,7 +975,7 @@ impl Walk<'_> {
                     "a text id is not in the pool (use the pool the state was encoded with)".into(),
                 ));
             }
-            kept = keyed.into_iter().map(|(_, row)| row).collect();
+            kept = keyed.into_iter().map(|(_, item)| item).collect();
         }
         if let Some(limit) = limit {
             // A limit that faults limits nothing.
@@ -867,9 +985,9 @@ impl Walk<'_> {
                 }
             }
         }
-        for row in kept {
-            self.set(binder, Some(row));
-            self.path.push(row);
+        for (value, id) in kept {
+            self.set(binder, value);
+            self.path.push(id);
             let r = self.all(body);
             self.path.pop();
             r?;

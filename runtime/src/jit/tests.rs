@@ -905,3 +905,108 @@ fn marker_bodies_agree_with_the_interpreter() {
     assert!(n_committed >= 4, "{outcomes:?}");
     assert!(outcomes.len() - n_committed >= 8, "{outcomes:?}");
 }
+
+#[test]
+fn list_loops_render_as_the_interpreter_does() {
+    use crate::ir::{Action, Element, ElementKind, ForElement, LoopSource, SourcePos};
+    let el = |id: u32, kind: ElementKind| Element {
+        id,
+        name: None,
+        pos: SourcePos {
+            line: 1,
+            column: id,
+        },
+        kind,
+    };
+    let list = |slot: crate::ir::Slot, items: Vec<Expr>, filter: Option<Expr>| LoopSource::List {
+        slot,
+        items,
+        filter: filter.map(Box::new),
+    };
+    let mut p = program(&[], &[Ty::Text]);
+    let t = |s: &str| c(text(s));
+    // Texts (one faulting, one `none`), filtered, by text desc, limited.
+    let texts = ForElement {
+        binder_name: "x".into(),
+        source: list(
+            1,
+            vec![
+                t("b"),
+                t("a"),
+                fld(at(PRODUCT, 999), PRODUCT, NAME),
+                none(),
+                t("d"),
+                t("c"),
+            ],
+            Some(bin(Ne, local(1), t("c"))),
+        ),
+        order: Some((local(1), true)),
+        limit: Some(int(3)),
+        body: vec![el(
+            2,
+            ElementKind::Button {
+                label: vec![],
+                action: Action::Marker {
+                    marker: 0,
+                    args: vec![local(1)],
+                },
+                disabled: Some(bin(Eq, local(1), t("a"))),
+            },
+        )],
+    };
+    // Ints in list order, an input per kept item (its path an index).
+    let ints = ForElement {
+        binder_name: "n".into(),
+        source: list(
+            2,
+            vec![int(3), int(1), int(2)],
+            Some(bin(Gt, local(2), int(1))),
+        ),
+        order: None,
+        limit: Some(faulty()),
+        body: vec![el(
+            4,
+            ElementKind::Input {
+                slot: 3,
+                ty: Ty::Int,
+                label: vec![],
+            },
+        )],
+    };
+    p.pages[0].body = vec![
+        el(1, ElementKind::For(texts)),
+        el(3, ElementKind::For(ints)),
+    ];
+    p.pages[0].frame = 4;
+    let layout = StateLayout::for_program(&p).unwrap();
+    let mut pool = TextPool::for_program(&p);
+    let site = JitSite::compile(&p, &layout, &mut pool).unwrap();
+    assert!(
+        site.page_is_compiled(0),
+        "{:?}",
+        site.page_fallback_reason(0)
+    );
+    let s = state(&p);
+    let bytes = crate::layout::encode(&layout, &p, &s, &mut pool).unwrap();
+    let view = crate::env::observe::render_page(&p, &s);
+    let want = crate::env::observe::structure(&view, &s, &mut pool).unwrap();
+    let mut got = PageStructure::default();
+    site.render_structure(0, &bytes, &mut pool, &mut got)
+        .unwrap();
+    assert_eq!(got, want);
+    let paths: Vec<_> = got
+        .elements
+        .iter()
+        .map(|e| (e.id, e.path.clone()))
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            (2, vec![4]),
+            (2, vec![0]),
+            (2, vec![1]),
+            (4, vec![0]),
+            (4, vec![2]),
+        ]
+    );
+}
