@@ -301,6 +301,14 @@ impl Expr {
         }
     }
 
+    /// Whether this expression asks about navigation (`visited`, `page is`),
+    /// so that moving between pages alone can change its value.
+    pub fn reads_navigation(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= matches!(e, Expr::Visited(_) | Expr::PageIs(_)));
+        found
+    }
+
     /// Calls `f` on this expression and every expression inside it.
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);

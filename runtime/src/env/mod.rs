@@ -315,11 +315,7 @@ impl<'p> Env<'p> {
             actions: Vec::new(),
             psi: 0.0,
             goal_now: std::cell::Cell::new(None),
-            goal_navigates: task.goal.as_ref().is_some_and(|g| {
-                let mut found = false;
-                g.walk(&mut |e| found |= matches!(e, ir::Expr::Visited(_) | ir::Expr::PageIs(_)));
-                found
-            }),
+            goal_navigates: task.goal.as_ref().is_some_and(ir::Expr::reads_navigation),
         };
         env.reset()?;
         Ok(env)

@@ -136,10 +136,7 @@ pub(crate) fn validate_commit(
     delta: &Delta,
 ) -> Result<(), Violation> {
     check_permissions(program, marker, delta)?;
-    check_capacities(program, after, delta)?;
-    check_inserted(program, after, delta)?;
-    check_set_fields(program, after, delta)?;
-    check_session(program, after, delta)?;
+    check_values(program, after, delta)?;
     let written = written_locs(program, delta);
     check_invariants_where(program, after, |inv| {
         let mut reads = footprint::Locs::new();
@@ -174,11 +171,17 @@ pub(crate) fn validate_state(
     after: &World,
     delta: &Delta,
 ) -> Result<(), Violation> {
+    check_values(program, after, delta)?;
+    check_invariants(program, after)
+}
+
+/// Capacities, then every written value's type and references, in the fixed
+/// order both the full and the commit-time gate use.
+fn check_values(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
     check_capacities(program, after, delta)?;
     check_inserted(program, after, delta)?;
     check_set_fields(program, after, delta)?;
-    check_session(program, after, delta)?;
-    check_invariants(program, after)
+    check_session(program, after, delta)
 }
 
 // ---- names, for messages ---------------------------------------------------------

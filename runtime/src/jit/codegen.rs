@@ -76,28 +76,7 @@ pub(crate) fn lower(
     pool: &mut TextPool,
     expr: &Expr,
 ) -> R<Lowered> {
-    let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let params = b.block_params(entry).to_vec();
-    let &[state, locals, ctx] = params.as_slice() else {
-        return Err("internal: the predicate signature has the wrong arity".into());
-    };
-    let mut g = Gen {
-        b,
-        site,
-        pool,
-        ptr: site.config.pointer_type(),
-        state,
-        locals,
-        ctx,
-        scope: Vec::new(),
-        reads: BTreeMap::new(),
-        texts: Vec::new(),
-        vars: Vec::new(),
-        gos: Vec::new(),
-    };
+    let mut g = Gen::start(site, func, fctx, pool)?;
     let holds = g.cond(expr)?;
     let result = g.b.ins().uextend(types::I64, holds);
     g.b.ins().return_(&[result]);
@@ -224,6 +203,40 @@ struct Gen<'a, 'f> {
     vars: Vec<Option<(Variable, Variable, Kind)>>,
     /// In a marker body: the `go` statements met so far.
     gos: Vec<ir::PageCall>,
+}
+
+impl<'a, 'f> Gen<'a, 'f> {
+    /// A fresh generator over `func`'s entry block, whose parameters are the
+    /// state, the locals and the context (every compiled function's shape).
+    fn start(
+        site: &'a Site<'a>,
+        func: &'f mut Function,
+        fctx: &'f mut FunctionBuilderContext,
+        pool: &'a mut TextPool,
+    ) -> R<Gen<'a, 'f>> {
+        let mut b = FunctionBuilder::new(func, fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let &[state, locals, ctx] = params.as_slice() else {
+            return Err("internal: the function signature has the wrong arity".into());
+        };
+        Ok(Gen {
+            b,
+            site,
+            pool,
+            ptr: site.config.pointer_type(),
+            state,
+            locals,
+            ctx,
+            scope: Vec::new(),
+            reads: BTreeMap::new(),
+            texts: Vec::new(),
+            vars: Vec::new(),
+            gos: Vec::new(),
+        })
+    }
 }
 
 /// Loads from the state: never trapping (offsets are in bounds), read-only

@@ -147,21 +147,6 @@ pub(crate) struct Defined {
     slot_tags: Vec<Tag>,
 }
 
-/// The kind tag of a declared type.
-fn tag_of(ty: &Ty) -> Tag {
-    match ty {
-        Ty::Int => Tag::Int,
-        Ty::Money => Tag::Money,
-        Ty::Bool => Tag::Bool,
-        Ty::Text => Tag::Text,
-        Ty::Date => Tag::Date,
-        Ty::Time => Tag::Time,
-        Ty::Enum(_) => Tag::Enum,
-        Ty::Row(_) => Tag::Row,
-        Ty::Optional(inner) => tag_of(inner),
-    }
-}
-
 /// Lowers and defines every marker's body and `go`s; `compiled` says which
 /// predicates compiled.
 pub(crate) fn define_markers(
@@ -274,10 +259,10 @@ fn define_marker(
     Ok(Defined {
         body: (body_id, body),
         gos,
-        params: marker.params.iter().map(|p| tag_of(&p.ty)).collect(),
+        params: marker.params.iter().map(|p| Tag::of_ty(&p.ty)).collect(),
         slot_tags: slots
             .iter()
-            .map(|t| t.as_ref().map_or(Tag::None, tag_of))
+            .map(|t| t.as_ref().map_or(Tag::None, Tag::of_ty))
             .collect(),
     })
 }

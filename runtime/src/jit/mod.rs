@@ -163,6 +163,21 @@ pub(crate) enum Tag {
 }
 
 impl Tag {
+    /// The tag of the (non-`none`) values of a declared type.
+    pub(crate) fn of_ty(ty: &ir::Ty) -> Tag {
+        match ty {
+            ir::Ty::Int => Tag::Int,
+            ir::Ty::Money => Tag::Money,
+            ir::Ty::Bool => Tag::Bool,
+            ir::Ty::Text => Tag::Text,
+            ir::Ty::Date => Tag::Date,
+            ir::Ty::Time => Tag::Time,
+            ir::Ty::Enum(_) => Tag::Enum,
+            ir::Ty::Row(_) => Tag::Row,
+            ir::Ty::Optional(inner) => Tag::of_ty(inner),
+        }
+    }
+
     fn of(v: &Value) -> Tag {
         match v {
             Value::None => Tag::None,

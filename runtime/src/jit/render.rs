@@ -351,21 +351,6 @@ fn list_item_ty(program: &ir::Program, slots: &[Option<Ty>], items: &[Expr]) -> 
     Ok(found.unwrap_or(Ty::Int))
 }
 
-/// The tag of a frame slot's (non-`none`) values of type `ty`.
-fn tag_of_ty(ty: &Ty) -> Tag {
-    match ty {
-        Ty::Int => Tag::Int,
-        Ty::Money => Tag::Money,
-        Ty::Bool => Tag::Bool,
-        Ty::Text => Tag::Text,
-        Ty::Date => Tag::Date,
-        Ty::Time => Tag::Time,
-        Ty::Enum(_) => Tag::Enum,
-        Ty::Row(_) => Tag::Row,
-        Ty::Optional(inner) => tag_of_ty(inner),
-    }
-}
-
 struct Definer<'a> {
     module: &'a mut JITModule,
     ctx: &'a mut cranelift_codegen::Context,
@@ -516,7 +501,7 @@ impl Definer<'_> {
                     } => {
                         let binder = slot_index(*slot)?;
                         let want = match self.slots.get(binder) {
-                            Some(Some(ty)) => tag_of_ty(ty),
+                            Some(Some(ty)) => Tag::of_ty(ty),
                             _ => return unsupported("a list loop's binder of unknown type"),
                         };
                         let items = self.values(items)?;

@@ -141,10 +141,7 @@ pub fn frozen_conjuncts(
     }
     let mut frozen = Vec::new();
     for (i, c) in explain::conjuncts(goal).into_iter().enumerate() {
-        let mut navigates = false;
-        c.walk(&mut |e| {
-            navigates |= matches!(e, crate::ir::Expr::Visited(_) | crate::ir::Expr::PageIs(_))
-        });
+        let navigates = c.reads_navigation();
         let mut reads = Locs::new();
         expr_reads(c, &mut reads);
         let held = crate::env::reward::holds(program, env.state(), env.task_frame(), c);

@@ -301,38 +301,18 @@ impl Gen<'_, '_> {
     }
 }
 
-/// A fresh generator over `func`'s entry block.
+/// A fresh generator for a marker body (which keeps words in 64-bit
+/// variables, so it needs a 64-bit host).
 fn start<'a, 'f>(
     site: &'a Site<'a>,
     func: &'f mut Function,
     fctx: &'f mut FunctionBuilderContext,
     pool: &'a mut TextPool,
 ) -> R<Gen<'a, 'f>> {
-    let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let params = b.block_params(entry).to_vec();
-    let &[state, locals, ctx] = params.as_slice() else {
-        return Err("internal: the function signature has the wrong arity".into());
-    };
     if site.config.pointer_type() != types::I64 {
         return Err("marker bodies need a 64-bit host".into());
     }
-    Ok(Gen {
-        b,
-        site,
-        pool,
-        ptr: site.config.pointer_type(),
-        state,
-        locals,
-        ctx,
-        scope: Vec::new(),
-        reads: BTreeMap::new(),
-        texts: Vec::new(),
-        vars: Vec::new(),
-        gos: Vec::new(),
-    })
+    Gen::start(site, func, fctx, pool)
 }
 
 fn finish(g: Gen<'_, '_>, site: &Site<'_>) -> Lowered {
