@@ -1,15 +1,20 @@
 //! Batched environments on the examples: the buffers say what the observation
 //! says, a run is the same on one thread or two, a bad action changes nothing,
-//! and finished episodes reset in the same step.
+//! finished episodes reset in the same step, and the JIT batch writes the
+//! interpreter batch's buffers byte for byte.
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
-use wsite_runtime::batch::{role_id, tokens::Tokenizer, BatchEnv, Buffers, ObsSpec};
+use wsite_runtime::batch::{
+    role_id, tokens::Tokenizer, BatchEnv, Buffers, Engine, InterpEngine, ObsSpec,
+};
 use wsite_runtime::env::{self, RewardConfig};
 use wsite_runtime::ir::Program;
+use wsite_runtime::jit::{FlatStart, JitSite};
+use wsite_runtime::layout::{StateLayout, TextPool};
 use wsite_tests::Lcg;
 
-fn batch(program: &Program, n: usize, threads: usize) -> BatchEnv<'_> {
+fn batch(program: &Program, n: usize, threads: usize) -> BatchEnv<InterpEngine<'_>> {
     let instances = env::instances(program);
     BatchEnv::new(
         program,
@@ -25,7 +30,7 @@ fn batch(program: &Program, n: usize, threads: usize) -> BatchEnv<'_> {
 
 /// Steps `batch` `steps` times with random valid rows; returns every
 /// buffer snapshot.
-fn play(batch: &mut BatchEnv<'_>, steps: usize, seed: u64) -> Vec<Buffers> {
+fn play<E: Engine>(batch: &mut BatchEnv<E>, steps: usize, seed: u64) -> Vec<Buffers> {
     let mut rng = Lcg(seed);
     let mut seen = Vec::new();
     for _ in 0..steps {
@@ -132,4 +137,85 @@ fn finished_episodes_reset_in_the_same_step_with_their_totals() {
         }
     }
     assert!(ended > 4, "only {ended} episodes ended");
+}
+
+#[test]
+fn the_jit_batch_writes_the_interpreter_batch_buffers() {
+    let mut compared = 0;
+    for (name, program) in wsite_tests::example_programs() {
+        let layout = StateLayout::for_program(&program).unwrap();
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        // Only instances the flat engine plays (all of them once every
+        // marker compiles); both batches draw from the same list.
+        let instances: Vec<_> = env::instances(&program)
+            .into_iter()
+            .filter(|inst| FlatStart::new(&site, inst, &mut pool.clone()).is_ok())
+            .collect();
+        if instances.is_empty() {
+            eprintln!("{name}: no instance plays flat");
+            continue;
+        }
+        let (spec, config) = (ObsSpec::default(), RewardConfig::default());
+        let mut interp = BatchEnv::new(&program, instances.clone(), 6, spec, config, 5, 2).unwrap();
+        let mut jit = BatchEnv::jit(&site, &instances, 6, spec, config, 5, 2, &mut pool).unwrap();
+        assert!(
+            interp.buffers() == jit.buffers(),
+            "{name}: first observations differ"
+        );
+        let mut rng = Lcg(17);
+        let mut ended = 0;
+        for step in 0..150 {
+            let actions: Vec<u32> = interp
+                .buffers()
+                .action_count
+                .iter()
+                .map(|&n| rng.next(n as usize) as u32)
+                .collect();
+            interp.step(&actions).unwrap();
+            jit.step(&actions).unwrap();
+            let (a, b) = (interp.buffers(), jit.buffers());
+            if a != b {
+                panic!(
+                    "{name}: step {step}: buffers differ: {}",
+                    first_difference(a, b)
+                );
+            }
+            ended += a.done.iter().filter(|&&d| d == 1).count();
+            compared += 1;
+        }
+        assert!(ended > 0, "{name}: no episode ended");
+        eprintln!(
+            "{name}: {} instances, 150 steps × 6 environments, {ended} episodes ended",
+            instances.len()
+        );
+    }
+    assert!(compared >= 5 * 150, "too few sites compared");
+}
+
+/// The first buffer field that differs, for the failure message.
+fn first_difference(a: &Buffers, b: &Buffers) -> &'static str {
+    let fields: [(&str, bool); 17] = [
+        ("instruction", a.instruction == b.instruction),
+        ("element_count", a.element_count == b.element_count),
+        ("role", a.role == b.role),
+        ("flags", a.flags == b.flags),
+        ("text", a.text == b.text),
+        ("value", a.value == b.value),
+        ("action_count", a.action_count == b.action_count),
+        ("action_kind", a.action_kind == b.action_kind),
+        ("action_element", a.action_element == b.action_element),
+        ("action_text", a.action_text == b.action_text),
+        ("reward", a.reward == b.reward),
+        ("done", a.done == b.done),
+        ("success", a.success == b.success),
+        ("progress", a.progress == b.progress),
+        ("episode_return", a.episode_return == b.episode_return),
+        ("episode_length", a.episode_length == b.episode_length),
+        ("overflow", a.overflow == b.overflow),
+    ];
+    fields
+        .iter()
+        .find(|(_, same)| !same)
+        .map_or("none", |(f, _)| f)
 }

@@ -1,9 +1,10 @@
 //! Compiled page structures against the interpreter on the real examples:
 //! random play through every task instance, and at every state (and a
 //! perturbed copy of it, to reach faults) the current page's structure — every
-//! element instance with its loop path, `disabled` flag and handle as words —
-//! written by the JIT from the flat bytes must equal the one built from the
-//! interpreter's rendered view (`Env::structure`).
+//! element instance with its loop path, role, rendered text, value, option
+//! texts, `disabled` flag and handle as words, and the interpolated values
+//! shown — written by the JIT from the flat bytes must equal the one built
+//! from the interpreter's rendered view (`Env::structure`).
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
@@ -76,6 +77,10 @@ fn check_state(
                 panic!("{what}: page #{page}: element {i} differs:\n jit    {a:?}\n interp {b:?}");
             }
         }
+        assert_eq!(
+            out.shown, expected.shown,
+            "{what}: page #{page}: shown values differ"
+        );
     }
     tally.compared += 1;
     tally.elements += out.elements.len();

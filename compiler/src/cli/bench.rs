@@ -1,8 +1,10 @@
 //! `wsitec bench SITES… [--format human|json] [--seconds S]`: throughput of
 //! each site in one run — compile time, interpreter steps per second on one
 //! core and on every core (a fixed pseudo-random policy that renders each
-//! observation, as an agent loop does), episodes per hour, and prover states
-//! per second. Interpreter columns only: the JIT's columns come with the JIT.
+//! observation, as an agent loop does), batched steps per second with the
+//! trainer's buffers written (interpreter and JIT, one core and every core),
+//! episodes per hour, and prover states per second, on the interpreter and on
+//! the JIT's flat engine.
 
 use super::{load, site};
 use clap::{Args, ValueEnum};
@@ -84,6 +86,8 @@ struct ProverStats {
     feasible: usize,
     /// The instance with the most distinct states, and how many.
     largest: Option<(String, usize)>,
+    /// Instances whose verdict the JIT's flat engine decided.
+    flat: usize,
 }
 
 /// One site's measurements.
@@ -96,15 +100,39 @@ struct Row {
     /// all cores, the same batch size.
     batched_one: Throughput,
     batched: Throughput,
+    /// The same on the JIT's flat engine (`None` when an instance does not
+    /// compile for it).
+    jit_batched_one: Option<Throughput>,
+    jit_batched: Option<Throughput>,
     jit: JitStats,
     cores: usize,
     prover: ProverStats,
+    /// The same proofs through `JitProver` (`None` when the site does not
+    /// compile for it).
+    prover_jit: Option<ProverStats>,
 }
 
 impl Row {
     fn scaling(&self) -> f64 {
         self.all_cores.steps_per_s() / self.one_core.steps_per_s().max(1e-9)
     }
+
+    /// JIT batched steps/s on every core over those on one.
+    fn jit_batched_scaling(&self) -> Option<f64> {
+        let (one, all) = (self.jit_batched_one?, self.jit_batched?);
+        Some(all.steps_per_s() / one.steps_per_s().max(1e-9))
+    }
+
+    /// JIT over interpreter batched steps/s, one core each.
+    fn jit_batched_speedup(&self) -> Option<f64> {
+        let jit = self.jit_batched_one?;
+        Some(jit.steps_per_s() / self.batched_one.steps_per_s().max(1e-9))
+    }
+}
+
+/// A cell for a figure that may be missing (`-`).
+fn opt_cell<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
+    value.map_or_else(|| "-".to_string(), show)
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
@@ -153,6 +181,8 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let all_cores = play_all_cores(site, cores, seconds);
     let batched_one = play_batched(site, cores, 1, seconds);
     let batched = play_batched(site, cores, cores, seconds);
+    let jit_batched_one = play_batched_jit(site, cores, 1, seconds);
+    let jit_batched = play_batched_jit(site, cores, cores, seconds);
     let jit = measure_jit(site, seconds);
     Row {
         jit,
@@ -162,8 +192,15 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
         all_cores,
         batched_one,
         batched,
+        jit_batched_one,
+        jit_batched,
         cores,
-        prover: prove_all(&site.program, &site.instances),
+        prover: prove_all(&site.instances, |i| {
+            prove::prove_instance(&site.program, i, prove::Options::default())
+        }),
+        prover_jit: prove::JitProver::new(&site.program)
+            .ok()
+            .map(|jit| prove_all(&site.instances, |i| jit.prove(i, prove::Options::default()))),
     }
 }
 
@@ -437,13 +474,13 @@ fn timed(seconds: f64, n: usize, mut tick: impl FnMut(usize, u64) -> (u64, u64))
 /// Environments per core in the batched run.
 const BATCH_PER_CORE: usize = 32;
 
-/// Steps a `BatchEnv` of `32 × cores` environments on `threads` threads for
-/// about `seconds`, a random valid action-table row for each, writing the
-/// trainer-ready buffers every step.
+/// Steps an interpreter `BatchEnv` of `32 × cores` environments on
+/// `threads` threads for about `seconds`, a random valid action-table row for
+/// each, writing the trainer-ready buffers every step.
 fn play_batched(site: &Site, cores: usize, threads: usize, seconds: f64) -> Throughput {
     use wsite_runtime::batch::{BatchEnv, ObsSpec};
     let n = BATCH_PER_CORE * cores;
-    let Ok(mut batch) = BatchEnv::new(
+    match BatchEnv::new(
         &site.program,
         site.instances.clone(),
         n,
@@ -451,10 +488,42 @@ fn play_batched(site: &Site, cores: usize, threads: usize, seconds: f64) -> Thro
         RewardConfig::default(),
         1,
         threads,
-    ) else {
-        return Throughput::default();
-    };
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    ) {
+        Ok(mut batch) => drive_batch(&mut batch, seconds),
+        Err(_) => Throughput::default(),
+    }
+}
+
+/// The same batch on the JIT's flat engine (`None` when the site or one of
+/// its instances does not compile for it).
+fn play_batched_jit(site: &Site, cores: usize, threads: usize, seconds: f64) -> Option<Throughput> {
+    use wsite_runtime::batch::{BatchEnv, ObsSpec};
+    use wsite_runtime::jit::JitSite;
+    use wsite_runtime::layout::{StateLayout, TextPool};
+    let layout = StateLayout::for_program(&site.program).ok()?;
+    let mut pool = TextPool::for_program(&site.program);
+    let jit = JitSite::compile(&site.program, &layout, &mut pool).ok()?;
+    let mut batch = BatchEnv::jit(
+        &jit,
+        &site.instances,
+        BATCH_PER_CORE * cores,
+        ObsSpec::default(),
+        RewardConfig::default(),
+        1,
+        threads,
+        &mut pool,
+    )
+    .ok()?;
+    Some(drive_batch(&mut batch, seconds))
+}
+
+/// Steps `batch` with a fixed pseudo-random policy for about `seconds`.
+fn drive_batch<E: wsite_runtime::batch::Engine>(
+    batch: &mut wsite_runtime::batch::BatchEnv<E>,
+    seconds: f64,
+) -> Throughput {
+    let n = batch.len();
+    let mut seed: u64 = SEED;
     let mut t = Throughput::default();
     let started = Instant::now();
     let mut actions = vec![0u32; n];
@@ -480,18 +549,23 @@ fn play_batched(site: &Site, cores: usize, threads: usize, seconds: f64) -> Thro
     t
 }
 
-fn prove_all(program: &Program, instances: &[TaskInstance]) -> ProverStats {
+/// Proves every task instance with `prove` (default options), timed.
+fn prove_all(
+    instances: &[TaskInstance],
+    prove: impl Fn(&TaskInstance) -> Result<prove::Proof, String>,
+) -> ProverStats {
     let mut stats = ProverStats {
         instances: instances.len(),
         ..ProverStats::default()
     };
     let started = Instant::now();
     for instance in instances {
-        let Ok(proof) = prove::prove_instance(program, instance, prove::Options::default()) else {
+        let Ok(proof) = prove(instance) else {
             continue;
         };
         stats.states += proof.states;
         stats.feasible += usize::from(proof.verdict == Verdict::Feasible);
+        stats.flat += usize::from(proof.engine == prove::Engine::Jit);
         if stats
             .largest
             .as_ref()
@@ -518,11 +592,15 @@ fn print_human(rows: &[Row], cores: usize) {
         "batched_steps/s(1 core)".to_string(),
         format!("batched_steps/s({cores} cores)"),
         "batched_scaling".to_string(),
+        "jit_batched_steps/s(1 core)".to_string(),
+        format!("jit_batched_steps/s({cores} cores)"),
+        "jit_batched_scaling".to_string(),
+        "jit/interp(batched, 1 core)".to_string(),
         "episodes/h".to_string(),
         "jit_compile_ms".to_string(),
         "goal_ns(interp/jit)".to_string(),
         "op_steps/s(interp/jit)".to_string(),
-        "prover_states/s".to_string(),
+        "prover_states/s(interp/jit)".to_string(),
         "feasible".to_string(),
         "largest_space".to_string(),
     ];
@@ -550,6 +628,10 @@ fn human_cells(row: &Row) -> Vec<String> {
             "{:.2}x",
             row.batched.steps_per_s() / row.batched_one.steps_per_s().max(1e-9)
         ),
+        opt_cell(row.jit_batched_one, |t| format!("{:.0}", t.steps_per_s())),
+        opt_cell(row.jit_batched, |t| format!("{:.0}", t.steps_per_s())),
+        opt_cell(row.jit_batched_scaling(), |x| format!("{x:.2}x")),
+        opt_cell(row.jit_batched_speedup(), |x| format!("{x:.1}x")),
         format!("{:.0}", row.one_core.episodes_per_hour()),
         format!("{:.1}", row.jit.compile_ms),
         format!(
@@ -566,12 +648,28 @@ fn human_cells(row: &Row) -> Vec<String> {
                 j.steps_per_s() / i.steps_per_s().max(1e-9)
             )
         }),
-        format!("{:.0}", states_per_s(p)),
+        prover_cell(p, row.prover_jit.as_ref()),
         format!("{}/{}", p.feasible, p.instances),
         p.largest
             .as_ref()
             .map_or("-".to_string(), |(task, n)| format!("{task} ({n})")),
     ]
+}
+
+/// Prover states/s on both engines and the speed-up, with how many
+/// instances the flat engine decided (the rest went to the interpreter).
+fn prover_cell(interp: &ProverStats, jit: Option<&ProverStats>) -> String {
+    let Some(jit) = jit else {
+        return format!("{:.0}/-", states_per_s(interp));
+    };
+    format!(
+        "{:.0}/{:.0} ({:.1}x, {}/{} flat)",
+        states_per_s(interp),
+        states_per_s(jit),
+        states_per_s(jit) / states_per_s(interp).max(1e-9),
+        jit.flat,
+        jit.instances
+    )
 }
 
 /// Pads each column to its widest cell: the first and last left-aligned, the
@@ -622,6 +720,11 @@ fn json_row(row: &Row) -> serde_json::Value {
         "batched_steps_per_s": row.batched.steps_per_s(),
         "batched_scaling": row.batched.steps_per_s() / row.batched_one.steps_per_s().max(1e-9),
         "batched_envs": BATCH_PER_CORE * row.cores,
+        "jit_batched_steps_per_s_one_core": row.jit_batched_one.map(|t| t.steps_per_s()),
+        "jit_batched_steps_per_s": row.jit_batched.map(|t| t.steps_per_s()),
+        "jit_batched_episodes_per_hour": row.jit_batched_one.map(|t| t.episodes_per_hour()),
+        "jit_batched_scaling": row.jit_batched_scaling(),
+        "jit_batched_speedup": row.jit_batched_speedup(),
         "jit_compile_ms": row.jit.compile_ms,
         "jit_predicates_compiled": row.jit.compiled,
         "jit_predicates": row.jit.predicates,
@@ -634,6 +737,10 @@ fn json_row(row: &Row) -> serde_json::Value {
         "prover_states_per_s": states_per_s(p),
         "prover_states": p.states,
         "prover_seconds": p.seconds,
+        "prover_states_per_s_jit": row.prover_jit.as_ref().map(states_per_s),
+        "prover_states_jit": row.prover_jit.as_ref().map(|j| j.states),
+        "prover_seconds_jit": row.prover_jit.as_ref().map(|j| j.seconds),
+        "prover_instances_jit_decided": row.prover_jit.as_ref().map(|j| j.flat),
         "instances": p.instances,
         "feasible": p.feasible,
         "largest_space": largest,

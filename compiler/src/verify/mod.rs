@@ -49,6 +49,16 @@ pub fn verify(
 ) -> Vec<TaskOutcome> {
     let ast = Ast::new(files, texts);
     let all = env::instances(program);
+    // One compilation serves every instance (and the longer re-searches);
+    // without it (no JIT backend, a layout the program does not fit) the
+    // interpreter proves everything.
+    let jit = (!all.is_empty())
+        .then(|| prove::JitProver::new(program).ok())
+        .flatten();
+    let prover = Prover {
+        program,
+        jit: jit.as_ref(),
+    };
     let mut outcomes = Vec::new();
     for (t, task) in program.tasks.iter().enumerate() {
         let wanted = |i: &&TaskInstance| only.is_none_or(|o| o == task.name || o == i.name);
@@ -60,7 +70,7 @@ pub fn verify(
             explain::no_instance(&ast, &task.name, diags);
         }
         for inst in mine {
-            outcomes.push(verify_instance(&ast, program, inst, options, diags));
+            outcomes.push(verify_instance(&ast, &prover, inst, options, diags));
         }
     }
     if only.is_none() {
@@ -69,13 +79,30 @@ pub fn verify(
     outcomes
 }
 
+/// Proves on the JIT's flat engine when there is one for the program (it
+/// hands instances it cannot play to the interpreter itself).
+struct Prover<'a> {
+    program: &'a Program,
+    jit: Option<&'a prove::JitProver>,
+}
+
+impl Prover<'_> {
+    fn prove(&self, inst: &TaskInstance, options: prove::Options) -> Result<Proof, String> {
+        match self.jit {
+            Some(jit) => jit.prove(inst, options),
+            None => prove::prove_instance(self.program, inst, options),
+        }
+    }
+}
+
 fn verify_instance(
     ast: &Ast<'_>,
-    program: &Program,
+    prover: &Prover<'_>,
     inst: &TaskInstance,
     options: prove::Options,
     diags: &mut Diagnostics,
 ) -> TaskOutcome {
+    let program = prover.program;
     let task = &program.tasks[inst.task];
     let mut outcome = TaskOutcome {
         instance: inst.name.clone(),
@@ -107,7 +134,7 @@ fn verify_instance(
             return outcome;
         }
     }
-    let proof = match prove::prove_instance(program, inst, options) {
+    let proof = match prover.prove(inst, options) {
         Ok(p) => p,
         Err(why) => {
             outcome.reason = Some(explain::cannot_start(
@@ -124,7 +151,7 @@ fn verify_instance(
     match proof.verdict {
         Verdict::Feasible => outcome.witness = proof.witness,
         Verdict::Infeasible | Verdict::Undecided => {
-            let longer = needed_horizon(program, inst, &proof, options);
+            let longer = needed_horizon(prover, inst, &proof, options);
             outcome.reason = Some(explain::no_witness(
                 ast, program, inst, &proof, longer, diags,
             ));
@@ -136,7 +163,7 @@ fn verify_instance(
 /// When the horizon cut the search short: the length of a shortest witness
 /// within four times the horizon (and 60 more steps at most), if there is one.
 fn needed_horizon(
-    program: &Program,
+    prover: &Prover<'_>,
     inst: &TaskInstance,
     proof: &Proof,
     options: prove::Options,
@@ -144,12 +171,12 @@ fn needed_horizon(
     if proof.verdict != Verdict::Infeasible || !proof.cut_by_horizon {
         return None;
     }
-    let h = program.tasks.get(inst.task)?.horizon;
+    let h = prover.program.tasks.get(inst.task)?.horizon;
     let longer = prove::Options {
         horizon: Some(h.saturating_mul(4).min(h.saturating_add(60))),
         ..options
     };
-    let p = prove::prove_instance(program, inst, longer).ok()?;
+    let p = prover.prove(inst, longer).ok()?;
     (p.verdict == Verdict::Feasible).then_some(p.witness.len())
 }
 

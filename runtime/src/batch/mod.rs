@@ -12,14 +12,22 @@
 //! task instance drawn from the environment's own seeded generator, so a run is
 //! the same whatever the number of threads.
 //!
-//! Each environment is today the reference interpreter's [`Env`]; the
-//! buffers and their layout are the contract a faster engine must fill the
-//! same way.
+//! An environment is an [`Engine`]: the reference interpreter's [`Env`]
+//! ([`InterpEngine`], `BatchEnv::new`) or the JIT's flat engine
+//! ([`FlatEngine`], `BatchEnv::jit`). Both fill the buffers through the same
+//! writer, so for the same seed and actions the two batches hold the same
+//! bytes (`tests/tests/batch.rs` demands it).
 
+mod engines;
 pub mod tokens;
 
-use crate::env::{ActionKind, Env, RewardConfig, TaskInstance, ROLES};
+pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
+
+use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};
 use crate::ir;
+use crate::jit::{FlatStart, JitSite};
+use crate::layout::TextPool;
+use std::sync::Arc;
 use tokens::Tokenizer;
 
 /// Fixed shapes of the observation buffers.
@@ -217,10 +225,10 @@ struct Rows<'b> {
 }
 
 /// One environment and what it needs between steps.
-struct Slot<'p> {
-    env: Env<'p>,
+struct Slot<E> {
+    engine: E,
     tokens: Tokenizer,
-    /// Row of the action table → index into `env.actions()`.
+    /// Row of the action table → index into the engine's candidates.
     table: Vec<usize>,
     rng: u64,
     ret: f64,
@@ -228,19 +236,23 @@ struct Slot<'p> {
 }
 
 /// N environments over one program's task instances.
-pub struct BatchEnv<'p> {
-    program: &'p ir::Program,
-    instances: Vec<TaskInstance>,
+pub struct BatchEnv<E> {
+    instances: usize,
     spec: ObsSpec,
-    config: RewardConfig,
     workers: rayon::ThreadPool,
-    slots: Vec<Slot<'p>>,
+    slots: Vec<Slot<E>>,
     buffers: Buffers,
 }
 
-impl<'p> BatchEnv<'p> {
-    /// `n` environments, each starting on an instance drawn from `instances`
-    /// by its own generator seeded from `seed`; stepped on `threads` threads.
+/// Environment `i`'s generator, seeded from the batch's seed.
+fn slot_rng(seed: u64, i: usize) -> u64 {
+    seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5851_f42d_4c95_7f2d
+}
+
+impl<'p> BatchEnv<InterpEngine<'p>> {
+    /// `n` interpreter environments, each starting on an instance drawn from
+    /// `instances` by its own generator seeded from `seed`; stepped on
+    /// `threads` threads.
     pub fn new(
         program: &'p ir::Program,
         instances: Vec<TaskInstance>,
@@ -249,17 +261,75 @@ impl<'p> BatchEnv<'p> {
         config: RewardConfig,
         seed: u64,
         threads: usize,
-    ) -> Result<BatchEnv<'p>, String> {
-        if instances.is_empty() {
+    ) -> Result<BatchEnv<InterpEngine<'p>>, String> {
+        let instances: Arc<[TaskInstance]> = instances.into();
+        let count = instances.len();
+        BatchEnv::build(count, n, spec, seed, threads, |first| {
+            InterpEngine::new(program, instances.clone(), config, first)
+        })
+    }
+
+    /// The interpreter behind row `i` (for inspection and tests).
+    pub fn env(&self, i: usize) -> Option<&crate::env::Env<'p>> {
+        self.slots.get(i).map(|s| s.engine.env())
+    }
+}
+
+impl<'s> BatchEnv<FlatEngine<'s>> {
+    /// `n` JIT environments over `instances` of the program `site` was
+    /// compiled for, drawn exactly as `BatchEnv::new` draws them (so the two
+    /// batches play the same episodes for the same seed and actions). `pool`
+    /// is the pool the site was compiled with: the instances are prepared
+    /// into it once, and every environment gets its own copy. Refused when
+    /// an instance cannot be played flat (see `FlatStart::new`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn jit(
+        site: &'s JitSite,
+        instances: &[TaskInstance],
+        n: usize,
+        spec: ObsSpec,
+        config: RewardConfig,
+        seed: u64,
+        threads: usize,
+        pool: &mut TextPool,
+    ) -> Result<BatchEnv<FlatEngine<'s>>, String> {
+        let starts = instances
+            .iter()
+            .map(|inst| FlatStart::new(site, inst, pool))
+            .collect::<Result<Vec<_>, _>>()?;
+        let starts: Arc<[Arc<FlatStart>]> = starts.into();
+        let base = pool.clone();
+        BatchEnv::build(starts.len(), n, spec, seed, threads, |first| {
+            FlatEngine::new(site, starts.clone(), config, base.clone(), first)
+        })
+    }
+
+    /// The flat engine behind row `i` (for inspection and tests).
+    pub fn flat(&self, i: usize) -> Option<&crate::jit::FlatEnv<'s>> {
+        self.slots.get(i).map(|s| s.engine.env())
+    }
+}
+
+impl<E: Engine> BatchEnv<E> {
+    /// `n` slots, slot `i` made by `make` on the instance its generator
+    /// draws first; the first observation written.
+    fn build(
+        instances: usize,
+        n: usize,
+        spec: ObsSpec,
+        seed: u64,
+        threads: usize,
+        mut make: impl FnMut(usize) -> Result<E, String>,
+    ) -> Result<BatchEnv<E>, String> {
+        if instances == 0 {
             return Err("a batch needs at least one task instance".into());
         }
         let mut slots = Vec::with_capacity(n);
         for i in 0..n {
-            let mut rng =
-                seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5851_f42d_4c95_7f2d;
-            let inst = &instances[draw(&mut rng, instances.len())];
+            let mut rng = slot_rng(seed, i);
+            let first = draw(&mut rng, instances);
             slots.push(Slot {
-                env: Env::new(program, inst, config)?,
+                engine: make(first)?,
                 tokens: Tokenizer::new(spec.vocab),
                 table: Vec::new(),
                 rng,
@@ -272,15 +342,12 @@ impl<'p> BatchEnv<'p> {
             .build()
             .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
         let mut batch = BatchEnv {
-            program,
             instances,
             spec,
-            config,
             workers,
             slots,
             buffers: Buffers::new(n, &spec),
         };
-        let spec = batch.spec;
         for (slot, rows) in batch.slots.iter_mut().zip(batch.buffers.rows(&spec)) {
             write_observation(slot, rows, &spec);
         }
@@ -304,11 +371,6 @@ impl<'p> BatchEnv<'p> {
         &self.buffers
     }
 
-    /// The environment behind row `i` (for inspection and tests).
-    pub fn env(&self, i: usize) -> Option<&Env<'p>> {
-        self.slots.get(i).map(|s| &s.env)
-    }
-
     /// Takes action-table row `actions[i]` in environment `i`, for every `i`.
     /// An out-of-range row anywhere is an `Err` and nothing changes.
     pub fn step(&mut self, actions: &[u32]) -> Result<(), String> {
@@ -325,7 +387,7 @@ impl<'p> BatchEnv<'p> {
             }
         }
         let spec = self.spec;
-        let (program, instances, config) = (self.program, &self.instances, self.config);
+        let instances = self.instances;
         let rows = self.buffers.rows(&spec);
         let slots = &mut self.slots;
         // Persistent workers: environments allocate as they step, and threads
@@ -337,9 +399,7 @@ impl<'p> BatchEnv<'p> {
                 .par_iter_mut()
                 .zip(rows.into_par_iter())
                 .zip(actions.par_iter())
-                .filter_map(|((slot, rows), &a)| {
-                    step_one(program, instances, config, &spec, slot, rows, a).err()
-                })
+                .filter_map(|((slot, rows), &a)| step_one(instances, &spec, slot, rows, a).err())
                 .collect()
         });
         match failures.first() {
@@ -350,12 +410,10 @@ impl<'p> BatchEnv<'p> {
 }
 
 /// One environment's step, with auto-reset, written into its rows.
-fn step_one<'p>(
-    program: &'p ir::Program,
-    instances: &[TaskInstance],
-    config: RewardConfig,
+fn step_one<E: Engine>(
+    instances: usize,
     spec: &ObsSpec,
-    slot: &mut Slot<'p>,
+    slot: &mut Slot<E>,
     rows: Rows<'_>,
     row: u32,
 ) -> Result<(), String> {
@@ -364,13 +422,7 @@ fn step_one<'p>(
         .get(row as usize)
         .copied()
         .ok_or_else(|| format!("no action row {row}"))?;
-    let action = slot
-        .env
-        .actions()
-        .get(index)
-        .cloned()
-        .ok_or_else(|| format!("no action {index}"))?;
-    let r = slot.env.step(&action)?;
+    let r = slot.engine.take(index)?;
     slot.ret += r.reward;
     slot.len += 1;
     *rows.reward = r.reward as f32;
@@ -382,39 +434,45 @@ fn step_one<'p>(
         *rows.episode_length = slot.len;
         slot.ret = 0.0;
         slot.len = 0;
-        let inst = &instances[draw(&mut slot.rng, instances.len())];
-        slot.env = Env::new(program, inst, config)?;
+        let next = draw(&mut slot.rng, instances);
+        slot.engine.begin(next)?;
     }
     write_observation(slot, rows, spec);
     Ok(())
 }
 
 /// Writes the environment's current observation and action table.
-fn write_observation(slot: &mut Slot<'_>, rows: Rows<'_>, spec: &ObsSpec) {
+fn write_observation<E: Engine>(slot: &mut Slot<E>, rows: Rows<'_>, spec: &ObsSpec) {
     let mut cut = 0u8;
-    if !slot.tokens.fill(slot.env.instruction(), rows.instruction) {
+    if !slot
+        .tokens
+        .fill(slot.engine.instruction(), rows.instruction)
+    {
         cut |= CUT_INSTRUCTION;
     }
-    let elements = slot.env.elements();
-    let shown = elements.len().min(spec.max_elements);
-    if shown < elements.len() {
+    let count = slot.engine.element_count();
+    let shown = count.min(spec.max_elements);
+    if shown < count {
         cut |= CUT_ELEMENTS;
     }
     *rows.element_count = u32::try_from(shown).unwrap_or(u32::MAX);
     rows.role.fill(0);
     rows.flags.fill(0);
-    for (i, e) in elements.iter().take(shown).enumerate() {
+    for i in 0..shown {
+        let Some(e) = slot.engine.element(i) else {
+            break;
+        };
         rows.role[i] = role_id(e.role);
         let mut f = 0;
         if e.disabled {
             f |= FLAG_DISABLED;
         }
         let text = &mut rows.text[i * spec.text_tokens..(i + 1) * spec.text_tokens];
-        if !slot.tokens.fill(&e.text, text) {
+        if !slot.tokens.fill(e.text, text) {
             f |= FLAG_TEXT_CUT;
         }
         let value = &mut rows.value[i * spec.value_tokens..(i + 1) * spec.value_tokens];
-        match &e.value {
+        match e.value {
             Some(v) => {
                 f |= FLAG_HAS_VALUE;
                 slot.tokens.fill(v, value);
@@ -439,8 +497,8 @@ fn write_observation(slot: &mut Slot<'_>, rows: Rows<'_>, spec: &ObsSpec) {
 }
 
 /// The action table: candidates whose element is shown, in §5.2 order.
-fn write_actions(
-    slot: &mut Slot<'_>,
+fn write_actions<E: Engine>(
+    slot: &mut Slot<E>,
     kind: &mut [u8],
     element: &mut [i32],
     text: &mut [u32],
@@ -452,7 +510,10 @@ fn write_actions(
     kind.fill(0);
     element.fill(-1);
     text.fill(0);
-    for (i, a) in slot.env.actions().iter().enumerate() {
+    for i in 0..slot.engine.action_count() {
+        let Some(a) = slot.engine.action(i) else {
+            break;
+        };
         let row = slot.table.len();
         let visible = a.element.is_none_or(|e| e >= 1 && e <= shown);
         if !visible || row >= spec.max_actions {
@@ -464,7 +525,7 @@ fn write_actions(
             .element
             .and_then(|e| i32::try_from(e - 1).ok())
             .unwrap_or(-1);
-        if let Some(t) = &a.text {
+        if let Some(t) = a.text {
             let out = &mut text[row * spec.action_tokens..(row + 1) * spec.action_tokens];
             slot.tokens.fill(t, out);
         }

@@ -10,6 +10,7 @@
 //! tokenizes a string once.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Padding.
 pub const PAD: u32 = 0;
@@ -20,15 +21,43 @@ pub const RESERVED: u32 = 2;
 #[derive(Clone, Debug)]
 pub struct Tokenizer {
     vocab: u32,
-    cache: HashMap<String, Vec<u32>>,
+    cache: HashMap<String, Vec<u32>, BuildHasherDefault<Fnv>>,
 }
+
+/// FNV-1a for the cache's keys: page texts are short, and a keyed
+/// cryptographic hash would cost more than the lookup it serves.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(FNV_OFFSET)
+    }
+}
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(FNV_PRIME);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 impl Tokenizer {
     /// A tokenizer into `vocab` ids (at least `RESERVED + 1`).
     pub fn new(vocab: u32) -> Tokenizer {
         Tokenizer {
             vocab: vocab.max(RESERVED + 1),
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         }
     }
 
@@ -58,11 +87,9 @@ impl Tokenizer {
 
 /// The id of one word.
 pub fn id_of(word: &str, vocab: u32) -> u32 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in word.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
+    let mut fnv = Fnv::default();
+    fnv.write(word.as_bytes());
+    let h = fnv.finish();
     let span = u64::from(vocab.saturating_sub(RESERVED).max(1));
     RESERVED + u32::try_from(h % span).unwrap_or(0)
 }

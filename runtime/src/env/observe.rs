@@ -268,11 +268,15 @@ pub(crate) fn structure(
         elements.push(ElementInstance {
             id: *id,
             path: path.clone(),
+            role: el.role,
+            text: el.text.clone(),
+            value: el.value.clone(),
+            options: el.options.clone(),
             disabled: el.disabled,
             handle,
         });
     }
-    Ok(crate::jit::PageStructure { elements })
+    Ok(crate::jit::PageStructure::new(elements, view.shown.clone()))
 }
 
 /// A form variable's value before the agent touches it.

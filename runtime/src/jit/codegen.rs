@@ -20,6 +20,7 @@
 
 use super::code;
 use super::helpers::{self, JitCtx};
+use super::text::{Template, Templates};
 use super::Tag;
 use crate::interp::state::idx;
 use crate::ir::{
@@ -28,7 +29,8 @@ use crate::ir::{
 use crate::layout::{Cells, StateLayout, TextPool, WORD};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Type, Value as CValue,
+    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, StackSlotData,
+    StackSlotKind, Type, Value as CValue,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -53,6 +55,9 @@ pub(crate) struct Site<'a> {
     /// whose helpers write it): state loads are then not `readonly`.
     pub mutable: bool,
     pub config: TargetFrontendConfig,
+    /// Where text expressions with interpolations register their templates
+    /// (`None`: such expressions are refused).
+    pub templates: Option<&'a Templates>,
 }
 
 /// What the caller needs to run the code besides the function.
@@ -591,16 +596,88 @@ impl Gen<'_, '_> {
 
     /// A text expression. Every text literal is one (`"abc"` is
     /// `Text([Lit("abc")])`); without interpolations it is a constant,
-    /// interned now.
+    /// interned now. With interpolations (`try_render_text`): each is
+    /// evaluated in order, the first fault failing the whole expression; then
+    /// `helpers::text_interp` renders the values (by their kinds and the
+    /// parts' static types) between the literal pieces and interns the text.
     fn text(&mut self, parts: &[ir::TextPart]) -> R<Val> {
-        let mut s = String::new();
+        let mut lits = vec![String::new()];
+        let mut vals: Vec<(Val, Ty)> = Vec::new();
         for part in parts {
             match part {
-                ir::TextPart::Lit(l) => s.push_str(l),
-                ir::TextPart::Interp(..) => return Err("text interpolation".into()),
+                ir::TextPart::Lit(l) => {
+                    if let Some(last) = lits.last_mut() {
+                        last.push_str(l);
+                    }
+                }
+                ir::TextPart::Interp(e, ty) => {
+                    if self.site.templates.is_none() {
+                        return Err("text interpolation".into());
+                    }
+                    let v = self.expr(e)?;
+                    vals.push((v, ty.clone()));
+                    lits.push(String::new());
+                }
             }
         }
-        self.constant(&Value::Text(s.into()))
+        let Some(templates) = self.site.templates.filter(|_| !vals.is_empty()) else {
+            return self.constant(&Value::Text(lits.concat().into()));
+        };
+        // The values, as `[word₀, present₀, …]` on the stack.
+        let size = vals
+            .len()
+            .checked_mul(2 * WORD)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| "too many interpolations".to_string())?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            3,
+        ));
+        for (i, (v, _)) in vals.iter().enumerate() {
+            let at = offset(2 * WORD * i)?;
+            self.b.ins().stack_store(self.ptr, v.word, slot, at);
+            let p = self.pres(v.present);
+            let p = self.b.ins().uextend(types::I64, p);
+            let at = offset(2 * WORD * i + WORD)?;
+            self.b.ins().stack_store(self.ptr, p, slot, at);
+        }
+        let values = self.b.ins().stack_addr(self.ptr, slot, 0);
+        let interps = vals.into_iter().map(|(v, ty)| (v.kind.tag(), ty)).collect();
+        let template = templates.add(lits, interps);
+        let template = i64::try_from(template as usize)
+            .map_err(|_| "template address out of range".to_string())?;
+        let template = self.iconst(self.ptr, template);
+
+        let mut sig = cranelift_codegen::ir::Signature::new(self.site.config.default_call_conv);
+        for _ in 0..4 {
+            sig.params.push(AbiParam::new(self.ptr));
+        }
+        sig.returns.push(AbiParam::new(types::I64));
+        let sig = self.b.import_signature(sig);
+        let helper: extern "C" fn(*mut JitCtx, *const u8, *const Template, *const i64) -> i64 =
+            helpers::text_interp;
+        let addr = i64::try_from(helper as *const () as usize)
+            .map_err(|_| "helper address out of range".to_string())?;
+        let callee = self.iconst(self.ptr, addr);
+        let call =
+            self.b
+                .ins()
+                .call_indirect(sig, callee, &[self.ctx, self.state, template, values]);
+        let r = self
+            .b
+            .inst_results(call)
+            .first()
+            .copied()
+            .ok_or_else(|| "internal: a helper call without a result".to_string())?;
+        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+        self.fault_if(bad, code::TEXT);
+        Ok(Val {
+            kind: Kind::Text,
+            word: r,
+            present: Pres::Yes,
+            slot: None,
+        })
     }
 
     /// A scan binder in scope, else a frame slot of known type.

@@ -1,7 +1,8 @@
 //! The `extern "C"` functions compiled predicates call for what needs the
 //! strings behind text ids: ordering, `len`, `lower`, `upper`, `trim`,
-//! `contains`, `starts_with` and `ends_with`. (Text equality needs no helper:
-//! one pool gives equal strings one id.)
+//! `contains`, `starts_with`, `ends_with` and text interpolation
+//! (`text_interp`). (Text equality needs no helper: one pool gives equal
+//! strings one id.)
 //!
 //! Each helper gets the call's [`JitCtx`], whose `pool` is the `&mut TextPool`
 //! the caller of `JitPredicate::eval` lent for the call; results that are new
@@ -10,6 +11,7 @@
 //! in the pool, or a pool that is full, is reported with an out-of-range
 //! result the generated code turns into a fault.
 
+use super::text::Template;
 use crate::layout::TextPool;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -140,6 +142,42 @@ pub(crate) extern "C" fn text_starts_with(ctx: *mut JitCtx, a: i64, b: i64) -> i
 
 pub(crate) extern "C" fn text_ends_with(ctx: *mut JitCtx, a: i64, b: i64) -> i64 {
     test_texts(ctx, a, b, |t, p| t.ends_with(p))
+}
+
+/// A text expression with interpolations: `template`'s literal pieces and
+/// the rendered values of `values` (`[word₀, present₀, …]`, one pair per
+/// interpolation), read against `state`, interned. `ERROR` for a text id not
+/// in the pool, a state that does not fit the layout, or a full pool.
+pub(crate) extern "C" fn text_interp(
+    ctx: *mut JitCtx,
+    state: *const u8,
+    template: *const Template,
+    values: *const i64,
+) -> i64 {
+    // SAFETY: compiled code passes the address of a template its site keeps
+    // alive (and never mutates) as long as the code exists.
+    let Some(t) = (unsafe { template.as_ref() }) else {
+        return ERROR;
+    };
+    if state.is_null() || values.is_null() {
+        return ERROR;
+    }
+    // SAFETY: compiled code passes the state it was called with, which every
+    // caller of compiled code checks to have the layout's size, and which
+    // nothing writes during this call (the marker body's writes are helper
+    // calls of their own).
+    let state = unsafe { std::slice::from_raw_parts(state, t.env.layout.size) };
+    // SAFETY: compiled code passes a stack array of one word and one presence
+    // per interpolation of this template.
+    let values = unsafe { std::slice::from_raw_parts(values, 2 * t.interps.len()) };
+    // SAFETY: called only by compiled code, with the `ctx` its caller passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    match t.render(state, pool, values) {
+        Ok(s) => id_of(pool, &s),
+        Err(_) => ERROR,
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@
 //! reused from one step to the next.
 //!
 //! What is not compiled: a marker whose body uses something the expression
-//! lowering refuses (text interpolation in a value, a slot of changing type),
+//! lowering refuses (a slot of changing type, an IR the checker could not
+//! have produced),
 //! whose `requires` are not all compiled, or whose writes could touch an
 //! invariant that is not compiled. Those are reported per marker
 //! ([`JitSite::marker_fallback_reason`]) and must be run by the interpreter.
@@ -29,6 +30,7 @@
 use super::codegen;
 use super::frames;
 use super::helpers::JitCtx;
+use super::text::{i64_at, u32_at, Templates};
 use super::{code, JitError, JitFault, JitSite, PredFn, PredicateRef, Tag};
 use crate::interp::eval::Fault;
 use crate::interp::exec::Delta;
@@ -149,6 +151,7 @@ pub(crate) struct Defined {
 
 /// Lowers and defines every marker's body and `go`s; `compiled` says which
 /// predicates compiled.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn define_markers(
     module: &mut JITModule,
     ctx: &mut cranelift_codegen::Context,
@@ -156,13 +159,14 @@ pub(crate) fn define_markers(
     program: &ir::Program,
     layout: &StateLayout,
     pool: &mut TextPool,
+    templates: &Templates,
     compiled: &dyn Fn(PredicateRef) -> bool,
 ) -> Vec<(String, Result<Defined, JitError>)> {
     let inv_reads = invariant_reads(program);
     let mut out = Vec::with_capacity(program.markers.len());
     for (m, marker) in program.markers.iter().enumerate() {
         let status = define_marker(
-            module, ctx, sig, program, layout, pool, compiled, &inv_reads, m, marker,
+            module, ctx, sig, program, layout, pool, templates, compiled, &inv_reads, m, marker,
         );
         out.push((marker.name.clone(), status));
     }
@@ -189,6 +193,7 @@ fn define_marker(
     program: &ir::Program,
     layout: &StateLayout,
     pool: &mut TextPool,
+    templates: &Templates,
     compiled: &dyn Fn(PredicateRef) -> bool,
     inv_reads: &[Locs],
     m: usize,
@@ -235,6 +240,7 @@ fn define_marker(
         nav: false,
         mutable: true,
         config: module.target_config(),
+        templates: Some(templates),
     };
     let body = codegen::lower_body(&site, &mut ctx.func, &mut fctx, pool, marker)
         .map_err(JitError::Unsupported)?;
@@ -357,15 +363,6 @@ impl BodyCtx<'_> {
 }
 
 /// Reading tables in flat bytes.
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    let b = bytes.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes(b.try_into().ok()?))
-}
-
-fn i64_at(bytes: &[u8], at: usize) -> Option<i64> {
-    let b = bytes.get(at..at.checked_add(WORD)?)?;
-    Some(i64::from_le_bytes(b.try_into().ok()?))
-}
 
 /// A table's row count, clamped to its capacity.
 fn row_count(bytes: &[u8], layout: &StateLayout, table: usize) -> Option<usize> {

@@ -13,9 +13,12 @@
 //!
 //! The interpreter (`interp::eval`) stays the definition: every rule here
 //! mirrors it, faults included, and the differential tests
-//! (`tests/tests/jit.rs`) demand identical results. What the JIT does not
-//! handle (text interpolation, an IR the checker could not have produced, a
-//! frame slot whose type is unknown) is refused per predicate with
+//! (`tests/tests/jit.rs`) demand identical results. Text expressions with
+//! interpolations call `helpers::text_interp`, which renders the values
+//! with `text` (as `interp::render::try_render_text` does) against a
+//! template the site keeps. What the JIT does not handle (an IR the checker
+//! could not have produced, a frame slot whose type is unknown) is refused
+//! per predicate with
 //! [`JitError::Unsupported`]; the caller evaluates that predicate with the
 //! interpreter instead. Nothing is ever silently approximated.
 //!
@@ -43,11 +46,12 @@ mod helpers;
 mod marker;
 mod render;
 mod step;
+mod text;
 
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub(crate) use render::word_of;
 pub use render::{ElementInstance, HandleWords, PageStructure};
-pub use step::{FlatAction, FlatEnv};
+pub use step::{FlatAction, FlatEnv, FlatStart, Probe};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};
@@ -97,9 +101,9 @@ pub enum PredicateRef {
 /// Why a site or one of its predicates could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JitError {
-    /// The predicate uses something the JIT does not lower (text
-    /// interpolation, a frame slot of unknown type, an IR the checker could not
-    /// have produced); the interpreter evaluates it instead.
+    /// The predicate uses something the JIT does not lower (a frame slot of
+    /// unknown type, an IR the checker could not have produced; text
+    /// interpolation in page functions); the interpreter evaluates it instead.
     Unsupported(String),
     /// The host has no Cranelift backend, or Cranelift refused its settings.
     Host(String),
@@ -362,6 +366,10 @@ pub struct JitSite {
     gate: marker::GateInfo,
     /// Every page's structure, compiled or not, by page id.
     pages: Vec<render::JitPage>,
+    /// The templates of the code's text expressions with interpolations,
+    /// whose addresses the code embeds: kept (and never changed) as long as
+    /// the code lives.
+    _templates: Vec<Arc<text::Template>>,
 }
 
 impl fmt::Debug for JitSite {
@@ -446,6 +454,7 @@ impl JitSite {
             }
         }
 
+        let templates = text::Templates::new(program, layout);
         let mut ptr_sig = module.make_signature();
         let ptr = module.target_config().pointer_type();
         for _ in 0..3 {
@@ -477,6 +486,7 @@ impl JitSite {
                 nav,
                 mutable: false,
                 config: module.target_config(),
+                templates: Some(&templates),
             };
             let lowered = codegen::lower(&site, &mut ctx.func, &mut fctx, pool, expr);
             let status = match lowered {
@@ -509,10 +519,18 @@ impl JitSite {
             program,
             layout,
             pool,
+            &templates,
             &compiled,
         );
-        let page_defs =
-            render::define_pages(&mut module, &mut ctx, &ptr_sig, program, layout, pool);
+        let page_defs = render::define_pages(
+            &mut module,
+            &mut ctx,
+            &ptr_sig,
+            program,
+            layout,
+            pool,
+            &templates,
+        );
         module.clear_context(&mut ctx);
         module
             .finalize_definitions()
@@ -572,6 +590,7 @@ impl JitSite {
                 inv_reads: marker::invariant_reads(program),
             },
             pages,
+            _templates: templates.into_list(),
         })
     }
 

@@ -1,22 +1,24 @@
-//! A page's structure over the flat state: every element instance in document
-//! order with its loop path, `disabled` flag and handle, as words.
+//! A page over the flat state: every element instance in document order with
+//! its loop path, role, rendered text, shown value, option texts, `disabled`
+//! flag and handle (as words), plus the values its labels interpolated.
 //!
 //! Each page's element tree is compiled to a plan whose expressions (`if` and
 //! `disabled when` conditions, loop filters, `order by` keys and limits, link
-//! and marker arguments, select options) are native functions lowered exactly
-//! as predicates are; the plan is walked over the state bytes, reading rows and
-//! form variables at the layout's offsets, with the page's frame kept as
-//! encoded cells. Texts (headings, labels, interpolations) are not rendered:
-//! those elements are listed with an inert handle, so indices match the
-//! interpreter's observation. Rule for rule this is `env::observe`'s
-//! `render_page`; a page using something not handled here (a frame slot of
-//! two types, a list loop whose items' type is not evident, an expression the
-//! lowering refuses) is reported as not compiled, never approximated.
+//! and marker arguments, select options, label interpolations) are native
+//! functions lowered exactly as predicates are; the plan is walked over the
+//! state bytes, reading rows and form variables at the layout's offsets, with
+//! the page's frame kept as encoded cells, and values rendered to text by
+//! `text`. Rule for rule this is `env::observe`'s `render_page`; a page using
+//! something not handled here (a frame slot of two types, a list loop whose
+//! items' type is not evident, an expression the lowering refuses) is
+//! reported as not compiled, never approximated.
 
 use super::helpers::JitCtx;
 use super::marker::{fault_of, pool_has};
+use super::text::{i64_at, u32_at, Templates, TextCtx};
 use super::{codegen, JitError, JitFault, JitSite, PredFn, Tag};
 use crate::interp::eval::Fault;
+use crate::interp::render::FAILED;
 use crate::ir::{self, ElementKind, Expr, PageId, Slot, Ty, Value};
 use crate::layout::{StateLayout, TextPool, WORD};
 use cranelift_codegen::ir::{Signature, UserFuncName};
@@ -27,9 +29,68 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// A page's structure: one entry per observed element, in document order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Equality compares the elements and the shown values.
+#[derive(Clone, Debug, Default)]
 pub struct PageStructure {
     pub elements: Vec<ElementInstance>,
+    /// Every non-empty interpolated value the labels showed, in document
+    /// order (a retrieval task's answer candidates, as `View::shown`).
+    pub shown: Vec<String>,
+    /// The strings and lists of earlier renders, reused so that rendering
+    /// a page step after step allocates (almost) nothing.
+    spare: Spare,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Spare {
+    texts: Vec<String>,
+    paths: Vec<Vec<i64>>,
+    lists: Vec<Vec<String>>,
+}
+
+impl PartialEq for PageStructure {
+    fn eq(&self, other: &PageStructure) -> bool {
+        self.elements == other.elements && self.shown == other.shown
+    }
+}
+
+impl Eq for PageStructure {}
+
+impl PageStructure {
+    pub fn new(elements: Vec<ElementInstance>, shown: Vec<String>) -> PageStructure {
+        PageStructure {
+            elements,
+            shown,
+            spare: Spare::default(),
+        }
+    }
+
+    /// Empties the structure, keeping its strings and lists for reuse.
+    pub fn clear(&mut self) {
+        let spare = &mut self.spare;
+        for e in self.elements.drain(..) {
+            let ElementInstance {
+                path,
+                text,
+                value,
+                mut options,
+                ..
+            } = e;
+            spare.texts.push(text);
+            spare.texts.extend(value);
+            spare.texts.append(&mut options);
+            spare.lists.push(options);
+            spare.paths.push(path);
+        }
+        spare.texts.append(&mut self.shown);
+    }
+
+    /// An empty string, reused when one is spare.
+    fn string(&mut self) -> String {
+        let mut s = self.spare.texts.pop().unwrap_or_default();
+        s.clear();
+        s
+    }
 }
 
 /// One element instance.
@@ -39,6 +100,15 @@ pub struct ElementInstance {
     pub id: u32,
     /// The row ids (list indices) of the enclosing loops, outermost first.
     pub path: Vec<i64>,
+    /// As in `ObsElement`: heading, text, image, link, button, input,
+    /// select, checkbox or section.
+    pub role: &'static str,
+    /// The element's rendered label, as the interpreter shows it.
+    pub text: String,
+    /// What a form element shows as its value.
+    pub value: Option<String>,
+    /// A select's option texts, in order.
+    pub options: Vec<String>,
     pub disabled: bool,
     pub handle: HandleWords,
 }
@@ -86,42 +156,71 @@ enum Init {
     EmptyText,
 }
 
+/// A label: literal pieces and interpolated values (each rendered by its
+/// function's tag and the interpolation's static type; a fault shows `—`).
+type Label = Vec<Part>;
+
+#[derive(Debug)]
+enum Part {
+    Lit(Arc<str>),
+    Interp(F, Ty),
+}
+
 #[derive(Debug)]
 enum Node {
-    Inert(u32),
-    Section(u32, Vec<Node>),
+    Show {
+        id: u32,
+        role: &'static str,
+        label: Label,
+    },
+    Section {
+        id: u32,
+        label: Label,
+        body: Vec<Node>,
+    },
     Go {
         id: u32,
+        role: &'static str,
+        label: Label,
         page: PageId,
         args: Vec<F>,
         disabled: Option<F>,
     },
     Marker {
         id: u32,
+        label: Label,
         marker: ir::MarkerId,
         args: Vec<F>,
         disabled: Option<F>,
     },
     Input {
         id: u32,
+        label: Label,
+        ty: Ty,
         slot: usize,
         init: Init,
     },
     Checkbox {
         id: u32,
+        label: Label,
         slot: usize,
     },
     SelectList {
         id: u32,
+        label: Label,
+        ty: Ty,
         slot: usize,
         options: Vec<F>,
     },
     SelectFrom {
         id: u32,
+        label: Label,
+        ty: Ty,
         slot: usize,
         table: usize,
         binder: usize,
         filter: Option<F>,
+        show: Label,
     },
     Loop {
         source: Source,
@@ -197,6 +296,7 @@ pub(crate) fn define_pages(
     program: &ir::Program,
     layout: &StateLayout,
     pool: &mut TextPool,
+    templates: &Templates,
 ) -> Vec<R<DefinedPage>> {
     program
         .pages
@@ -211,6 +311,7 @@ pub(crate) fn define_pages(
                 program,
                 layout,
                 pool: &mut *pool,
+                templates,
                 slots: &slots,
                 page: p,
                 funcs: Vec::new(),
@@ -358,6 +459,8 @@ struct Definer<'a> {
     program: &'a ir::Program,
     layout: &'a StateLayout,
     pool: &'a mut TextPool,
+    /// Where text interpolations register their templates.
+    templates: &'a Templates,
     slots: &'a [Option<Ty>],
     page: usize,
     funcs: Vec<DefinedFn>,
@@ -390,6 +493,7 @@ impl Definer<'_> {
             nav: false,
             mutable: false,
             config: self.module.target_config(),
+            templates: Some(self.templates),
         };
         let (lowered, kind) = if cond {
             let l = codegen::lower(&site, &mut self.ctx.func, &mut fctx, self.pool, e)
@@ -429,39 +533,55 @@ impl Definer<'_> {
     fn node(&mut self, e: &ir::Element) -> R<Node> {
         let id = e.id;
         Ok(match &e.kind {
-            ElementKind::Heading(_) | ElementKind::Text(_) | ElementKind::Image(_) => {
-                Node::Inert(id)
-            }
-            ElementKind::Section { body, .. } => Node::Section(id, self.nodes(body)?),
+            ElementKind::Heading(p) => self.show(id, "heading", p)?,
+            ElementKind::Text(p) => self.show(id, "text", p)?,
+            ElementKind::Image(p) => self.show(id, "image", p)?,
+            ElementKind::Section { body, label } => Node::Section {
+                id,
+                label: self.label(label)?,
+                body: self.nodes(body)?,
+            },
             ElementKind::Link {
-                target, disabled, ..
+                target,
+                disabled,
+                label,
             } => Node::Go {
                 id,
+                role: "link",
+                label: self.label(label)?,
                 page: target.page,
                 args: self.values(&target.args)?,
                 disabled: self.opt(disabled.as_ref(), true)?,
             },
             ElementKind::Button {
-                action, disabled, ..
+                action,
+                disabled,
+                label,
             } => {
+                let label = self.label(label)?;
                 let disabled = self.opt(disabled.as_ref(), true)?;
                 match action {
                     ir::Action::Go(call) => Node::Go {
                         id,
+                        role: "button",
+                        label,
                         page: call.page,
                         args: self.values(&call.args)?,
                         disabled,
                     },
                     ir::Action::Marker { marker, args } => Node::Marker {
                         id,
+                        label,
                         marker: *marker,
                         args: self.values(args)?,
                         disabled,
                     },
                 }
             }
-            ElementKind::Input { slot, ty, .. } => Node::Input {
+            ElementKind::Input { slot, ty, label } => Node::Input {
                 id,
+                label: self.label(label)?,
+                ty: ty.clone(),
                 slot: slot_index(*slot)?,
                 init: match ty {
                     Ty::Text => Init::EmptyText,
@@ -469,21 +589,38 @@ impl Definer<'_> {
                     Ty::Date | Ty::Time | Ty::Row(_) | Ty::Optional(_) => Init::None,
                 },
             },
-            ElementKind::Checkbox { slot, .. } => Node::Checkbox {
+            ElementKind::Checkbox { slot, label } => Node::Checkbox {
                 id,
+                label: self.label(label)?,
                 slot: slot_index(*slot)?,
             },
-            ElementKind::SelectList { slot, options, .. } => Node::SelectList {
+            ElementKind::SelectList {
+                slot,
+                options,
+                label,
+                ty,
+            } => Node::SelectList {
                 id,
+                label: self.label(label)?,
+                ty: ty.clone(),
                 slot: slot_index(*slot)?,
                 options: self.values(options)?,
             },
-            ElementKind::SelectFrom { slot, scan, .. } => Node::SelectFrom {
+            ElementKind::SelectFrom {
+                slot,
+                scan,
+                label,
+                table,
+                show,
+            } => Node::SelectFrom {
                 id,
+                label: self.label(label)?,
+                ty: Ty::Row(*table),
                 slot: slot_index(*slot)?,
                 table: table_index(self.program, scan.table)?,
                 binder: slot_index(scan.binder)?,
                 filter: self.opt(scan.filter.as_deref(), true)?,
+                show: self.label(show)?,
             },
             ElementKind::For(f) => {
                 // Items first, then filter, order key, limit and body, in the
@@ -543,6 +680,26 @@ impl Definer<'_> {
     fn values(&mut self, es: &[Expr]) -> R<Vec<F>> {
         es.iter().map(|e| self.func(e, false)).collect()
     }
+
+    fn label(&mut self, parts: &[ir::TextPart]) -> R<Label> {
+        parts
+            .iter()
+            .map(|p| {
+                Ok(match p {
+                    ir::TextPart::Lit(s) => Part::Lit(s.clone()),
+                    ir::TextPart::Interp(e, ty) => Part::Interp(self.func(e, false)?, ty.clone()),
+                })
+            })
+            .collect()
+    }
+
+    fn show(&mut self, id: u32, role: &'static str, parts: &[ir::TextPart]) -> R<Node> {
+        Ok(Node::Show {
+            id,
+            role,
+            label: self.label(parts)?,
+        })
+    }
 }
 
 /// The finalized functions of a defined page.
@@ -574,16 +731,6 @@ pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
 
 // ---- the walk ------------------------------------------------------------------
 
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    let b = bytes.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes(b.try_into().ok()?))
-}
-
-fn i64_at(bytes: &[u8], at: usize) -> Option<i64> {
-    let b = bytes.get(at..at.checked_add(WORD)?)?;
-    Some(i64::from_le_bytes(b.try_into().ok()?))
-}
-
 fn corrupt(what: &str) -> JitFault {
     JitFault::Input(format!("the state does not fit the layout: {what}"))
 }
@@ -597,7 +744,7 @@ struct Walk<'a> {
     /// The frame as cells: `[word₀, present₀, …]`.
     cells: Vec<i64>,
     path: Vec<i64>,
-    out: &'a mut Vec<ElementInstance>,
+    out: &'a mut PageStructure,
 }
 
 impl Walk<'_> {
@@ -723,13 +870,78 @@ impl Walk<'_> {
         Ok(None)
     }
 
-    fn push(&mut self, id: u32, disabled: bool, handle: HandleWords) {
-        self.out.push(ElementInstance {
+    fn push(&mut self, id: u32, role: &'static str, text: String, handle: HandleWords) {
+        self.push_full(id, role, text, None, Vec::new(), false, handle);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_full(
+        &mut self,
+        id: u32,
+        role: &'static str,
+        text: String,
+        value: Option<String>,
+        options: Vec<String>,
+        disabled: bool,
+        handle: HandleWords,
+    ) {
+        let mut path = self.out.spare.paths.pop().unwrap_or_default();
+        path.clear();
+        path.extend_from_slice(&self.path);
+        self.out.elements.push(ElementInstance {
             id,
-            path: self.path.clone(),
+            path,
+            role,
+            text,
+            value,
+            options,
             disabled,
             handle,
         });
+    }
+
+    fn text_ctx(&self) -> TextCtx<'_> {
+        TextCtx {
+            program: self.program,
+            layout: self.layout,
+            state: self.state,
+            pool: self.pool,
+        }
+    }
+
+    /// Renders `value` (a word of kind `tag`, static type `ty`) as text.
+    fn render_value(&mut self, value: Option<i64>, tag: Tag, ty: &Ty) -> Result<String, JitFault> {
+        let mut out = self.out.string();
+        self.text_ctx().render_word(value, tag, ty, &mut out)?;
+        Ok(out)
+    }
+
+    /// A label's text; every non-empty interpolated piece is also kept in
+    /// `shown` (as the interpreter's renderer keeps it).
+    fn label(&mut self, label: &Label) -> Result<String, JitFault> {
+        let mut out = self.out.string();
+        for part in label {
+            match part {
+                Part::Lit(s) => out.push_str(s),
+                Part::Interp(f, ty) => {
+                    let start = out.len();
+                    match self.value(*f)? {
+                        Ok(w) => {
+                            let tag = self.tag(*f);
+                            self.text_ctx().render_word(w, tag, ty, &mut out)?;
+                        }
+                        Err(_) => out.push_str(FAILED),
+                    }
+                    let piece = out.get(start..).unwrap_or_default();
+                    if !piece.is_empty() && piece != FAILED {
+                        let mut kept = self.out.string();
+                        kept.push_str(piece);
+                        self.out.shown.push(kept);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, String>, JitFault> {
@@ -768,89 +980,115 @@ impl Walk<'_> {
 
     fn node(&mut self, n: &Node) -> Result<(), JitFault> {
         match n {
-            Node::Inert(id) => self.push(*id, false, HandleWords::Inert),
-            Node::Section(id, body) => {
-                self.push(*id, false, HandleWords::Inert);
+            Node::Show { id, role, label } => {
+                let text = self.label(label)?;
+                self.push(*id, role, text, HandleWords::Inert);
+            }
+            Node::Section { id, label, body } => {
+                let text = self.label(label)?;
+                self.push(*id, "section", text, HandleWords::Inert);
                 self.all(body)?;
             }
             Node::Go {
                 id,
+                role,
+                label,
                 page,
                 args,
                 disabled,
             } => {
                 let args = self.args(args)?;
-                let off = self.disabled(*disabled)?;
-                let h = if off {
-                    HandleWords::Inert
-                } else {
-                    HandleWords::Go(args.map(|a| (*page, a)))
-                };
-                self.push(*id, off, h);
+                let h = args.map(|a| (*page, a));
+                self.clickable(*id, role, label, *disabled, HandleWords::Go(h))?;
             }
             Node::Marker {
                 id,
+                label,
                 marker,
                 args,
                 disabled,
             } => {
                 let args = self.args(args)?;
-                let off = self.disabled(*disabled)?;
-                let h = if off {
-                    HandleWords::Inert
-                } else {
-                    HandleWords::Marker(*marker, args)
-                };
-                self.push(*id, off, h);
+                let h = HandleWords::Marker(*marker, args);
+                self.clickable(*id, "button", label, *disabled, h)?;
             }
-            Node::Input { id, slot, init } => {
+            Node::Input {
+                id,
+                label,
+                ty,
+                slot,
+                init,
+            } => {
+                let text = self.label(label)?;
                 let value = match self.form(*id)? {
                     Some(v) => v,
                     None => match init {
                         Init::Word(w) => Some(*w),
                         Init::None => None,
+                        // Found without allocating in every render but the first.
                         Init::EmptyText => Some(
                             self.pool
-                                .intern(&Arc::from(""))
+                                .find("")
+                                .or_else(|| self.pool.intern(&Arc::from("")))
                                 .map(i64::from)
                                 .ok_or_else(|| JitFault::Input("the text pool is full".into()))?,
                         ),
                     },
                 };
+                let shown = self.render_value(value, Tag::of_ty(ty), ty)?;
                 self.set(*slot, value);
-                self.push(*id, false, HandleWords::Input { value });
+                let h = HandleWords::Input { value };
+                self.push_full(*id, "input", text, Some(shown), Vec::new(), false, h);
             }
-            Node::Checkbox { id, slot } => {
+            Node::Checkbox { id, label, slot } => {
+                let text = self.label(label)?;
                 let on = matches!(self.form(*id)?, Some(Some(w)) if w != 0);
                 self.set(*slot, Some(i64::from(on)));
-                self.push(*id, false, HandleWords::Checkbox { on });
+                let shown = if on { "yes" } else { "no" }.to_string();
+                let h = HandleWords::Checkbox { on };
+                self.push_full(*id, "checkbox", text, Some(shown), Vec::new(), false, h);
             }
-            Node::SelectList { id, slot, options } => {
+            Node::SelectList {
+                id,
+                label,
+                ty,
+                slot,
+                options,
+            } => {
+                // Options before the label, as the interpreter renders them
+                // (the order of `shown`).
                 let mut opts = Vec::with_capacity(options.len());
                 for &o in options {
                     if let Ok(w) = self.value(o)? {
-                        opts.push(w);
+                        let shown = self.render_value(w, self.tag(o), ty)?;
+                        opts.push((shown, w));
                     }
                 }
-                self.select(*id, *slot, opts)?;
+                let text = self.label(label)?;
+                self.select(*id, text, ty, *slot, opts)?;
             }
             Node::SelectFrom {
                 id,
+                label,
+                ty,
                 slot,
                 table,
                 binder,
                 filter,
+                show,
             } => {
                 let saved = self.get(*binder);
                 let mut opts = Vec::new();
                 for row in self.row_ids(*table)? {
                     self.set(*binder, Some(row));
                     if self.passes(*filter)? {
-                        opts.push(Some(row));
+                        let shown = self.label(show)?;
+                        opts.push((shown, Some(row)));
                     }
                 }
                 self.set_raw(*binder, saved);
-                self.select(*id, *slot, opts)?;
+                let text = self.label(label)?;
+                self.select(*id, text, ty, *slot, opts)?;
             }
             Node::Loop {
                 source,
@@ -872,13 +1110,54 @@ impl Walk<'_> {
         Ok(())
     }
 
-    fn select(&mut self, id: u32, slot: usize, options: Vec<Option<i64>>) -> Result<(), JitFault> {
+    /// A link or button: label, then `disabled when` (a disabled one is
+    /// inert).
+    fn clickable(
+        &mut self,
+        id: u32,
+        role: &'static str,
+        label: &Label,
+        disabled: Option<F>,
+        handle: HandleWords,
+    ) -> Result<(), JitFault> {
+        let text = self.label(label)?;
+        let off = self.disabled(disabled)?;
+        let handle = if off { HandleWords::Inert } else { handle };
+        self.push_full(id, role, text, None, Vec::new(), off, handle);
+        Ok(())
+    }
+
+    /// A select's variable: the agent's choice, else the first option
+    /// (`none` without options); shown as its option's text.
+    fn select(
+        &mut self,
+        id: u32,
+        text: String,
+        ty: &Ty,
+        slot: usize,
+        options: Vec<(String, Option<i64>)>,
+    ) -> Result<(), JitFault> {
         let value = match self.form(id)? {
             Some(v) => v,
-            None => options.first().copied().flatten(),
+            None => options.first().and_then(|o| o.1),
+        };
+        let shown = match options.iter().find(|o| o.1 == value) {
+            Some(o) => o.0.clone(),
+            None => self.render_value(value, Tag::of_ty(ty), ty)?,
         };
         self.set(slot, value);
-        self.push(id, false, HandleWords::Select { options, value });
+        let mut texts = self.out.spare.lists.pop().unwrap_or_default();
+        texts.clear();
+        let mut words = Vec::with_capacity(options.len());
+        for (text, word) in options {
+            texts.push(text);
+            words.push(word);
+        }
+        let h = HandleWords::Select {
+            options: words,
+            value,
+        };
+        self.push_full(id, "select", text, Some(shown), texts, false, h);
         Ok(())
     }
 
@@ -1015,7 +1294,7 @@ impl JitSite {
         pool: &mut TextPool,
         out: &mut PageStructure,
     ) -> Result<(), JitFault> {
-        out.elements.clear();
+        out.clear();
         let native = self
             .page(page)
             .ok_or_else(|| JitFault::Input(format!("no page #{page}")))?
@@ -1062,7 +1341,7 @@ impl JitSite {
             funcs: &native.funcs,
             cells,
             path: Vec::new(),
-            out: &mut out.elements,
+            out,
         };
         walk.all(&native.body)
     }

@@ -39,34 +39,122 @@ use std::sync::Arc;
 /// A candidate action of the flat engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlatAction {
-    /// `click`, `type` or `select` (never `answer`).
     pub kind: ActionKind,
-    /// The element's 1-based observation index, as in `Env::actions`.
+    /// The element's 1-based observation index, as in `Env::actions`; 0 for
+    /// `answer`.
     pub element: usize,
     /// `type`: the index into [`FlatEnv::typeable_values`], or its length for
-    /// `type ""`. `select`: the index of the option in the element's
-    /// [`HandleWords::Select`] options. `click`: 0.
+    /// `type ""`. `select`: the index of the (first) option with the chosen
+    /// text in the element's options. `answer`: the index into
+    /// [`FlatEnv::answers`]. `click`: 0.
     pub arg: usize,
 }
 
-/// One operation task instance played on flat bytes with a [`JitSite`].
+/// What every episode of one task instance starts from, prepared once and
+/// shared: the initial bytes and Ψ, the task's frame and typeable values, the
+/// expected answers and the instruction. Its bytes and frame are encoded with
+/// the pool given to [`FlatStart::new`]; an engine playing it must use that
+/// pool or one grown from it.
+#[derive(Debug)]
+pub struct FlatStart {
+    task_index: usize,
+    name: String,
+    frame: JitFrame,
+    typeable: Vec<String>,
+    expected: Vec<String>,
+    instruction: String,
+    initial: Vec<u8>,
+}
+
+impl FlatStart {
+    /// Prepares `instance` of the program `site` was compiled for. Refused
+    /// (play it with `Env`): an instance whose goal, progress predicates,
+    /// pages or markers are not all compiled.
+    pub fn new(site: &JitSite, instance: &TaskInstance, pool: &mut TextPool) -> R<Arc<FlatStart>> {
+        let program = &site.gate.program;
+        let task_index = instance.task;
+        let task = program
+            .tasks
+            .get(task_index)
+            .ok_or_else(|| format!("no task #{task_index}"))?;
+        let name = &instance.name;
+        check_compiled(site, task_index, task, name)?;
+        let env = Env::new(program, instance, RewardConfig::default())?;
+        let initial = env
+            .encode_state(&site.gate.layout, pool)
+            .map_err(|e| format!("task `{name}`: {e}"))?;
+        let frame = site
+            .frame(env.task_frame(), pool)
+            .map_err(|e| format!("task `{name}`: {e}"))?;
+        Ok(Arc::new(FlatStart {
+            task_index,
+            name: name.clone(),
+            frame,
+            typeable: env.typeable_values().to_vec(),
+            expected: env.expected_answers().to_vec(),
+            instruction: env.instruction().to_string(),
+            initial,
+        }))
+    }
+
+    /// The instance's name (`buy_x1[p=2]`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Everything an instance's steps run must be compiled.
+fn check_compiled(site: &JitSite, task_index: usize, task: &ir::TaskDef, name: &str) -> R<()> {
+    let program = &site.gate.program;
+    if task.goal.is_some() && !site.goal(task_index).is_some_and(|p| p.is_compiled()) {
+        return Err(format!("task `{name}`: the goal is not compiled"));
+    }
+    for i in 0..task.progress.len() {
+        if !site
+            .progress(task_index, i)
+            .is_some_and(|p| p.is_compiled())
+        {
+            return Err(format!(
+                "task `{name}`: progress predicate {} is not compiled",
+                i + 1
+            ));
+        }
+    }
+    for (p, page) in program.pages.iter().enumerate() {
+        let id = ir::PageId::try_from(p).map_err(|_| "too many pages".to_string())?;
+        if !site.page_is_compiled(id) {
+            return Err(format!("page `{}` is not compiled", page.name));
+        }
+    }
+    for (m, marker) in program.markers.iter().enumerate() {
+        let id = ir::MarkerId::try_from(m).map_err(|_| "too many markers".to_string())?;
+        if !site.marker_is_compiled(id) {
+            return Err(format!("marker `{}` is not compiled", marker.name));
+        }
+    }
+    Ok(())
+}
+
+/// One task instance played on flat bytes with a [`JitSite`].
 pub struct FlatEnv<'s> {
     site: &'s JitSite,
     program: &'s ir::Program,
     layout: &'s StateLayout,
-    task_index: usize,
+    start: Arc<FlatStart>,
     task: &'s ir::TaskDef,
     config: RewardConfig,
-    frame: JitFrame,
-    typeable: Vec<String>,
-    initial: Vec<u8>,
     initial_psi: f64,
     state: Vec<u8>,
     structure: PageStructure,
     actions: Vec<FlatAction>,
+    /// This page's answer candidates (retrieval tasks).
+    answers: Vec<String>,
     psi: f64,
     undo: UndoLog,
     entry: Vec<u8>,
+    /// The layout's unused capacity, which a reset need not copy.
+    tails: Vec<Tail>,
+    used: Vec<usize>,
 }
 
 type R<T> = Result<T, String>;
@@ -99,9 +187,19 @@ fn fault(e: JitFault) -> String {
     format!("the flat engine cannot run this step: {e}")
 }
 
+/// What probing a candidate found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub success: bool,
+    /// The step was rejected (nothing changed).
+    pub rejected: bool,
+}
+
 /// How applying an action ended.
 enum Applied {
     Done,
+    /// An answer, and whether it matched.
+    Answered(bool),
     /// Rejected, with the alert's text where it is known.
     Rejected(Option<String>),
 }
@@ -109,89 +207,141 @@ enum Applied {
 impl<'s> FlatEnv<'s> {
     /// The flat engine for `instance` of the program `site` was compiled for,
     /// reset. `pool` must be the pool the site was compiled with (or one grown
-    /// from it); the states are encoded with it. Refused (play it with `Env`): a
-    /// retrieval task, or an instance whose goal, progress predicates, pages
-    /// or markers are not all compiled.
+    /// from it); the states are encoded with it. Refused (play it with `Env`):
+    /// an instance whose goal, progress predicates, pages or markers are not
+    /// all compiled.
     pub fn new(
         site: &'s JitSite,
         instance: &TaskInstance,
         config: RewardConfig,
         pool: &mut TextPool,
     ) -> R<FlatEnv<'s>> {
+        let start = FlatStart::new(site, instance, pool)?;
+        FlatEnv::from_start(site, start, config, pool)
+    }
+
+    /// An engine playing the prepared instance `start`, reset. `pool` must be
+    /// the one `start` was prepared with, or one grown from it.
+    pub fn from_start(
+        site: &'s JitSite,
+        start: Arc<FlatStart>,
+        config: RewardConfig,
+        pool: &mut TextPool,
+    ) -> R<FlatEnv<'s>> {
         let program = &site.gate.program;
-        let layout = &site.gate.layout;
-        let task_index = instance.task;
         let task = program
             .tasks
-            .get(task_index)
-            .ok_or_else(|| format!("no task #{task_index}"))?;
-        let name = &instance.name;
-        if task.answer.is_some() {
-            return Err(format!(
-                "task `{name}` is a retrieval task: its answers need rendered texts"
-            ));
-        }
-        if task.goal.is_some() && !site.goal(task_index).is_some_and(|p| p.is_compiled()) {
-            return Err(format!("task `{name}`: the goal is not compiled"));
-        }
-        for i in 0..task.progress.len() {
-            if !site
-                .progress(task_index, i)
-                .is_some_and(|p| p.is_compiled())
-            {
-                return Err(format!(
-                    "task `{name}`: progress predicate {} is not compiled",
-                    i + 1
-                ));
-            }
-        }
-        for (p, page) in program.pages.iter().enumerate() {
-            let id = ir::PageId::try_from(p).map_err(|_| "too many pages".to_string())?;
-            if !site.page_is_compiled(id) {
-                return Err(format!("page `{}` is not compiled", page.name));
-            }
-        }
-        for (m, marker) in program.markers.iter().enumerate() {
-            let id = ir::MarkerId::try_from(m).map_err(|_| "too many markers".to_string())?;
-            if !site.marker_is_compiled(id) {
-                return Err(format!("marker `{}` is not compiled", marker.name));
-            }
-        }
-        let env = Env::new(program, instance, config)?;
-        let initial = env
-            .encode_state(layout, pool)
-            .map_err(|e| format!("task `{name}`: {e}"))?;
-        let frame = site
-            .frame(env.task_frame(), pool)
-            .map_err(|e| format!("task `{name}`: {e}"))?;
+            .get(start.task_index)
+            .ok_or_else(|| format!("no task #{}", start.task_index))?;
         let mut flat = FlatEnv {
             site,
             program,
-            layout,
-            task_index,
+            layout: &site.gate.layout,
             task,
             config,
-            frame,
-            typeable: env.typeable_values().to_vec(),
-            state: initial.clone(),
-            initial,
+            state: start.initial.clone(),
+            start,
             initial_psi: 0.0,
             structure: PageStructure::default(),
             actions: Vec::new(),
+            answers: Vec::new(),
             psi: 0.0,
             undo: UndoLog::new(),
             entry: Vec::new(),
+            tails: tails_of(&site.gate.layout),
+            used: Vec::new(),
         };
         flat.initial_psi = flat.potential(pool)?;
         flat.reset(pool)?;
         Ok(flat)
     }
 
-    /// Back to the task's initial state: a copy of its bytes.
-    pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
-        self.state.copy_from_slice(&self.initial);
+    /// Starts a new episode of another prepared instance of the same site
+    /// (what a batched environment does when an episode ends).
+    pub fn restart(&mut self, start: Arc<FlatStart>, pool: &mut TextPool) -> R<()> {
+        if start.initial.len() != self.state.len() {
+            return Err("the prepared instance is of another site".into());
+        }
+        self.task = self
+            .program
+            .tasks
+            .get(start.task_index)
+            .ok_or_else(|| format!("no task #{}", start.task_index))?;
+        self.start = start;
+        self.copy_initial()?;
+        self.initial_psi = self.potential(pool)?;
         self.psi = self.initial_psi;
         self.refresh(pool)
+    }
+
+    /// The prepared instance this engine plays.
+    pub fn start(&self) -> &Arc<FlatStart> {
+        &self.start
+    }
+
+    /// The task's instruction, as `Env::instruction` gives it.
+    pub fn instruction(&self) -> &str {
+        &self.start.instruction
+    }
+
+    /// The current page's answer candidates (retrieval tasks; empty
+    /// otherwise), which `answer` actions index.
+    pub fn answers(&self) -> &[String] {
+        &self.answers
+    }
+
+    /// The initial bytes, copied over the current ones (only what differs
+    /// can have been written).
+    fn copy_initial(&mut self) -> R<()> {
+        copy_used(
+            &mut self.state,
+            &self.start.initial,
+            &self.tails,
+            &mut self.used,
+        )
+    }
+
+    /// Back to the task's initial state: a copy of its bytes.
+    pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
+        self.copy_initial()?;
+        self.psi = self.initial_psi;
+        self.refresh(pool)
+    }
+
+    /// Puts the episode in the state `bytes` (of this site's layout, encoded
+    /// with `pool`), as the prover does to expand a state it stored. A buffer
+    /// of the wrong length is refused and changes nothing; bytes that do not
+    /// decode make the next render or step an `Err`.
+    pub fn load_state(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
+        if bytes.len() != self.state.len() {
+            return Err(format!(
+                "a state of this site has {} bytes, not {}",
+                self.state.len(),
+                bytes.len()
+            ));
+        }
+        self.state.copy_from_slice(bytes);
+        self.psi = self.potential(pool)?;
+        self.refresh(pool)
+    }
+
+    /// Makes this episode a copy of `other` (another engine of the same site
+    /// and task instance) without rendering: its bytes, page structure,
+    /// candidates and Ψ, reusing this engine's buffers. The prover keeps one
+    /// engine per expanded state and restores a scratch engine from it before
+    /// trying each candidate.
+    pub fn restore_from(&mut self, other: &FlatEnv<'s>) -> R<()> {
+        if !std::ptr::eq(self.site, other.site) || !Arc::ptr_eq(&self.start, &other.start) {
+            return Err("restore_from needs an engine of the same site and task".into());
+        }
+        self.state.clone_from(&other.state);
+        self.structure.clone_from(&other.structure);
+        self.actions.clone_from(&other.actions);
+        self.answers.clone_from(&other.answers);
+        self.task = other.task;
+        self.initial_psi = other.initial_psi;
+        self.psi = other.psi;
+        Ok(())
     }
 
     /// The current state's bytes (encoded with the pool given to `new`).
@@ -212,7 +362,7 @@ impl<'s> FlatEnv<'s> {
 
     /// The task's typeable values (what `type` actions index).
     pub fn typeable_values(&self) -> &[String] {
-        &self.typeable
+        &self.start.typeable
     }
 
     /// The text a `type` action types (`None` for other kinds).
@@ -220,7 +370,28 @@ impl<'s> FlatEnv<'s> {
         if action.kind != ActionKind::Type {
             return None;
         }
-        Some(self.typeable.get(action.arg).map_or("", String::as_str))
+        Some(
+            self.start
+                .typeable
+                .get(action.arg)
+                .map_or("", String::as_str),
+        )
+    }
+
+    /// The text an action carries, as in `Action::text`: typed, the chosen
+    /// option's, or the answer; `None` for a click.
+    pub fn action_text(&self, action: &FlatAction) -> Option<&str> {
+        match action.kind {
+            ActionKind::Click => None,
+            ActionKind::Type => self.typed_text(action),
+            ActionKind::Select => self
+                .structure
+                .elements
+                .get(action.element.wrapping_sub(1))
+                .and_then(|e| e.options.get(action.arg))
+                .map(String::as_str),
+            ActionKind::Answer => self.answers.get(action.arg).map(String::as_str),
+        }
     }
 
     /// Steps taken this episode (rejected ones included).
@@ -248,7 +419,8 @@ impl<'s> FlatEnv<'s> {
     /// Renders the current page's structure and lists the candidates.
     fn refresh(&mut self, pool: &mut TextPool) -> R<()> {
         self.actions.clear();
-        self.structure.elements.clear();
+        self.answers.clear();
+        self.structure.clear();
         if self.done() {
             return Ok(());
         }
@@ -265,20 +437,49 @@ impl<'s> FlatEnv<'s> {
                     self.actions.push(act(ActionKind::Click, 0));
                 }
                 HandleWords::Input { .. } => {
-                    for arg in 0..=self.typeable.len() {
+                    for arg in 0..=self.start.typeable.len() {
                         self.actions.push(act(ActionKind::Type, arg));
                     }
                 }
-                HandleWords::Select { options, .. } => {
-                    for (arg, o) in options.iter().enumerate() {
-                        if !options.get(..arg).is_some_and(|before| before.contains(o)) {
+                HandleWords::Select { .. } => {
+                    // One choice per distinct option text, the first kept
+                    // (as `env::actions` offers them).
+                    let texts = &el.options;
+                    for (arg, t) in texts.iter().enumerate() {
+                        if !texts.get(..arg).is_some_and(|before| before.contains(t)) {
                             self.actions.push(act(ActionKind::Select, arg));
                         }
                     }
                 }
             }
         }
+        if self.task.answer.is_some() {
+            self.list_answers();
+        }
         Ok(())
+    }
+
+    /// Answer candidates: the values shown, then element texts, non-empty and
+    /// each once, in that order (`env::actions::candidates`).
+    fn list_answers(&mut self) {
+        let mut seen = std::collections::BTreeSet::new();
+        let texts = self
+            .structure
+            .shown
+            .iter()
+            .chain(self.structure.elements.iter().map(|e| &e.text));
+        for t in texts {
+            if !t.is_empty() && seen.insert(t.as_str()) {
+                self.answers.push(t.clone());
+            }
+        }
+        for arg in 0..self.answers.len() {
+            self.actions.push(FlatAction {
+                kind: ActionKind::Answer,
+                element: 0,
+                arg,
+            });
+        }
     }
 
     /// Ψ of the current state, as `env::reward::potential` computes it.
@@ -296,7 +497,7 @@ impl<'s> FlatEnv<'s> {
         for (i, (w, _)) in self.task.progress.iter().enumerate() {
             let pred = self
                 .site
-                .progress(self.task_index, i)
+                .progress(self.start.task_index, i)
                 .ok_or_else(|| fault(JitFault::NotCompiled))?;
             if self.holds(pred, pool)? {
                 got = got.saturating_add(*w);
@@ -307,7 +508,7 @@ impl<'s> FlatEnv<'s> {
 
     /// A predicate's truth, a fault counting as false.
     fn holds(&self, pred: &super::JitPredicate, pool: &mut TextPool) -> R<bool> {
-        match pred.eval(&self.state, &self.frame, pool) {
+        match pred.eval(&self.state, &self.start.frame, pool) {
             Ok(b) => Ok(b),
             Err(JitFault::Fault(_)) => Ok(false),
             Err(other) => Err(fault(other)),
@@ -320,7 +521,7 @@ impl<'s> FlatEnv<'s> {
         }
         let pred = self
             .site
-            .goal(self.task_index)
+            .goal(self.start.task_index)
             .ok_or_else(|| fault(JitFault::NotCompiled))?;
         self.holds(pred, pool)
     }
@@ -342,8 +543,9 @@ impl<'s> FlatEnv<'s> {
         let applied = self.apply(action, pool)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
         put_u32(&mut self.state, STEP_AT, step)?;
-        let (epsilon, alert) = match applied {
-            Applied::Done => (0, None),
+        let (epsilon, alert, answered) = match applied {
+            Applied::Done => (0, None, None),
+            Applied::Answered(ok) => (0, None, Some(ok)),
             Applied::Rejected(text) => {
                 let id = match text {
                     Some(t) => pool
@@ -351,11 +553,14 @@ impl<'s> FlatEnv<'s> {
                         .ok_or("the text pool is full")?,
                     None => 0,
                 };
-                (1, Some(id))
+                (1, Some(id), None)
             }
         };
-        let success = self.goal_holds(pool)?;
-        let done = success || step >= self.task.horizon;
+        let success = match answered {
+            Some(ok) => ok,
+            None => self.goal_holds(pool)?,
+        };
+        let done = answered.is_some() || success || step >= self.task.horizon;
         let mut flags = 0;
         if done {
             flags |= FLAG_DONE;
@@ -380,9 +585,52 @@ impl<'s> FlatEnv<'s> {
         })
     }
 
+    /// For searches: applies candidate `index` to the bytes and says whether
+    /// it succeeded or was rejected, as `step` would, but leaves the header
+    /// alone and renders nothing, so the engine keeps the page structure and
+    /// candidates of the state it was in. Only `state`, [`FlatEnv::unprobe`]
+    /// and `load_state` may follow: the prover reads the successor's bytes,
+    /// then puts the state back and probes the next candidate.
+    pub fn probe(&mut self, index: usize, pool: &mut TextPool) -> R<Probe> {
+        let action = *self
+            .actions
+            .get(index)
+            .ok_or_else(|| format!("there is no candidate #{index}"))?;
+        Ok(match self.apply(action, pool)? {
+            Applied::Rejected(_) => Probe {
+                success: false,
+                rejected: true,
+            },
+            Applied::Answered(ok) => Probe {
+                success: ok,
+                rejected: false,
+            },
+            Applied::Done => Probe {
+                success: self.goal_holds(pool)?,
+                rejected: false,
+            },
+        })
+    }
+
+    /// Puts back the bytes of the state probed from (which the engine's page
+    /// structure still describes), copying only what a step can have changed.
+    pub fn unprobe(&mut self, bytes: &[u8]) -> R<()> {
+        copy_used(&mut self.state, bytes, &self.tails, &mut self.used)
+    }
+
     /// Applies `action` to the bytes (not the header); a rejection changes
     /// nothing.
     fn apply(&mut self, action: FlatAction, pool: &mut TextPool) -> R<Applied> {
+        if action.kind == ActionKind::Answer {
+            let text = self
+                .answers
+                .get(action.arg)
+                .ok_or_else(|| format!("there is no answer #{}", action.arg))?;
+            return Ok(Applied::Answered(crate::env::answer_matches(
+                text,
+                &self.start.expected,
+            )));
+        }
         let el = self
             .structure
             .elements
@@ -454,7 +702,11 @@ impl<'s> FlatEnv<'s> {
                     .form_slot(page, id)
                     .map(|s| s.ty.clone())
                     .ok_or_else(|| format!("element #{id} holds no form variable"))?;
-                let text = self.typeable.get(action.arg).map_or("", String::as_str);
+                let text = self
+                    .start
+                    .typeable
+                    .get(action.arg)
+                    .map_or("", String::as_str);
                 match parse_input(self.program, text, &ty) {
                     Ok(v) => {
                         let word =
@@ -650,4 +902,69 @@ fn clear_list(state: &mut [u8], list: EntryList) -> R<()> {
         .ok_or("an entry is outside the state")?
         .fill(0);
     put_u32(state, list.count, 0)
+}
+
+/// A run of capacity past a count: `capacity` units of `unit` bytes at
+/// `base`, of which the first `count` (the `u32` at `count_at`) are used.
+#[derive(Clone, Copy, Debug)]
+struct Tail {
+    base: usize,
+    unit: usize,
+    capacity: usize,
+    count_at: usize,
+}
+
+/// Every table's id array and columns and the visited list, in byte order.
+fn tails_of(layout: &StateLayout) -> Vec<Tail> {
+    let mut tails = Vec::new();
+    for t in &layout.tables {
+        let tail = |base, unit| Tail {
+            base,
+            unit,
+            capacity: t.capacity,
+            count_at: t.count,
+        };
+        tails.push(tail(t.ids, WORD));
+        for c in &t.columns {
+            tails.push(tail(c.words, WORD));
+            tails.push(tail(c.present, 1));
+        }
+    }
+    let v = layout.visited;
+    tails.push(Tail {
+        base: v.entries,
+        unit: v.entry_size,
+        capacity: v.capacity,
+        count_at: v.count,
+    });
+    tails.sort_by_key(|t| t.base);
+    tails
+}
+
+/// Makes `dst` equal to `src`, both canonical states of one layout, copying
+/// only what may differ: past the larger of the two counts both are zero,
+/// so a reset costs the rows in use rather than the whole capacity.
+fn copy_used(dst: &mut [u8], src: &[u8], tails: &[Tail], used: &mut Vec<usize>) -> R<()> {
+    if dst.len() != src.len() {
+        return Err("a state of another layout".into());
+    }
+    // Every count is read before any is overwritten (a table's count lies
+    // in the stretch copied before its first tail).
+    used.clear();
+    for t in tails {
+        let n = u32_at(dst, t.count_at)?.max(u32_at(src, t.count_at)?);
+        used.push(idx(n).min(t.capacity));
+    }
+    let mut at = 0;
+    for (t, &n) in tails.iter().zip(used.iter()) {
+        let end = t.base + t.unit * n;
+        if t.base < at || end > dst.len() {
+            return Err("overlapping layout regions".into());
+        }
+        dst[at..end].copy_from_slice(&src[at..end]);
+        at = t.base + t.unit * t.capacity;
+    }
+    let rest = at.min(dst.len());
+    dst[rest..].copy_from_slice(&src[rest..]);
+    Ok(())
 }

@@ -60,6 +60,15 @@ impl TextPool {
         self.texts.len()
     }
 
+    /// Forgets every text added after the first `len`: an environment that
+    /// resets to bytes encoded with the pool as it was at `len` can drop what
+    /// its episode interned, so long runs do not grow the pool without bound.
+    pub fn truncate(&mut self, len: usize) {
+        for text in self.texts.drain(len.min(self.texts.len())..) {
+            self.ids.remove(&text);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.texts.is_empty()
     }
@@ -80,6 +89,20 @@ mod tests {
         assert_eq!(pool.find("beta"), b);
         assert_eq!(pool.find("gamma"), None);
         assert_eq!(pool.len(), 2);
+    }
+
+    #[test]
+    fn truncating_forgets_later_texts_and_reuses_their_ids() {
+        let mut pool = TextPool::default();
+        let a = pool.intern(&Arc::from("kept"));
+        let b = pool.intern(&Arc::from("dropped"));
+        pool.truncate(1);
+        assert_eq!(pool.len(), 1);
+        assert_eq!(pool.find("dropped"), None);
+        assert_eq!(pool.find("kept"), a);
+        assert_eq!(pool.intern(&Arc::from("new")), b, "the freed id is reused");
+        pool.truncate(10);
+        assert_eq!(pool.len(), 2, "truncating past the end keeps everything");
     }
 
     #[test]

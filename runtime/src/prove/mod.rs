@@ -8,13 +8,16 @@
 //! actions that cannot matter; `search` is the breadth-first search and its
 //! bookkeeping; `explain` turns what the search saw into reasons a person can
 //! act on. Witnesses name elements by stable key, so they survive re-ordering
-//! of the page and replay in any runtime (`replay`).
+//! of the page and replay in any runtime (`replay`). `flat` runs the same
+//! search on the JIT's flat engine where it can play the instance.
 
 pub mod explain;
+mod flat;
 pub mod footprint;
 mod search;
 
 pub use explain::{Explanation, MarkerReport, MarkerStatus, UnmetConjunct};
+pub use flat::{compact_round_trip, JitProver};
 pub use search::{invariant_sweep, prove_instance, SweepReport};
 
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
@@ -111,6 +114,29 @@ pub struct Proof {
     pub cut_by_horizon: bool,
     /// Why no witness was found (infeasible and undecided).
     pub explanation: Option<Explanation>,
+    /// Which engine's search decided the verdict.
+    #[serde(skip)]
+    pub engine: Engine,
+}
+
+/// The engine a proof's search ran on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The reference interpreter (`Env`).
+    Interpreter,
+    /// The JIT's flat engine (`FlatEnv`); a witness it finds is replayed on
+    /// the interpreter, and a verdict without one is confirmed (and
+    /// explained) by the interpreter's search.
+    Jit,
+}
+
+impl Engine {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Interpreter => "interpreter",
+            Engine::Jit => "jit",
+        }
+    }
 }
 
 /// A marker refused by an invariant from a reachable state (C302).

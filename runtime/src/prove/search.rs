@@ -10,7 +10,7 @@
 
 use super::explain::{self, Observed};
 use super::footprint::Cone;
-use super::{Options, Proof, Verdict};
+use super::{Engine, Options, Proof, Verdict};
 use crate::env::observe::Handle;
 use crate::env::{reward, Action, ActionKind, Env, RewardConfig, State, TaskInstance};
 use crate::ir::{self, Expr};
@@ -24,21 +24,35 @@ pub fn prove_instance(
     options: Options,
 ) -> Result<Proof, String> {
     let env = Env::new(program, instance, RewardConfig::default())?;
-    let task = env.task();
-    let cone = options.prune.then(|| Cone::of_task(program, task));
+    let cone = options.prune.then(|| Cone::of_task(program, env.task()));
     // Most tasks are feasible, and the bookkeeping behind explanations (goal
     // conjuncts and Ψ of every state, every marker attempt) costs as much as
     // the search itself; so search without it first, and search again with it
     // only when there is something to explain.
-    let mut search = Search::new(program, env.clone(), options, cone.clone(), false);
-    let mut ended = search.run();
-    if !matches!(ended, Ended::Witness { .. }) {
-        search = Search::new(program, env, options, cone, true);
-        ended = search.run();
+    let mut search = Search::new(program, env, options, cone, false);
+    let ended = search.run();
+    if matches!(ended, Ended::Witness { .. }) {
+        return Ok(conclude(&search, ended, instance));
     }
-    let initially_true = search.initially_true;
-    let cut_by_horizon = search.cut_by_horizon;
-    let states = search.seen.len();
+    prove_explained(program, instance, options)
+}
+
+/// The search with the bookkeeping explanations need, alone: what the flat
+/// engine's prover runs when its own search found no witness.
+pub(super) fn prove_explained(
+    program: &ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+) -> Result<Proof, String> {
+    let env = Env::new(program, instance, RewardConfig::default())?;
+    let cone = options.prune.then(|| Cone::of_task(program, env.task()));
+    let mut search = Search::new(program, env, options, cone, true);
+    let ended = search.run();
+    Ok(conclude(&search, ended, instance))
+}
+
+/// The proof a finished search amounts to.
+fn conclude(search: &Search<'_>, ended: Ended, instance: &TaskInstance) -> Proof {
     let (verdict, witness, depth) = match ended {
         Ended::Witness {
             node,
@@ -53,16 +67,17 @@ pub fn prove_instance(
         Ended::Budget { depth } => (Verdict::Undecided, Vec::new(), depth),
     };
     let explanation = (verdict != Verdict::Feasible).then(|| search.explain(verdict, depth));
-    Ok(Proof {
+    Proof {
         instance: instance.clone(),
         verdict,
         witness,
-        states,
+        states: search.seen.len(),
         depth,
-        initially_true,
-        cut_by_horizon,
+        initially_true: search.initially_true,
+        cut_by_horizon: search.cut_by_horizon,
         explanation,
-    })
+        engine: Engine::Interpreter,
+    }
 }
 
 /// How a search ended. `depth` is the number of steps fully explored.
@@ -303,14 +318,18 @@ impl<'p> Search<'p> {
         path
     }
 
-    /// `path` replayed from the start, each action named by stable key.
+    /// `path` replayed from the start, each action named by stable key. It is
+    /// replayed as the search took it (successor, then load), not with
+    /// `Env::step`, which would end the episode at the task's horizon and cut
+    /// short a trace found with a longer search horizon.
     pub(super) fn keyed(&self, path: &[Action]) -> Vec<super::WitnessStep> {
         let mut env = self.start.clone();
         let mut out = Vec::with_capacity(path.len());
         for a in path {
             out.push(super::step_of(&env, a));
-            if env.step(a).is_err() {
-                break;
+            match env.successor(a) {
+                Ok(succ) => env.load(succ.state),
+                Err(_) => break,
             }
         }
         out
@@ -338,7 +357,7 @@ impl<'p> Search<'p> {
 }
 
 /// Whether an expression asks `visited`.
-fn mentions_visited(e: &Expr) -> bool {
+pub(super) fn mentions_visited(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| found |= matches!(x, Expr::Visited(_)));
     found
@@ -393,7 +412,7 @@ impl Hasher for Fingerprint {
 
 /// For sets of fingerprints, which are already well mixed.
 #[derive(Default)]
-struct Prehashed(u64);
+pub(super) struct Prehashed(u64);
 
 impl Hasher for Prehashed {
     fn write(&mut self, bytes: &[u8]) {

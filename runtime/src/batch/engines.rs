@@ -1,0 +1,215 @@
+//! The two engines a batch can step, behind one trait: the reference
+//! interpreter ([`InterpEngine`]) and the JIT's flat engine ([`FlatEngine`]).
+//!
+//! The batch's observation writer reads an engine only through [`Engine`]:
+//! the instruction, each element's role, text, value and `disabled` flag, and
+//! each candidate's kind, element and text. An engine also takes a candidate
+//! by index and starts a new episode of an instance by index; which instance
+//! comes next is the batch's seeded draw, so both engines play the same
+//! episodes.
+
+use crate::env::{ActionKind, Env, RewardConfig, StepResult, TaskInstance};
+use crate::ir;
+use crate::jit::{FlatEnv, FlatStart, JitSite};
+use crate::layout::TextPool;
+use std::sync::Arc;
+
+/// One observed element, as the buffers need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElementView<'a> {
+    pub role: &'static str,
+    pub text: &'a str,
+    pub value: Option<&'a str>,
+    pub disabled: bool,
+}
+
+/// One candidate action, as the buffers need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActionView<'a> {
+    pub kind: ActionKind,
+    /// 1-based element index; `None` for `answer`.
+    pub element: Option<usize>,
+    pub text: Option<&'a str>,
+}
+
+/// An environment a batch steps.
+pub trait Engine: Send {
+    fn instruction(&self) -> &str;
+    fn element_count(&self) -> usize;
+    fn element(&self, i: usize) -> Option<ElementView<'_>>;
+    fn action_count(&self) -> usize;
+    fn action(&self, i: usize) -> Option<ActionView<'_>>;
+    /// Takes candidate `index`.
+    fn take(&mut self, index: usize) -> Result<StepResult, String>;
+    /// Starts a new episode of instance `instance`.
+    fn begin(&mut self, instance: usize) -> Result<(), String>;
+}
+
+/// The reference interpreter.
+pub struct InterpEngine<'p> {
+    program: &'p ir::Program,
+    instances: Arc<[TaskInstance]>,
+    config: RewardConfig,
+    env: Env<'p>,
+}
+
+impl<'p> InterpEngine<'p> {
+    pub(super) fn new(
+        program: &'p ir::Program,
+        instances: Arc<[TaskInstance]>,
+        config: RewardConfig,
+        first: usize,
+    ) -> Result<InterpEngine<'p>, String> {
+        let inst = instances
+            .get(first)
+            .ok_or_else(|| format!("no task instance #{first}"))?;
+        let env = Env::new(program, inst, config)?;
+        Ok(InterpEngine {
+            program,
+            instances,
+            config,
+            env,
+        })
+    }
+
+    pub fn env(&self) -> &Env<'p> {
+        &self.env
+    }
+}
+
+impl Engine for InterpEngine<'_> {
+    fn instruction(&self) -> &str {
+        self.env.instruction()
+    }
+
+    fn element_count(&self) -> usize {
+        self.env.elements().len()
+    }
+
+    fn element(&self, i: usize) -> Option<ElementView<'_>> {
+        let e = self.env.elements().get(i)?;
+        Some(ElementView {
+            role: e.role,
+            text: &e.text,
+            value: e.value.as_deref(),
+            disabled: e.disabled,
+        })
+    }
+
+    fn action_count(&self) -> usize {
+        self.env.actions().len()
+    }
+
+    fn action(&self, i: usize) -> Option<ActionView<'_>> {
+        let a = self.env.actions().get(i)?;
+        Some(ActionView {
+            kind: a.kind,
+            element: a.element,
+            text: a.text.as_deref(),
+        })
+    }
+
+    fn take(&mut self, index: usize) -> Result<StepResult, String> {
+        let action = self
+            .env
+            .actions()
+            .get(index)
+            .cloned()
+            .ok_or_else(|| format!("no action {index}"))?;
+        self.env.step(&action)
+    }
+
+    fn begin(&mut self, instance: usize) -> Result<(), String> {
+        let inst = self
+            .instances
+            .get(instance)
+            .ok_or_else(|| format!("no task instance #{instance}"))?;
+        self.env = Env::new(self.program, inst, self.config)?;
+        Ok(())
+    }
+}
+
+/// The JIT's flat engine, with its own text pool. Every episode starts from
+/// bytes encoded with the pool as it was when the instances were prepared,
+/// so a new episode drops the texts the last one interned.
+pub struct FlatEngine<'s> {
+    env: FlatEnv<'s>,
+    starts: Arc<[Arc<FlatStart>]>,
+    pool: TextPool,
+    /// The pool's length when the instances were prepared.
+    base: usize,
+}
+
+impl<'s> FlatEngine<'s> {
+    pub(super) fn new(
+        site: &'s JitSite,
+        starts: Arc<[Arc<FlatStart>]>,
+        config: RewardConfig,
+        mut pool: TextPool,
+        first: usize,
+    ) -> Result<FlatEngine<'s>, String> {
+        let start = starts
+            .get(first)
+            .cloned()
+            .ok_or_else(|| format!("no task instance #{first}"))?;
+        let base = pool.len();
+        let env = FlatEnv::from_start(site, start, config, &mut pool)?;
+        Ok(FlatEngine {
+            env,
+            starts,
+            pool,
+            base,
+        })
+    }
+
+    pub fn env(&self) -> &FlatEnv<'s> {
+        &self.env
+    }
+}
+
+impl Engine for FlatEngine<'_> {
+    fn instruction(&self) -> &str {
+        self.env.instruction()
+    }
+
+    fn element_count(&self) -> usize {
+        self.env.structure().elements.len()
+    }
+
+    fn element(&self, i: usize) -> Option<ElementView<'_>> {
+        let e = self.env.structure().elements.get(i)?;
+        Some(ElementView {
+            role: e.role,
+            text: &e.text,
+            value: e.value.as_deref(),
+            disabled: e.disabled,
+        })
+    }
+
+    fn action_count(&self) -> usize {
+        self.env.actions().len()
+    }
+
+    fn action(&self, i: usize) -> Option<ActionView<'_>> {
+        let a = self.env.actions().get(i)?;
+        Some(ActionView {
+            kind: a.kind,
+            element: (a.element > 0).then_some(a.element),
+            text: self.env.action_text(a),
+        })
+    }
+
+    fn take(&mut self, index: usize) -> Result<StepResult, String> {
+        self.env.step(index, &mut self.pool)
+    }
+
+    fn begin(&mut self, instance: usize) -> Result<(), String> {
+        let start = self
+            .starts
+            .get(instance)
+            .cloned()
+            .ok_or_else(|| format!("no task instance #{instance}"))?;
+        self.pool.truncate(self.base);
+        self.env.restart(start, &mut self.pool)
+    }
+}

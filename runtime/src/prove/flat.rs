@@ -1,0 +1,643 @@
+//! The prover's breadth-first search run on the JIT's flat engine
+//! ([`FlatEnv`]) instead of the interpreter: the same levels, candidates in
+//! the same order, the same cone-of-influence pruning, the same fingerprint
+//! domain and budget, so the same verdict, state count and shortest witness.
+//!
+//! This module owns the compact form of a stored flat state ([`Shape`]: only
+//! the used prefixes of the sorted lists and of each table, since a state is
+//! mostly zero capacity), the flat search itself, and the hand-over to the
+//! interpreter: a witness the flat search finds is replayed on `Env` (which
+//! names its steps by stable key, and must agree step by step, or the proof is
+//! an `Err`); an instance it cannot decide with a witness is searched again by
+//! the interpreter, whose bookkeeping explains the verdict and must confirm
+//! it. Instances `FlatEnv` refuses (code that did not compile) and searches
+//! that meet a state the layout cannot hold are proven by the interpreter
+//! alone.
+
+use super::footprint::Cone;
+use super::search::{mentions_visited, prove_explained, Prehashed};
+use super::{prove_instance, step_of, Engine, Options, Proof, Verdict, WitnessStep};
+use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
+use crate::ir;
+use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite};
+use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+use std::ops::Range;
+use xxhash_rust::xxh3::xxh3_64;
+
+type R<T> = Result<T, String>;
+
+/// A program compiled for the flat engine, ready to prove its task instances.
+pub struct JitProver {
+    program: ir::Program,
+    /// The pool the site was compiled with; each proof grows a clone of it.
+    pool: TextPool,
+    site: JitSite,
+    shape: Shape,
+    page_at: usize,
+}
+
+impl JitProver {
+    /// Lays out and compiles `program`. An `Err` (a layout the program does
+    /// not fit, a host without a JIT backend) means: prove with the
+    /// interpreter's [`prove_instance`].
+    pub fn new(program: &ir::Program) -> R<JitProver> {
+        let layout = StateLayout::for_program(program).map_err(|e| e.to_string())?;
+        let mut pool = TextPool::for_program(program);
+        let site = JitSite::compile(program, &layout, &mut pool).map_err(|e| e.to_string())?;
+        Ok(JitProver {
+            program: program.clone(),
+            pool,
+            shape: Shape::of(&layout)?,
+            page_at: layout.page,
+            site,
+        })
+    }
+
+    /// Proves one task instance, on the flat engine where it can play it and
+    /// on the interpreter otherwise; [`Proof::engine`] says which decided.
+    pub fn prove(&self, instance: &TaskInstance, options: Options) -> R<Proof> {
+        let mut pool = self.pool.clone();
+        let Some(mut search) = self.search(instance, options, &mut pool)? else {
+            return prove_instance(&self.program, instance, options);
+        };
+        // A step the flat engine cannot take (a state with more form
+        // variables or visited pages than the layout holds, which a search
+        // longer than the task's horizon can reach) is one the interpreter
+        // can: let it search the whole instance.
+        let Ok(ended) = search.run(&mut pool) else {
+            return prove_instance(&self.program, instance, options);
+        };
+        match ended {
+            Ended::Witness { path, depth } => {
+                let witness = self.replay(instance, &path, &mut pool)?;
+                Ok(Proof {
+                    instance: instance.clone(),
+                    verdict: Verdict::Feasible,
+                    witness,
+                    states: search.seen.len(),
+                    depth,
+                    initially_true: search.initially_true,
+                    cut_by_horizon: search.cut_by_horizon,
+                    explanation: None,
+                    engine: Engine::Jit,
+                })
+            }
+            Ended::Exhausted { .. } | Ended::Budget { .. } => {
+                self.confirm(instance, options, &search, ended)
+            }
+        }
+    }
+
+    /// The flat search of `instance`, or `None` when `FlatEnv` refuses it.
+    fn search<'s>(
+        &'s self,
+        instance: &TaskInstance,
+        options: Options,
+        pool: &mut TextPool,
+    ) -> R<Option<FlatSearch<'s>>> {
+        let config = RewardConfig::default();
+        let Ok(start) = FlatStart::new(&self.site, instance, pool) else {
+            return Ok(None);
+        };
+        let Ok(parent) = FlatEnv::from_start(&self.site, start, config, pool) else {
+            return Ok(None);
+        };
+        let env = Env::new(&self.program, instance, config)?;
+        let task = env.task();
+        let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
+            || task.progress.iter().any(|(_, p)| mentions_visited(p));
+        Ok(Some(FlatSearch {
+            shape: &self.shape,
+            page_at: self.page_at,
+            cone: options.prune.then(|| Cone::of_task(&self.program, task)),
+            with_visited,
+            horizon: options.horizon.unwrap_or(task.horizon),
+            task_horizon: task.horizon,
+            budget: options.budget,
+            initially_true: reward::goal_holds(&self.program, task, env.state(), env.task_frame()),
+            scratch: vec![0; parent.state().len()],
+            parent,
+            nodes: Vec::new(),
+            seen: HashSet::default(),
+            cut_by_horizon: false,
+        }))
+    }
+
+    /// The interpreter's search with explanations, which must reach the flat
+    /// search's verdict over the same states.
+    fn confirm(
+        &self,
+        instance: &TaskInstance,
+        options: Options,
+        search: &FlatSearch<'_>,
+        ended: Ended,
+    ) -> R<Proof> {
+        let (verdict, depth) = match ended {
+            Ended::Witness { depth, .. } => (Verdict::Feasible, depth),
+            Ended::Exhausted { depth } => (Verdict::Infeasible, depth),
+            Ended::Budget { depth } => (Verdict::Undecided, depth),
+        };
+        let proof = prove_explained(&self.program, instance, options)?;
+        let flat = (verdict, depth, search.seen.len(), search.cut_by_horizon);
+        let interp = (
+            proof.verdict,
+            proof.depth,
+            proof.states,
+            proof.cut_by_horizon,
+        );
+        if flat != interp {
+            return Err(format!(
+                "task `{}`: the JIT prover's search (verdict, depth, states, cut by the horizon) \
+                 is {flat:?} but the interpreter's is {interp:?}",
+                instance.name
+            ));
+        }
+        Ok(Proof {
+            engine: Engine::Jit,
+            ..proof
+        })
+    }
+
+    /// The flat witness `path` (candidate indices) as keyed steps, replayed
+    /// on the interpreter beside the flat engine. Both must offer the same
+    /// candidate at every step, and the interpreter must succeed at the last
+    /// step and not before.
+    fn replay(
+        &self,
+        instance: &TaskInstance,
+        path: &[usize],
+        pool: &mut TextPool,
+    ) -> R<Vec<WitnessStep>> {
+        let config = RewardConfig::default();
+        let mut env = Env::new(&self.program, instance, config)?;
+        let mut flat = FlatEnv::new(&self.site, instance, config, pool)?;
+        let mut scratch = flat.state().to_vec();
+        let mut witness = Vec::with_capacity(path.len());
+        let broken = |i: usize, why: &str| {
+            format!(
+                "task `{}`: the JIT prover's witness does not replay on the interpreter \
+                 (step {}: {why})",
+                instance.name,
+                i + 1
+            )
+        };
+        for (i, &k) in path.iter().enumerate() {
+            let action = env.actions().get(k).cloned();
+            let candidate = flat.actions().get(k).copied();
+            let (Some(action), Some(candidate)) = (action, candidate) else {
+                return Err(broken(i, &format!("no candidate #{k}")));
+            };
+            if env.actions().len() != flat.actions().len()
+                || action.kind != candidate.kind
+                || action.element.unwrap_or(0) != candidate.element
+                || action.text.as_deref() != flat.action_text(&candidate)
+            {
+                return Err(broken(i, "the engines offer different candidates"));
+            }
+            witness.push(step_of(&env, &action));
+            let succ = env.successor(&action).map_err(|e| broken(i, &e))?;
+            let last = i + 1 == path.len();
+            if succ.success != last || (succ.rejected && !last) {
+                return Err(broken(i, "the interpreter's step ends differently"));
+            }
+            env.load(succ.state);
+            if !last {
+                flat.step(k, pool).map_err(|e| broken(i, &e))?;
+                // Back to a zero header, as in the search, so a witness longer
+                // than the task's horizon does not end the flat episode.
+                scratch.copy_from_slice(flat.state());
+                clear_header(&mut scratch);
+                flat.load_state(&scratch, pool).map_err(|e| broken(i, &e))?;
+            }
+        }
+        Ok(witness)
+    }
+}
+
+/// `state` compacted and expanded again (header zeroed), with the sizes of
+/// its compact form and of that form's identity part: for tests of the
+/// compact form on states reached by real play.
+#[doc(hidden)]
+pub fn compact_round_trip(layout: &StateLayout, state: &[u8]) -> R<(Vec<u8>, usize, usize)> {
+    let shape = Shape::of(layout)?;
+    let mut compact = Vec::new();
+    let identity = shape.compact(state, &mut compact)?;
+    let mut back = vec![0; layout.size];
+    shape.expand(&compact, &mut back)?;
+    Ok((back, compact.len(), identity))
+}
+
+fn clear_header(state: &mut [u8]) {
+    if let Some(header) = state.get_mut(..HEADER_SIZE) {
+        header.fill(0);
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
+    at.checked_add(4)
+        .and_then(|end| bytes.get(at..end))
+        .and_then(|s| <[u8; 4]>::try_from(s).ok())
+        .map(u32::from_le_bytes)
+        .ok_or_else(|| format!("offset {at} is outside the state"))
+}
+
+/// How a flat search ended. `depth` is as in the interpreter's search.
+#[derive(Debug)]
+enum Ended {
+    /// The candidate indices from the initial state to success.
+    Witness {
+        path: Vec<usize>,
+        depth: u32,
+    },
+    Exhausted {
+        depth: u32,
+    },
+    Budget {
+        depth: u32,
+    },
+}
+
+/// A state reached: its parent node and the candidate index taken there
+/// (`u32::MAX` parent for the initial state).
+struct Node {
+    parent: u32,
+    candidate: u32,
+}
+
+/// One level of the search: compact states back to back.
+#[derive(Default)]
+struct Level {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    nodes: Vec<u32>,
+}
+
+impl Level {
+    fn state(&self, i: usize) -> Option<&[u8]> {
+        let start = match i.checked_sub(1) {
+            Some(before) => *self.ends.get(before)?,
+            None => 0,
+        };
+        self.bytes.get(start..*self.ends.get(i)?)
+    }
+}
+
+struct FlatSearch<'s> {
+    shape: &'s Shape,
+    page_at: usize,
+    cone: Option<Cone>,
+    with_visited: bool,
+    horizon: u32,
+    task_horizon: u32,
+    budget: usize,
+    initially_true: bool,
+    /// The state expanded, loaded once per expansion; each candidate is
+    /// probed on it and its bytes put back.
+    parent: FlatEnv<'s>,
+    /// A full state, written from a compact one.
+    scratch: Vec<u8>,
+    nodes: Vec<Node>,
+    seen: HashSet<u64, BuildHasherDefault<Prehashed>>,
+    /// New states were still being found at the horizon.
+    cut_by_horizon: bool,
+}
+
+impl FlatSearch<'_> {
+    fn run(&mut self, pool: &mut TextPool) -> R<Ended> {
+        let mut frontier = Level::default();
+        self.scratch.copy_from_slice(self.parent.state());
+        clear_header(&mut self.scratch);
+        let fingerprint = self.store(&mut frontier.bytes, None)?;
+        self.seen.insert(fingerprint);
+        self.nodes.push(Node {
+            parent: u32::MAX,
+            candidate: 0,
+        });
+        frontier.ends.push(frontier.bytes.len());
+        frontier.nodes.push(0);
+        for depth in 0..self.horizon {
+            let mut next = Level::default();
+            for i in 0..frontier.nodes.len() {
+                let (Some(state), Some(&id)) = (frontier.state(i), frontier.nodes.get(i)) else {
+                    return Err("a frontier entry is missing".into());
+                };
+                if let Some(end) = self.expand(id, state, depth, &mut next, pool)? {
+                    return Ok(end);
+                }
+            }
+            if next.nodes.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        Ok(Ended::Exhausted {
+            depth: self.task_horizon,
+        })
+    }
+
+    /// Tries every candidate of one stored state; new states go to `next`.
+    fn expand(
+        &mut self,
+        id: u32,
+        compact: &[u8],
+        depth: u32,
+        next: &mut Level,
+        pool: &mut TextPool,
+    ) -> R<Option<Ended>> {
+        self.shape.expand(compact, &mut self.scratch)?;
+        self.parent.load_state(&self.scratch, pool)?;
+        let page = u32_at(&self.scratch, self.page_at)?;
+        let last_level = depth + 1 >= self.horizon;
+        for k in 0..self.parent.actions().len() {
+            let Some(&candidate) = self.parent.actions().get(k) else {
+                continue;
+            };
+            if self.pruned(&candidate, page) {
+                continue;
+            }
+            // The successor is read off the parent engine's bytes, which are
+            // then put back: no page is rendered for a state merely reached.
+            let probe = self.parent.probe(k, pool)?;
+            let keep = !probe.success && !probe.rejected && candidate.kind != ActionKind::Answer;
+            let start = next.bytes.len();
+            let stored = if keep {
+                Some(self.store(&mut next.bytes, Some(&self.parent)))
+            } else {
+                None
+            };
+            self.parent.unprobe(&self.scratch)?;
+            if probe.success {
+                let mut path = self.path(id);
+                path.push(k);
+                return Ok(Some(Ended::Witness {
+                    path,
+                    depth: depth + 1,
+                }));
+            }
+            let Some(fingerprint) = stored.transpose()? else {
+                continue;
+            };
+            if !self.seen.insert(fingerprint) {
+                next.bytes.truncate(start);
+                continue;
+            }
+            if self.seen.len() > self.budget {
+                return Ok(Some(Ended::Budget { depth }));
+            }
+            let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+            self.nodes.push(Node {
+                parent: id,
+                candidate: u32::try_from(k).unwrap_or(u32::MAX),
+            });
+            if last_level {
+                self.cut_by_horizon = true;
+                next.bytes.truncate(start);
+            } else {
+                next.ends.push(next.bytes.len());
+                next.nodes.push(node);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Appends the compact form of `engine`'s state (of `scratch` when
+    /// `None`) to `out` and returns its fingerprint.
+    fn store(&self, out: &mut Vec<u8>, engine: Option<&FlatEnv<'_>>) -> R<u64> {
+        let state = engine.map_or(self.scratch.as_slice(), FlatEnv::state);
+        let start = out.len();
+        let identity = self.shape.compact(state, out)?;
+        let hashed = if self.with_visited {
+            out.get(start..)
+        } else {
+            out.get(start..start + identity)
+        };
+        hashed
+            .map(xxh3_64)
+            .ok_or_else(|| "a compact state is shorter than its identity".into())
+    }
+
+    /// Whether the cone says this candidate cannot matter (as the
+    /// interpreter's search decides it from the element's handle).
+    fn pruned(&self, candidate: &FlatAction, page: ir::PageId) -> bool {
+        let Some(cone) = &self.cone else { return false };
+        let elements = &self.parent.structure().elements;
+        let Some(element) = elements.get(candidate.element.wrapping_sub(1)) else {
+            return false;
+        };
+        match &element.handle {
+            HandleWords::Marker(m, _) => cone.idle_markers.contains(m),
+            HandleWords::Input { .. }
+            | HandleWords::Select { .. }
+            | HandleWords::Checkbox { .. } => cone.idle_fields.contains(&(page, element.id)),
+            HandleWords::Inert | HandleWords::Go(_) => false,
+        }
+    }
+
+    /// The candidate indices from the initial state to `node`.
+    fn path(&self, mut node: u32) -> Vec<usize> {
+        let mut path = Vec::new();
+        while let Some(n) = self.nodes.get(node as usize) {
+            if n.parent == u32::MAX {
+                break;
+            }
+            path.push(n.candidate as usize);
+            node = n.parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// Which bytes of a flat state can be non-zero, in offset order. Unused
+/// bytes are zero by the layout's canonical encoding, so the bytes the parts
+/// select (with the counts that size the lists) determine the state, and the
+/// compact identity bytes are equal exactly when the identity regions are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Shape {
+    parts: Vec<Part>,
+    /// The first `identity_parts` parts cover the identity region, the rest
+    /// the visited set.
+    identity_parts: usize,
+    size: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Bytes kept whole.
+    Whole { at: usize, len: usize },
+    /// A list of `capacity` items of `stride` bytes whose first `count`
+    /// (the `u32` at `count_at`, which precedes the list) are in use.
+    Used {
+        count_at: usize,
+        at: usize,
+        stride: usize,
+        capacity: usize,
+    },
+}
+
+impl Shape {
+    fn of(layout: &StateLayout) -> R<Shape> {
+        let list = |l: crate::layout::EntryList| Part::Used {
+            count_at: l.count,
+            at: l.entries,
+            stride: l.entry_size,
+            capacity: l.capacity,
+        };
+        let mut lists = vec![list(layout.forms)];
+        for t in &layout.tables {
+            let used = |at, stride| Part::Used {
+                count_at: t.count,
+                at,
+                stride,
+                capacity: t.capacity,
+            };
+            lists.push(used(t.ids, WORD));
+            for c in &t.columns {
+                lists.push(used(c.words, WORD));
+                lists.push(used(c.present, 1));
+            }
+        }
+        let mut parts = cover(layout.identity.clone(), lists)?;
+        let identity_parts = parts.len();
+        parts.extend(cover(
+            layout.visited_region.clone(),
+            vec![list(layout.visited)],
+        )?);
+        Ok(Shape {
+            parts,
+            identity_parts,
+            size: layout.size,
+        })
+    }
+
+    /// Appends the compact form of `state` to `out`; returns how many of
+    /// those bytes are the identity region's.
+    fn compact(&self, state: &[u8], out: &mut Vec<u8>) -> R<usize> {
+        if state.len() != self.size {
+            return Err(format!(
+                "a state of {} bytes, not {}",
+                state.len(),
+                self.size
+            ));
+        }
+        let start = out.len();
+        let mut identity = 0;
+        for (i, part) in self.parts.iter().enumerate() {
+            if i == self.identity_parts {
+                identity = out.len() - start;
+            }
+            let bytes = part.used(state)?;
+            out.extend_from_slice(state.get(bytes).ok_or("a part is outside the state")?);
+        }
+        if self.identity_parts == self.parts.len() {
+            identity = out.len() - start;
+        }
+        Ok(identity)
+    }
+
+    /// Writes the state whose compact form is `compact` into `state`, with a
+    /// zero header.
+    fn expand(&self, compact: &[u8], state: &mut [u8]) -> R<()> {
+        if state.len() != self.size {
+            return Err(format!(
+                "a state of {} bytes, not {}",
+                state.len(),
+                self.size
+            ));
+        }
+        state.fill(0);
+        let mut from: usize = 0;
+        for part in &self.parts {
+            // A list's count precedes it, so it is already in place.
+            let bytes = part.used(state)?;
+            let len = bytes.len();
+            let source = from
+                .checked_add(len)
+                .and_then(|end| compact.get(from..end))
+                .ok_or("a compact state is too short")?;
+            state
+                .get_mut(bytes)
+                .ok_or("a part is outside the state")?
+                .copy_from_slice(source);
+            from += len;
+        }
+        if from != compact.len() {
+            return Err("a compact state is too long".into());
+        }
+        Ok(())
+    }
+}
+
+impl Part {
+    /// The bytes of this part that `state` uses.
+    fn used(&self, state: &[u8]) -> R<Range<usize>> {
+        match *self {
+            Part::Whole { at, len } => Ok(at..at + len),
+            Part::Used {
+                count_at,
+                at,
+                stride,
+                capacity,
+            } => {
+                let count = usize::try_from(u32_at(state, count_at)?).unwrap_or(usize::MAX);
+                if count > capacity {
+                    return Err(format!("a count of {count} where {capacity} fit"));
+                }
+                Ok(at..at + count * stride)
+            }
+        }
+    }
+
+    fn start(&self) -> usize {
+        match *self {
+            Part::Whole { at, .. } | Part::Used { at, .. } => at,
+        }
+    }
+}
+
+/// `range` as parts: the lists in it, and whole parts for the bytes between.
+fn cover(range: Range<usize>, mut lists: Vec<Part>) -> R<Vec<Part>> {
+    lists.sort_by_key(Part::start);
+    let mut parts = Vec::new();
+    let mut cursor = range.start;
+    for list in lists {
+        let Part::Used {
+            count_at,
+            at,
+            stride,
+            capacity,
+        } = list
+        else {
+            continue;
+        };
+        let end = stride
+            .checked_mul(capacity)
+            .and_then(|n| n.checked_add(at))
+            .ok_or("a list's size overflows")?;
+        if at < cursor || end > range.end || count_at < range.start || count_at + 4 > at {
+            return Err(format!(
+                "the layout's list at {at} is not where the compact form expects it"
+            ));
+        }
+        if at > cursor {
+            parts.push(Part::Whole {
+                at: cursor,
+                len: at - cursor,
+            });
+        }
+        parts.push(list);
+        cursor = end;
+    }
+    if cursor < range.end {
+        parts.push(Part::Whole {
+            at: cursor,
+            len: range.end - cursor,
+        });
+    }
+    Ok(parts)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,219 @@
+//! The prover on the JIT's flat engine (`prove::JitProver`) against the
+//! interpreter's (`prove::prove_instance`): on every example and every task
+//! instance, the same verdict, the same witness step for step and the same
+//! number of states, with the flat engine deciding every operation task it
+//! can play; the same on the F40x fixtures (infeasible and undecided
+//! verdicts, and searches longer than the task's horizon); and the compact
+//! form of flat states, on states reached by random play.
+//!
+//! Run in release (`cargo test --release -p wsite-tests --test prove_jit --
+//! --nocapture` prints how many instances each engine decided).
+
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
+
+use wsite_runtime::env::{self, Env, RewardConfig, TaskInstance};
+use wsite_runtime::ir::Program;
+use wsite_runtime::jit::{FlatEnv, JitSite};
+use wsite_runtime::layout::{StateLayout, TextPool, HEADER_SIZE};
+use wsite_runtime::prove::{self, Engine, JitProver, Options, Proof, Verdict};
+use wsite_tests::Lcg;
+
+/// Both provers on one instance; panics unless they agree. Returns the JIT
+/// path's proof.
+fn both(jit: &JitProver, program: &Program, inst: &TaskInstance, options: Options) -> Proof {
+    let what = format!("{} ({options:?})", inst.name);
+    let reference = prove::prove_instance(program, inst, options).unwrap();
+    let flat = jit
+        .prove(inst, options)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(flat.verdict, reference.verdict, "{what}: verdict");
+    assert_eq!(flat.witness, reference.witness, "{what}: witness");
+    assert_eq!(flat.states, reference.states, "{what}: states");
+    assert_eq!(flat.depth, reference.depth, "{what}: depth");
+    assert_eq!(
+        flat.initially_true, reference.initially_true,
+        "{what}: initially true"
+    );
+    assert_eq!(
+        flat.cut_by_horizon, reference.cut_by_horizon,
+        "{what}: cut by the horizon"
+    );
+    assert_eq!(
+        flat.explanation.is_some(),
+        reference.explanation.is_some(),
+        "{what}: explanation"
+    );
+    // `replay` plays an episode, which ends at the task's horizon.
+    if flat.verdict == Verdict::Feasible && options.horizon.is_none() {
+        assert_eq!(
+            prove::replay(program, inst, &flat.witness),
+            Ok(true),
+            "{what}"
+        );
+    }
+    flat
+}
+
+/// Whether `FlatEnv` plays this instance (else the interpreter must prove it).
+fn flat_plays(program: &Program, inst: &TaskInstance) -> bool {
+    let layout = StateLayout::for_program(program).unwrap();
+    let mut pool = TextPool::for_program(program);
+    let site = JitSite::compile(program, &layout, &mut pool).unwrap();
+    let plays = FlatEnv::new(&site, inst, RewardConfig::default(), &mut pool).is_ok();
+    plays
+}
+
+/// (instances the flat engine decided, instances in all).
+fn check_example(name: &str, program: &Program) -> (usize, usize) {
+    let jit = JitProver::new(program).unwrap();
+    let (mut flat, mut all) = (0, 0);
+    for inst in env::instances(program) {
+        let proof = both(&jit, program, &inst, Options::default());
+        all += 1;
+        if proof.engine == Engine::Jit {
+            flat += 1;
+        } else {
+            assert!(
+                !flat_plays(program, &inst),
+                "{name} {}: FlatEnv plays it, but the interpreter proved it",
+                inst.name
+            );
+        }
+    }
+    (flat, all)
+}
+
+#[test]
+fn the_flat_prover_agrees_with_the_interpreter_on_every_example() {
+    let programs = wsite_tests::example_programs();
+    let counts: Vec<(usize, usize)> = std::thread::scope(|s| {
+        let runs: Vec<_> = programs
+            .iter()
+            .map(|(name, program)| s.spawn(move || check_example(name, program)))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for ((name, _), (flat, all)) in programs.iter().zip(&counts) {
+        eprintln!("{name}: {flat} of {all} instances decided on the flat engine");
+    }
+    let flat: usize = counts.iter().map(|c| c.0).sum();
+    let all: usize = counts.iter().map(|c| c.1).sum();
+    eprintln!("in all: {flat} of {all} instances decided on the flat engine");
+    assert!(flat > 0, "the flat engine decided no instance");
+}
+
+/// The F40x fixtures that compile to a program (the F401 ones give
+/// infeasible verdicts with explanations).
+fn prover_fixtures() -> Vec<(String, Program)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("F40") && n.ends_with(".wsite"))
+        })
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            wsitec::compile_str(&name, &text).program.map(|p| (name, p))
+        })
+        .collect()
+}
+
+#[test]
+fn the_flat_prover_agrees_on_infeasible_fixtures_and_longer_horizons() {
+    let (mut infeasible, mut flat) = (0, 0);
+    for (name, program) in prover_fixtures() {
+        let Ok(jit) = JitProver::new(&program) else {
+            continue;
+        };
+        for inst in env::instances(&program) {
+            let proof = both(&jit, &program, &inst, Options::default());
+            infeasible += usize::from(proof.verdict == Verdict::Infeasible);
+            flat += usize::from(proof.engine == Engine::Jit);
+            let h = program.tasks[inst.task].horizon;
+            let longer = Options {
+                horizon: Some(h.saturating_mul(4).min(h.saturating_add(60))),
+                ..Options::default()
+            };
+            let long = both(&jit, &program, &inst, longer);
+            eprintln!(
+                "{name} {}: {:?} on {:?}; longer horizon: {:?} on {:?}",
+                inst.name, proof.verdict, proof.engine, long.verdict, long.engine
+            );
+        }
+    }
+    assert!(infeasible > 0, "no fixture was infeasible");
+    assert!(flat > 0, "the flat engine decided no fixture");
+}
+
+#[test]
+fn a_budget_too_small_is_undecided_on_both_engines() {
+    let mut undecided = 0;
+    for (_, program) in wsite_tests::example_programs().into_iter().take(4) {
+        let jit = JitProver::new(&program).unwrap();
+        for inst in env::instances(&program).into_iter().take(3) {
+            let tiny = Options {
+                budget: 3,
+                ..Options::default()
+            };
+            let proof = both(&jit, &program, &inst, tiny);
+            if proof.witness.len() > 2 {
+                assert_eq!(proof.verdict, Verdict::Undecided, "{}", inst.name);
+            }
+            if proof.verdict == Verdict::Undecided {
+                assert_eq!(proof.states, 4, "{}", inst.name);
+                undecided += 1;
+            }
+        }
+    }
+    assert!(undecided > 0, "no instance ran out of budget");
+}
+
+#[test]
+fn compact_flat_states_expand_to_the_same_bytes() {
+    let config = RewardConfig::default();
+    let mut checked = 0;
+    for (name, program) in wsite_tests::example_programs() {
+        let layout = StateLayout::for_program(&program).unwrap();
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        for (i, inst) in env::instances(&program).iter().enumerate() {
+            let Ok(mut flat) = FlatEnv::new(&site, inst, config, &mut pool) else {
+                continue;
+            };
+            let mut rng = Lcg(97 + i as u64);
+            for step in 0..150 {
+                let mut expected = flat.state().to_vec();
+                expected[..HEADER_SIZE].fill(0);
+                let (back, compact, identity) =
+                    prove::compact_round_trip(&layout, flat.state()).unwrap();
+                assert_eq!(back, expected, "{name} {} step {step}", inst.name);
+                assert!(identity <= compact && compact <= layout.size);
+                checked += 1;
+                if flat.done() || flat.actions().is_empty() {
+                    flat.reset(&mut pool).unwrap();
+                } else {
+                    let k = rng.next(flat.actions().len());
+                    if flat.step(k, &mut pool).is_err() {
+                        flat.reset(&mut pool).unwrap();
+                    }
+                }
+            }
+        }
+        // The interpreter's initial state, encoded, round-trips too.
+        for inst in env::instances(&program) {
+            let env = Env::new(&program, &inst, config).unwrap();
+            let bytes = env.encode_state(&layout, &mut pool).unwrap();
+            let (back, _, _) = prove::compact_round_trip(&layout, &bytes).unwrap();
+            assert_eq!(back[HEADER_SIZE..], bytes[HEADER_SIZE..], "{name}");
+        }
+    }
+    assert!(checked > 1000, "only {checked} states checked");
+}
