@@ -362,7 +362,7 @@ impl BodyCtx<'_> {
     }
 }
 
-/// Reading tables in flat bytes.
+// Reading tables in flat bytes.
 
 /// A table's row count, clamped to its capacity.
 fn row_count(bytes: &[u8], layout: &StateLayout, table: usize) -> Option<usize> {
