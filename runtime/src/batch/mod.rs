@@ -27,7 +27,7 @@ use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};
 use crate::ir;
 use crate::jit::{FlatStart, JitSite};
 use crate::layout::TextPool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokens::Tokenizer;
 
 /// Fixed shapes of the observation buffers.
@@ -388,25 +388,60 @@ impl<E: Engine> BatchEnv<E> {
         }
         let spec = self.spec;
         let instances = self.instances;
-        let rows = self.buffers.rows(&spec);
-        let slots = &mut self.slots;
-        // Persistent workers: environments allocate as they step, and threads
-        // spawned per step would free each other's memory across allocator
-        // arenas, which serialises them.
-        let failures: Vec<String> = self.workers.install(|| {
-            use rayon::prelude::*;
-            slots
-                .par_iter_mut()
-                .zip(rows.into_par_iter())
-                .zip(actions.par_iter())
-                .filter_map(|((slot, rows), &a)| step_one(instances, &spec, slot, rows, a).err())
-                .collect()
-        });
+        // Each worker always steps the same contiguous share of the
+        // environments, so their memory stays in its allocator arena and its
+        // cache, and no two workers write the same stretch of a buffer.
+        let threads = self.workers.current_num_threads().max(1);
+        let per = self.slots.len().div_ceil(threads).max(1);
+        let mut rows = self.buffers.rows(&spec).into_iter();
+        let jobs: Vec<Mutex<Option<Job<'_, '_, E>>>> = self
+            .slots
+            .chunks_mut(per)
+            .zip(actions.chunks(per))
+            .map(|(slots, actions)| {
+                let rows: Vec<Rows<'_>> = rows.by_ref().take(slots.len()).collect();
+                Mutex::new(Some((slots, rows, actions)))
+            })
+            .collect();
+        let failures: Vec<String> = self
+            .workers
+            .broadcast(|ctx| run_job(jobs.get(ctx.index()), instances, &spec))
+            .into_iter()
+            .flatten()
+            .collect();
         match failures.first() {
             None => Ok(()),
             Some(e) => Err(e.clone()),
         }
     }
+}
+
+/// One worker's share of a step: its environments, their rows, their actions.
+type Job<'s, 'b, E> = (&'s mut [Slot<E>], Vec<Rows<'b>>, &'s [u32]);
+
+/// Steps one worker's environments; the errors met.
+fn run_job<E: Engine>(
+    job: Option<&Mutex<Option<Job<'_, '_, E>>>>,
+    instances: usize,
+    spec: &ObsSpec,
+) -> Vec<String> {
+    let Some(job) = job else {
+        return Vec::new();
+    };
+    // Each job is taken by exactly one worker, so the lock is never
+    // contended; a poisoned one means a worker panicked.
+    let Ok(mut taken) = job.lock() else {
+        return vec!["a worker thread failed".into()];
+    };
+    let Some((slots, rows, actions)) = taken.take() else {
+        return Vec::new();
+    };
+    slots
+        .iter_mut()
+        .zip(rows)
+        .zip(actions)
+        .filter_map(|((slot, rows), &a)| step_one(instances, spec, slot, rows, a).err())
+        .collect()
 }
 
 /// One environment's step, with auto-reset, written into its rows.
