@@ -9,10 +9,12 @@
 pub mod check;
 pub mod diagnostics;
 pub mod lower;
+mod modules;
 pub mod syntax;
 pub mod verify;
 
 use diagnostics::{Code, Diagnostic, Diagnostics};
+use std::collections::BTreeMap;
 use syntax::ast::{FileId, SourceFile, Span, UseTarget};
 
 /// One source text and the name it is shown under (usually its path).
@@ -65,17 +67,30 @@ pub fn compile_with(roots: Vec<Source>, loader: &mut Loader<'_>, options: Option
     let mut sources = roots;
     let mut files: Vec<SourceFile> = Vec::new();
     let mut next_expr = 0u32;
+    // Module bindings by the display name of the module's file.
+    let mut bindings: BTreeMap<String, modules::Binding> = BTreeMap::new();
+    let mut requirements = Vec::new();
     let mut i = 0;
     while i < sources.len() {
         let id = FileId(i as u32);
-        let parsed = syntax::parse_file(id, &sources[i].text, &mut next_expr, &mut diags);
+        let mut parsed = syntax::parse_file(id, &sources[i].text, &mut next_expr, &mut diags);
+        if let Some(binding) = bindings.get(&sources[i].name) {
+            requirements.extend(modules::instantiate(&mut parsed, binding, &mut diags));
+        }
         let importer = sources[i].name.clone();
-        for (path, span) in file_uses(&parsed, &mut diags) {
-            load_use(&importer, &path, span, loader, &mut sources, &mut diags);
+        for (path, span, binding) in file_uses(&parsed, &mut diags) {
+            let Some(name) = load_use(&importer, &path, span, loader, &mut sources, &mut diags)
+            else {
+                continue;
+            };
+            if let Some(binding) = binding {
+                bind_once(&mut bindings, name, binding, &mut diags);
+            }
         }
         files.push(parsed);
         i += 1;
     }
+    modules::check_requirements(&files, &requirements, &mut diags);
     let typed = check::check_program(&files, &mut diags);
     let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
     let program = if diags.has_errors() {
@@ -161,23 +176,47 @@ pub fn compile_str_with(name: &str, text: &str, options: Options) -> Compilation
     )
 }
 
-/// The files a parsed file `use`s. Standard-library modules and module
-/// parameters are reported here: neither is available yet (the standard library
-/// is its own piece of work), and saying so beats resolving them wrongly.
-fn file_uses(file: &SourceFile, diags: &mut Diagnostics) -> Vec<(String, Span)> {
+/// Records the bindings a `use` gives module `name`; a module is bound once
+/// per program (its declarations join the one namespace).
+fn bind_once(
+    bindings: &mut BTreeMap<String, modules::Binding>,
+    name: String,
+    binding: modules::Binding,
+    diags: &mut Diagnostics,
+) {
+    match bindings.get(&name) {
+        Some(first) => diags.push(
+            Diagnostic::new(
+                Code::E102,
+                binding.span,
+                format!("module `{name}` is already bound; a module is used once per program"),
+            )
+            .related(first.span, "bound here first"),
+        ),
+        None => {
+            bindings.insert(name, binding);
+        }
+    }
+}
+
+/// The files a parsed file `use`s, with the bindings given to each.
+/// Standard-library modules are reported here: none is available yet, and
+/// saying so beats resolving them wrongly.
+fn file_uses(
+    file: &SourceFile,
+    diags: &mut Diagnostics,
+) -> Vec<(String, Span, Option<modules::Binding>)> {
     let mut out = Vec::new();
     for decl in &file.decls {
         let syntax::ast::DeclKind::Use(u) = &decl.kind else {
             continue;
         };
-        if let Some((param, _)) = u.bindings.first() {
-            diags.push(
-                Diagnostic::new(Code::E101, param.span, format!("module parameter `{}` cannot be bound yet", param.name))
-                    .help("module parameters are not supported by this version of wsitec; copy the module and name the table directly"),
-            );
-        }
+        let binding = (!u.bindings.is_empty()).then(|| modules::Binding {
+            span: decl.span,
+            pairs: u.bindings.clone(),
+        });
         match &u.target {
-            UseTarget::File(path, span) => out.push((path.clone(), *span)),
+            UseTarget::File(path, span) => out.push((path.clone(), *span, binding)),
             UseTarget::Std(path) => {
                 let name: Vec<&str> = path.iter().map(|i| i.name.as_str()).collect();
                 let span = path
@@ -194,7 +233,8 @@ fn file_uses(file: &SourceFile, diags: &mut Diagnostics) -> Vec<(String, Span)> 
     out
 }
 
-/// Loads a `use`d file once (by display name), reporting E101 when it cannot be.
+/// Loads a `use`d file once (by display name), reporting E101 when it cannot
+/// be; the file's display name when it could.
 fn load_use(
     importer: &str,
     path: &str,
@@ -202,17 +242,22 @@ fn load_use(
     loader: &mut Loader<'_>,
     sources: &mut Vec<Source>,
     diags: &mut Diagnostics,
-) {
+) -> Option<String> {
     match loader(importer, path) {
         Ok(src) => {
+            let name = src.name.clone();
             if !sources.iter().any(|s| s.name == src.name) {
                 sources.push(src);
             }
+            Some(name)
         }
-        Err(why) => diags.push(
-            Diagnostic::new(Code::E101, span, format!("unknown module `{path}`"))
-                .label(why)
-                .help("check the path; it is relative to the file that says `use`"),
-        ),
+        Err(why) => {
+            diags.push(
+                Diagnostic::new(Code::E101, span, format!("unknown module `{path}`"))
+                    .label(why)
+                    .help("check the path; it is relative to the file that says `use`"),
+            );
+            None
+        }
     }
 }

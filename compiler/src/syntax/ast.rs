@@ -6,14 +6,18 @@
 //! within one [`crate::Program`], which the type checker uses to record what it
 //! learns (types, resolved names) without mutating the tree.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A file of the program (an index into `Program::files`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 pub struct FileId(pub u32);
 
 /// A byte range in one file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 pub struct Span {
     pub file: FileId,
     pub start: u32,
@@ -42,14 +46,14 @@ impl Span {
 }
 
 /// A name as written, with where it was written.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ident {
     pub name: String,
     pub span: Span,
 }
 
 /// One parsed file.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SourceFile {
     pub file: FileId,
     /// `module name(Param: table { ... })`, when the file is a module.
@@ -57,7 +61,7 @@ pub struct SourceFile {
     pub decls: Vec<Decl>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ModuleHeader {
     pub name: Ident,
     pub params: Vec<ModuleParam>,
@@ -65,13 +69,13 @@ pub struct ModuleHeader {
 }
 
 /// `Item: table { name: Text, price: Money }`
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ModuleParam {
     pub name: Ident,
     pub fields: Vec<FieldDecl>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Decl {
     /// `/// doc` lines right above the declaration, joined by newlines.
     pub doc: Option<String>,
@@ -82,7 +86,7 @@ pub struct Decl {
 // Declarations are few and long-lived; boxing the large variants would only add
 // indirection to every walk.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum DeclKind {
     Use(UseDecl),
     Site(SiteDecl),
@@ -97,14 +101,14 @@ pub enum DeclKind {
 }
 
 /// `use std::cart(Item = Product)` or `use "./parts/catalog.wsite"`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct UseDecl {
     pub target: UseTarget,
     /// `Param = Table` bindings for a parameterised module.
     pub bindings: Vec<(Ident, Ident)>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum UseTarget {
     /// `std::auth`: the path segments after `std`.
     Std(Vec<Ident>),
@@ -112,7 +116,7 @@ pub enum UseTarget {
     File(String, Span),
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SiteDecl {
     pub name: Ident,
     pub title: Option<TextLit>,
@@ -124,13 +128,13 @@ pub struct SiteDecl {
     pub body_span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EnumDecl {
     pub name: Ident,
     pub variants: Vec<Ident>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TableDecl {
     pub name: Ident,
     /// `max N`, with the literal's span.
@@ -138,67 +142,67 @@ pub struct TableDecl {
     pub fields: Vec<FieldDecl>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FieldDecl {
     pub name: Ident,
     pub ty: TypeExpr,
 }
 
 /// A type as written: `Int`, `Product`, `Date?`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TypeExpr {
     pub name: Ident,
     pub optional: bool,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SeedDecl {
     pub table: Ident,
     pub rows: Vec<SeedRow>,
 }
 
 /// `{ id: 42, name: "ThinkPad X1", price: $1299.00 }`
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SeedRow {
     pub fields: Vec<FieldInit>,
     pub span: Span,
 }
 
 /// `name: expr` inside `{ }` (seed rows and `insert`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FieldInit {
     pub name: Ident,
     pub value: Expr,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SessionDecl {
     pub vars: Vec<SessionVar>,
 }
 
 /// `user: User = User[1]`
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SessionVar {
     pub name: Ident,
     pub ty: TypeExpr,
     pub init: Expr,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct InvariantDecl {
     pub name: Ident,
     pub cond: Expr,
 }
 
 /// `p: Product` in a parameter list.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Param {
     pub name: Ident,
     pub ty: TypeExpr,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageDecl {
     pub name: Ident,
     pub params: Vec<Param>,
@@ -210,7 +214,7 @@ pub struct PageDecl {
 }
 
 /// A reference to a page with arguments: `ProductPage(p)`, `Cart`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageRef {
     pub name: Ident,
     pub args: Vec<Expr>,
@@ -222,7 +226,7 @@ pub struct PageRef {
 /// What a link or button points at: a page or a marker, told apart by the resolver.
 pub type Target = PageRef;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Element {
     /// `#name`
     pub name: Option<Ident>,
@@ -230,7 +234,7 @@ pub struct Element {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum ElementKind {
     Heading(TextLit),
     Text(TextLit),
@@ -289,7 +293,7 @@ pub enum ElementKind {
 }
 
 /// `for x in T where c order by e desc limit n { ... }` or `for x in ["a", "b"] { ... }`
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ForElement {
     pub binder: Ident,
     pub source: LoopSource,
@@ -299,19 +303,19 @@ pub struct ForElement {
     pub body: Vec<Element>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum LoopSource {
     Table(Ident),
     List(Vec<Expr>, Span),
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OrderBy {
     pub key: Expr,
     pub descending: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MarkerDecl {
     pub name: Ident,
     pub params: Vec<Param>,
@@ -326,7 +330,7 @@ pub struct MarkerDecl {
 }
 
 /// `Product` (whole table), `Product.stock` (one field) or `session.query`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Permission {
     pub base: Ident,
     pub field: Option<Ident>,
@@ -334,20 +338,20 @@ pub struct Permission {
 }
 
 /// `requires cond else "message"`
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Requires {
     pub cond: Expr,
     pub message: Option<TextLit>,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum StmtKind {
     /// `let x = expr`
     Let {
@@ -390,7 +394,7 @@ pub enum StmtKind {
     Go(PageRef),
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TaskDecl {
     pub name: Ident,
     /// `for x in T where c limit n` on a template.
@@ -408,7 +412,7 @@ pub struct TaskDecl {
     pub repeated: Vec<Ident>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TaskTemplate {
     pub binder: Ident,
     pub table: Ident,
@@ -417,20 +421,20 @@ pub struct TaskTemplate {
 }
 
 /// `2: exists l in CartLine: ...` (weight 1 when omitted).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProgressItem {
     pub weight: Option<(i64, Span)>,
     pub pred: Expr,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum KeyNode {
     Page(PageRef),
     Element(Ident),
 }
 
 /// A text literal: literal chunks and `{expr}` interpolations, in order.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TextLit {
     pub parts: Vec<TextPart>,
     pub span: Span,
@@ -455,7 +459,7 @@ impl TextLit {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum TextPart {
     /// Unescaped literal text.
     Lit(String),
@@ -463,17 +467,17 @@ pub enum TextPart {
 }
 
 /// Identifies one expression node within a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ExprId(pub u32);
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Expr {
     pub id: ExprId,
     pub kind: ExprKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum ExprKind {
     Int(i64),
     Money(i64),
@@ -572,13 +576,13 @@ impl ExprKind {
 /// The operators are the runtime's own: the IR keeps exactly what was written.
 pub use wsite_runtime::ir::{BinaryOp, UnaryOp};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum QuantKind {
     Exists,
     All,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AggKind {
     Sum,
     Min,
