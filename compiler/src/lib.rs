@@ -10,6 +10,7 @@ pub mod check;
 pub mod diagnostics;
 pub mod lower;
 mod modules;
+pub mod stdlib;
 pub mod syntax;
 pub mod verify;
 
@@ -199,9 +200,8 @@ fn bind_once(
     }
 }
 
-/// The files a parsed file `use`s, with the bindings given to each.
-/// Standard-library modules are reported here: none is available yet, and
-/// saying so beats resolving them wrongly.
+/// The files a parsed file `use`s, with the bindings given to each; a
+/// standard-library module as `std::name`, an unknown one reported here.
 fn file_uses(
     file: &SourceFile,
     diags: &mut Diagnostics,
@@ -223,18 +223,28 @@ fn file_uses(
                     .first()
                     .map(|f| f.span.to(path.last().map(|l| l.span).unwrap_or(f.span)))
                     .unwrap_or(decl.span);
-                diags.push(
-                    Diagnostic::new(Code::E101, span, format!("unknown module `std::{}`", name.join("::")))
-                        .help("the standard library is not available in this version of wsitec; use a file with `use \"./file.wsite\"`"),
-                );
+                let name = name.join("::");
+                if stdlib::module(&name).is_some() {
+                    out.push((format!("{STD_PREFIX}{name}"), span, binding));
+                } else {
+                    let known: Vec<&str> = stdlib::MODULES.iter().map(|(n, _)| *n).collect();
+                    diags.push(
+                        Diagnostic::new(Code::E101, span, format!("unknown module `std::{name}`"))
+                            .help(format!("the standard library has: {}", known.join(", "))),
+                    );
+                }
             }
         }
     }
     out
 }
 
+/// How a standard-library module is named among the sources.
+const STD_PREFIX: &str = "std::";
+
 /// Loads a `use`d file once (by display name), reporting E101 when it cannot
-/// be; the file's display name when it could.
+/// be; the file's display name when it could. Standard-library modules come
+/// from the compiler itself, never from the loader.
 fn load_use(
     importer: &str,
     path: &str,
@@ -243,7 +253,14 @@ fn load_use(
     sources: &mut Vec<Source>,
     diags: &mut Diagnostics,
 ) -> Option<String> {
-    match loader(importer, path) {
+    let found = match path.strip_prefix(STD_PREFIX).and_then(stdlib::module) {
+        Some(text) => Ok(Source {
+            name: path.to_string(),
+            text: text.to_string(),
+        }),
+        None => loader(importer, path),
+    };
+    match found {
         Ok(src) => {
             let name = src.name.clone();
             if !sources.iter().any(|s| s.name == src.name) {

@@ -1,0 +1,14 @@
+//! The standard library, built into the compiler: `use std::cart(Item = …)`
+//! reads `stdlib/cart.wsite` from here, so the compiler stays free of file
+//! access and a binary carries the modules it was tested with.
+
+/// Every standard-library module: its name and source text.
+pub const MODULES: [(&str, &str); 1] = [("cart", include_str!("../../stdlib/cart.wsite"))];
+
+/// The source of `std::name`.
+pub fn module(name: &str) -> Option<&'static str> {
+    MODULES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
