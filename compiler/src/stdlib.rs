@@ -3,7 +3,10 @@
 //! access and a binary carries the modules it was tested with.
 
 /// Every standard-library module: its name and source text.
-pub const MODULES: [(&str, &str); 1] = [("cart", include_str!("../../stdlib/cart.wsite"))];
+pub const MODULES: [(&str, &str); 2] = [
+    ("auth", include_str!("../../stdlib/auth.wsite")),
+    ("cart", include_str!("../../stdlib/cart.wsite")),
+];
 
 /// The source of `std::name`.
 pub fn module(name: &str) -> Option<&'static str> {

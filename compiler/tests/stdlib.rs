@@ -37,7 +37,7 @@ fn every_module_is_proven_on_its_sample_site() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../stdlib/sites");
     let mut proven = 0;
     for (name, _) in stdlib::MODULES {
-        let path = dir.join(format!("{name}_shop.wsite"));
+        let path = dir.join(format!("{name}.wsite"));
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("std::{name} needs a sample site at {path:?}: {e}"));
         let options = Options {
@@ -61,4 +61,50 @@ fn every_module_is_proven_on_its_sample_site() {
         }
     }
     assert!(proven > 0);
+}
+
+/// `std::auth` refuses a wrong password with its message and signs in with
+/// the right one, played through the environment with texts an agent types.
+#[test]
+fn auth_refuses_a_wrong_password_and_accepts_the_right_one() {
+    use wsite_runtime::env::{instances, Action, ActionKind, Env, RewardConfig};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../stdlib/sites/auth.wsite");
+    let c = compile(
+        vec![Source {
+            name: "auth.wsite".into(),
+            text: std::fs::read_to_string(path).unwrap(),
+        }],
+        &mut no_files,
+    );
+    let program = c.program.expect("the sample site compiles");
+    let inst = instances(&program)
+        .into_iter()
+        .find(|i| i.name == "sign_in_as[u=1]")
+        .expect("an instance for ana");
+    let mut env = Env::new(&program, &inst, RewardConfig::default()).unwrap();
+    let index = |env: &Env, key: &str| {
+        env.observation()
+            .elements
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| e.index)
+            .unwrap_or_else(|| panic!("no {key}"))
+    };
+    let act = |env: &mut Env, kind, key: &str, text: Option<&str>| {
+        let element = Some(index(env, key));
+        let action = Action {
+            kind,
+            element,
+            text: text.map(str::to_string),
+        };
+        env.step(&action).unwrap()
+    };
+    act(&mut env, ActionKind::Type, "#username", Some("ana"));
+    act(&mut env, ActionKind::Type, "#password", Some("river stone"));
+    let refused = act(&mut env, ActionKind::Click, "#sign_in", None);
+    assert_eq!(refused.epsilon, 1, "a wrong password is refused");
+    assert_eq!(env.observation().alert.as_deref(), Some("Wrong password"));
+    act(&mut env, ActionKind::Type, "#password", Some("tulip-42"));
+    let signed_in = act(&mut env, ActionKind::Click, "#sign_in", None);
+    assert!(signed_in.success && signed_in.done, "{signed_in:?}");
 }
