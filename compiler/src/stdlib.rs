@@ -3,9 +3,10 @@
 //! access and a binary carries the modules it was tested with.
 
 /// Every standard-library module: its name and source text.
-pub const MODULES: [(&str, &str); 4] = [
+pub const MODULES: [(&str, &str); 5] = [
     ("auth", include_str!("../../stdlib/auth.wsite")),
     ("cart", include_str!("../../stdlib/cart.wsite")),
+    ("messaging", include_str!("../../stdlib/messaging.wsite")),
     ("pagination", include_str!("../../stdlib/pagination.wsite")),
     ("search", include_str!("../../stdlib/search.wsite")),
 ];
