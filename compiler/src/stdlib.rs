@@ -3,8 +3,9 @@
 //! access and a binary carries the modules it was tested with.
 
 /// Every standard-library module: its name and source text.
-pub const MODULES: [(&str, &str); 5] = [
+pub const MODULES: [(&str, &str); 6] = [
     ("auth", include_str!("../../stdlib/auth.wsite")),
+    ("booking", include_str!("../../stdlib/booking.wsite")),
     ("cart", include_str!("../../stdlib/cart.wsite")),
     ("messaging", include_str!("../../stdlib/messaging.wsite")),
     ("pagination", include_str!("../../stdlib/pagination.wsite")),
