@@ -3,12 +3,13 @@
 //! access and a binary carries the modules it was tested with.
 
 /// Every standard-library module: its name and source text.
-pub const MODULES: [(&str, &str); 6] = [
+pub const MODULES: [(&str, &str); 7] = [
     ("auth", include_str!("../../stdlib/auth.wsite")),
     ("booking", include_str!("../../stdlib/booking.wsite")),
     ("cart", include_str!("../../stdlib/cart.wsite")),
     ("messaging", include_str!("../../stdlib/messaging.wsite")),
     ("pagination", include_str!("../../stdlib/pagination.wsite")),
+    ("profile", include_str!("../../stdlib/profile.wsite")),
     ("search", include_str!("../../stdlib/search.wsite")),
 ];
 
