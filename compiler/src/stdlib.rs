@@ -3,7 +3,11 @@
 //! access and a binary carries the modules it was tested with.
 
 /// Every standard-library module: its name and source text.
-pub const MODULES: [(&str, &str); 7] = [
+pub const MODULES: [(&str, &str); 8] = [
+    (
+        "application",
+        include_str!("../../stdlib/application.wsite"),
+    ),
     ("auth", include_str!("../../stdlib/auth.wsite")),
     ("booking", include_str!("../../stdlib/booking.wsite")),
     ("cart", include_str!("../../stdlib/cart.wsite")),
