@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs the main job: build the compiler, check every example site,
-# prove one site's tasks and build its artifact, show how an impossible task is
-# explained, and let an external agent play a task.
+# prove one site's tasks and build its artifact, prove a site made of
+# standard-library modules, compare the interpreter with the JIT, show how an
+# impossible task is explained, and let an external agent play a task.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
@@ -22,6 +23,14 @@ echo
 echo "== building it into a certified artifact"
 mkdir -p target/demo
 "$wsitec" build examples/banking/cascade_cu.wsite -o target/demo/cascade_cu.wsb
+
+echo
+echo "== a site built from standard-library modules (std::cart bound to its own table)"
+"$wsitec" prove stdlib/sites/cart.wsite
+
+echo
+echo "== the interpreter against the JIT on one site (steps/s, batched buffers, prover)"
+"$wsitec" bench --seconds 0.3 examples/ecommerce/trailhead.wsite
 
 echo
 echo "== an impossible task, explained (exit code 1 is expected)"
