@@ -117,7 +117,9 @@ pub(crate) fn instantiate(
 /// Renames every name in the file's declarations that `renames` maps. A name
 /// is one kind of node in the syntax tree (an `Ident`), so going through the
 /// tree's serialized form reaches every position a table can be named in
-/// without a hand-written walk that could miss one.
+/// without a hand-written walk that could miss one. A field or variable
+/// spelled exactly like a parameter would be renamed too; parameters are
+/// table names, capitalised, where fields and variables are lower-case.
 fn rename(file: &mut SourceFile, renames: &BTreeMap<String, String>) -> Result<(), String> {
     if renames.is_empty() {
         return Ok(());
