@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod diagnostics;
+pub mod gen;
 pub mod lower;
 mod modules;
 pub mod stdlib;

@@ -5,6 +5,7 @@ mod agent;
 mod bench;
 mod build;
 mod check;
+mod gen;
 mod load;
 mod play;
 mod prove;
@@ -38,6 +39,8 @@ enum Command {
     Agent(agent::AgentArgs),
     /// Throughput: compile time, interpreter steps/s (one core, all cores), prover states/s.
     Bench(bench::BenchArgs),
+    /// Write sites for a domain, composed from standard-library modules.
+    Gen(gen::GenArgs),
 }
 
 pub fn run() -> ExitCode {
@@ -55,5 +58,6 @@ pub fn run() -> ExitCode {
         Command::Play(args) => play::run(args),
         Command::Agent(args) => agent::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Gen(args) => gen::run(args),
     }
 }
