@@ -343,7 +343,10 @@ pub fn generate(domain: &str, seed: u64, count: usize) -> Result<Vec<GeneratedSi
 }
 
 fn site(domain: &str, v: &Vocabulary, index: usize, rng: &mut Rng) -> GeneratedSite {
-    let mut chosen: Vec<&ModuleUse> = MODULES.iter().filter(|_| rng.next().is_multiple_of(2)).collect();
+    let mut chosen: Vec<&ModuleUse> = MODULES
+        .iter()
+        .filter(|_| rng.next().is_multiple_of(2))
+        .collect();
     while chosen.len() < 2 {
         let extra = &MODULES[rng.range(0, MODULES.len() as u64 - 1) as usize];
         if !chosen.iter().any(|m| m.name == extra.name) {
