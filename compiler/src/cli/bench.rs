@@ -181,8 +181,13 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let all_cores = play_all_cores(site, cores, seconds);
     let batched_one = play_batched(site, cores, 1, seconds);
     let batched = play_batched(site, cores, cores, seconds);
-    let jit_batched_one = play_batched_jit(site, cores, 1, seconds);
-    let jit_batched = play_batched_jit(site, cores, cores, seconds);
+    let compiled = compile_jit(site);
+    let jit_batched_one = compiled
+        .as_ref()
+        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, 1, seconds));
+    let jit_batched = compiled
+        .as_ref()
+        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, cores, seconds));
     let jit = measure_jit(site, seconds);
     Row {
         jit,
@@ -494,17 +499,31 @@ fn play_batched(site: &Site, cores: usize, threads: usize, seconds: f64) -> Thro
     }
 }
 
-/// The same batch on the JIT's flat engine (`None` when the site or one of
-/// its instances does not compile for it).
-fn play_batched_jit(site: &Site, cores: usize, threads: usize, seconds: f64) -> Option<Throughput> {
-    use wsite_runtime::batch::{BatchEnv, ObsSpec};
-    use wsite_runtime::jit::JitSite;
+/// The site compiled for the JIT, with the text pool it was compiled with.
+fn compile_jit(
+    site: &Site,
+) -> Option<(wsite_runtime::jit::JitSite, wsite_runtime::layout::TextPool)> {
     use wsite_runtime::layout::{StateLayout, TextPool};
     let layout = StateLayout::for_program(&site.program).ok()?;
     let mut pool = TextPool::for_program(&site.program);
-    let jit = JitSite::compile(&site.program, &layout, &mut pool).ok()?;
+    let jit = wsite_runtime::jit::JitSite::compile(&site.program, &layout, &mut pool).ok()?;
+    Some((jit, pool))
+}
+
+/// The same batch on the JIT's flat engine (`None` when one of the site's
+/// instances does not compile for it).
+fn play_batched_jit(
+    site: &Site,
+    jit: &wsite_runtime::jit::JitSite,
+    pool: &wsite_runtime::layout::TextPool,
+    cores: usize,
+    threads: usize,
+    seconds: f64,
+) -> Option<Throughput> {
+    use wsite_runtime::batch::{BatchEnv, ObsSpec};
+    let mut pool = pool.clone();
     let mut batch = BatchEnv::jit(
-        &jit,
+        jit,
         &site.instances,
         BATCH_PER_CORE * cores,
         ObsSpec::default(),

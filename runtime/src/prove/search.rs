@@ -23,8 +23,7 @@ pub fn prove_instance(
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Proof, String> {
-    let env = Env::new(program, instance, RewardConfig::default())?;
-    let cone = options.prune.then(|| Cone::of_task(program, env.task()));
+    let (env, cone) = start(program, instance, options)?;
     // Most tasks are feasible, and the bookkeeping behind explanations (goal
     // conjuncts and Ψ of every state, every marker attempt) costs as much as
     // the search itself; so search without it first, and search again with it
@@ -44,11 +43,21 @@ pub(super) fn prove_explained(
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Proof, String> {
-    let env = Env::new(program, instance, RewardConfig::default())?;
-    let cone = options.prune.then(|| Cone::of_task(program, env.task()));
+    let (env, cone) = start(program, instance, options)?;
     let mut search = Search::new(program, env, options, cone, true);
     let ended = search.run();
     Ok(conclude(&search, ended, instance))
+}
+
+/// The instance's initial environment, and its cone when pruning.
+fn start<'p>(
+    program: &'p ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+) -> Result<(Env<'p>, Option<Cone>), String> {
+    let env = Env::new(program, instance, RewardConfig::default())?;
+    let cone = options.prune.then(|| Cone::of_task(program, env.task()));
+    Ok((env, cone))
 }
 
 /// The proof a finished search amounts to.
