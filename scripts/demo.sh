@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs the main job: build the compiler, check every example site,
 # prove one site's tasks and build its artifact, prove a site made of
-# standard-library modules, compare the interpreter with the JIT, show how an
+# standard-library modules, generate a small corpus and a raw one, compare the interpreter with the JIT, show how an
 # impossible task is explained, and let an external agent play a task.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +27,14 @@ mkdir -p target/demo
 echo
 echo "== a site built from standard-library modules (std::cart bound to its own table)"
 "$wsitec" prove stdlib/sites/cart.wsite
+
+echo
+echo "== a small generated corpus: 36 sites split 24/6/6 by page template, every task proven"
+"$wsitec" gen --split 24/6/6 --seed 1 --stats -o target/demo/corpus
+
+echo
+echo "== the same sites with the defects language models make, and what the checker finds"
+"$wsitec" gen --split 24/6/6 --seed 1 --raw --stats -o target/demo/raw
 
 echo
 echo "== the interpreter against the JIT on one site (steps/s, batched buffers, prover)"

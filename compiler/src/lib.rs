@@ -49,6 +49,9 @@ pub struct Options {
     pub prove: Option<wsite_runtime::prove::Options>,
     /// Prove only this task (a task or instance name); the sweep is skipped.
     pub only_task: Option<String>,
+    /// Prove the tasks but skip the invariant sweep (C302): for corpus runs
+    /// that only ask whether every task is proven.
+    pub skip_sweep: bool,
 }
 
 impl Compilation {
@@ -108,6 +111,7 @@ pub fn compile_with(roots: Vec<Source>, loader: &mut Loader<'_>, options: Option
             p,
             prove,
             options.only_task.as_deref(),
+            !options.skip_sweep,
             &mut diags,
         ),
         _ => Vec::new(),

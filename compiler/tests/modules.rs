@@ -78,6 +78,7 @@ fn compile(root: &str, prove: bool) -> Compilation {
     let options = Options {
         prove: prove.then(Default::default),
         only_task: None,
+        ..Default::default()
     };
     compile_with(
         vec![Source {

@@ -43,6 +43,7 @@ fn every_module_is_proven_on_its_sample_site() {
         let options = Options {
             prove: Some(Default::default()),
             only_task: None,
+            ..Default::default()
         };
         let c = compile_with(
             vec![Source {

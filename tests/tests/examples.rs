@@ -9,15 +9,7 @@ use wsitec::syntax::ast::DeclKind;
 #[test]
 fn every_domain_has_an_example_that_checks_clean() {
     let examples = wsite_tests::examples();
-    let domains = [
-        "ecommerce",
-        "social",
-        "banking",
-        "education",
-        "healthcare",
-        "government",
-    ];
-    for domain in domains {
+    for domain in wsitec::gen::DOMAINS {
         assert!(
             examples.iter().any(|p| p
                 .parent()

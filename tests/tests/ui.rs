@@ -51,6 +51,7 @@ fn compile(name: &str, text: &str) -> wsitec::Compilation {
             ..Default::default()
         }),
         only_task: None,
+        ..Default::default()
     };
     wsitec::compile_str_with(name, text, options)
 }

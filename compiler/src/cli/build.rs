@@ -52,6 +52,7 @@ fn build(args: &BuildArgs) -> Result<String, String> {
             ..Default::default()
         }),
         only_task: None,
+        ..Default::default()
     };
     let compiled = load::compile_with(input, options);
     let Some(program) = compiled.program.clone() else {

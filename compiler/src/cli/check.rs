@@ -61,6 +61,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 ..Default::default()
             }),
             only_task: None,
+            ..Default::default()
         };
         let compiled = load::compile_with(input, options);
         any_error |= compiled.has_errors();

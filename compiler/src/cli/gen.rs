@@ -1,46 +1,258 @@
-//! `wsitec gen --domain D --seed S [--count N] -o DIR`: writes generated sites
-//! (see [`crate::gen`]) as `.wsite` files, one per site, and says what each
-//! binds.
+//! `wsitec gen`: writes generated sites (see [`wsitec::gen`]) as `.wsite`
+//! files with a `manifest.json` saying what each is made of; with `--split`
+//! a train/validation/test corpus, with `--raw` sites with injected defects,
+//! with `--stats` each site checked and proven and the corpus figures (or,
+//! for raw sites, the detection rate per defect kind) printed.
 
 use clap::Args;
-use std::path::PathBuf;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use wsitec::gen::{self, corpus, raw, GeneratedSite};
 
 #[derive(Args)]
 pub struct GenArgs {
-    /// ecommerce, social, banking, education, healthcare or government.
+    /// ecommerce, social, banking, education, healthcare or government
+    /// (with `--split`, leave it out for all six in turn).
     #[arg(long)]
-    domain: String,
+    domain: Option<String>,
     /// The same seed writes the same sites.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// How many sites.
+    /// How many sites (without `--split`).
     #[arg(long, default_value_t = 1)]
     count: usize,
+    /// TRAIN/VALIDATION/TEST site counts, e.g. `350/75/75`: each part uses
+    /// only its own page templates, written under `train/`, `validation/`
+    /// and `test/`.
+    #[arg(long)]
+    split: Option<String>,
+    /// Inject the defects language models make (recorded in the manifest).
+    #[arg(long)]
+    raw: bool,
+    /// Check and prove every site and print the corpus figures (raw sites:
+    /// the detection rate per defect kind).
+    #[arg(long)]
+    stats: bool,
     /// The directory to write into (created if missing).
     #[arg(short = 'o', long = "out")]
     out: PathBuf,
 }
 
 pub fn run(args: GenArgs) -> ExitCode {
-    let sites = match wsitec::gen::generate(&args.domain, args.seed, args.count) {
+    let sites = match generate(&args) {
         Ok(sites) => sites,
         Err(why) => {
             eprintln!("error: {why}");
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("error: cannot create {}: {e}", args.out.display());
-        return ExitCode::from(1);
-    }
-    for site in &sites {
-        let path = args.out.join(&site.file_name);
-        if let Err(e) = std::fs::write(&path, &site.text) {
-            eprintln!("error: cannot write {}: {e}", path.display());
+    let raws: Option<Vec<raw::RawSite>> = args.raw.then(|| {
+        sites
+            .iter()
+            .enumerate()
+            .map(|(i, s)| raw::inject(s, args.seed.wrapping_add(i as u64)))
+            .collect()
+    });
+    let written: Vec<&GeneratedSite> = match &raws {
+        Some(r) => r.iter().map(|r| &r.site).collect(),
+        None => sites.iter().collect(),
+    };
+    for site in &written {
+        if let Err(e) = write(&args.out.join(&site.file_name), &site.text) {
+            eprintln!("error: {e}");
             return ExitCode::from(1);
         }
-        println!("{}  {}", path.display(), site.modules.join(", "));
     }
-    ExitCode::SUCCESS
+    let mut entries: Vec<Value> = written.iter().map(|s| entry(s)).collect();
+    if let Some(raws) = &raws {
+        for (e, r) in entries.iter_mut().zip(raws) {
+            e["defects"] = json!(r.defects);
+        }
+    }
+    let mut summary = Value::Null;
+    let mut ok = true;
+    if args.stats {
+        summary = match &raws {
+            Some(raws) => raw_stats(&sites, raws, args.seed, &mut entries),
+            None => {
+                let (s, all_built) = site_stats(&sites, &mut entries);
+                ok = all_built;
+                s
+            }
+        };
+    }
+    let manifest = json!({
+        "seed": args.seed,
+        "domain": args.domain,
+        "split": args.split,
+        "raw": args.raw,
+        "templates": templates(&sites),
+        "summary": summary,
+        "sites": entries,
+    });
+    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+    if let Err(e) = write(&args.out.join("manifest.json"), &text) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
+    println!(
+        "wrote {} sites and manifest.json to {}",
+        written.len(),
+        args.out.display()
+    );
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn generate(args: &GenArgs) -> Result<Vec<GeneratedSite>, String> {
+    match &args.split {
+        Some(split) => gen::generate_split(args.domain.as_deref(), args.seed, parse_split(split)?),
+        None => {
+            let domain = args
+                .domain
+                .as_deref()
+                .ok_or("say which `--domain` (or ask for a `--split`, which covers all six)")?;
+            gen::generate(domain, args.seed, args.count)
+        }
+    }
+}
+
+/// `350/75/75` → `[350, 75, 75]`.
+fn parse_split(text: &str) -> Result<[usize; 3], String> {
+    let parts: Vec<Result<usize, _>> = text.split('/').map(|p| p.trim().parse()).collect();
+    match parts.as_slice() {
+        [Ok(a), Ok(b), Ok(c)] => Ok([*a, *b, *c]),
+        _ => Err(format!(
+            "`--split {text}` should be three counts, TRAIN/VALIDATION/TEST, like `350/75/75`"
+        )),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn entry(site: &GeneratedSite) -> Value {
+    json!({
+        "file": site.file_name,
+        "domain": site.domain,
+        "split": site.pool.map(|p| p.name()),
+        "templates": site.templates,
+        "modules": site.modules,
+        "rows": site.rows,
+    })
+}
+
+/// The templates each part of a split uses (empty parts left out).
+fn templates(sites: &[GeneratedSite]) -> Value {
+    let mut out = serde_json::Map::new();
+    for pool in gen::Pool::ALL {
+        let mut used: Vec<&str> = sites
+            .iter()
+            .filter(|s| s.pool == Some(pool))
+            .flat_map(|s| s.templates.iter().map(String::as_str))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        if !used.is_empty() {
+            out.insert(pool.name().into(), json!(used));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Proves every site in parallel; prints the figures per domain.
+fn site_stats(sites: &[GeneratedSite], entries: &mut [Value]) -> (Value, bool) {
+    let reports: Vec<corpus::SiteReport> = sites
+        .par_iter()
+        .map(|s| corpus::measure(s, false))
+        .collect();
+    for (e, r) in entries.iter_mut().zip(&reports) {
+        e["check"] = json!(r);
+    }
+    let failed: Vec<&str> = reports
+        .iter()
+        .filter(|r| !r.builds())
+        .map(|r| r.file.as_str())
+        .collect();
+    let stats = corpus::summarize(&reports);
+    print!("{}", corpus::table(&stats));
+    for f in &failed {
+        eprintln!("error: {f} does not build with every task proven (see manifest.json)");
+    }
+    (json!(stats), failed.is_empty())
+}
+
+/// Checks every raw site in parallel; prints the detection rate per kind and
+/// how many sites the verified set keeps.
+fn raw_stats(
+    sites: &[GeneratedSite],
+    raws: &[raw::RawSite],
+    seed: u64,
+    entries: &mut [Value],
+) -> Value {
+    let checked: Vec<raw::Checked> = raws
+        .par_iter()
+        .zip(sites)
+        .enumerate()
+        .map(|(i, (r, site))| {
+            let mut c = raw::check(r);
+            raw::check_alone(site, r, seed.wrapping_add(i as u64), &mut c);
+            c
+        })
+        .collect();
+    for (e, c) in entries.iter_mut().zip(&checked) {
+        e["check"] = json!(c);
+    }
+    let pairs: Vec<(raw::RawSite, raw::Checked)> =
+        raws.iter().cloned().zip(checked.iter().cloned()).collect();
+    let rates = raw::rates(&pairs);
+    println!(
+        "{:<19} {:>8} {:>8} {:>7} {:>7}   {:>15} {:>7}",
+        "defect kind", "injected", "detected", "rate", "masked", "alone: detected", "rate"
+    );
+    for r in &rates {
+        println!(
+            "{:<19} {:>8} {:>8} {:>7} {:>7}   {:>15} {:>7}",
+            r.kind,
+            r.injected,
+            r.detected,
+            percent(r.detected, r.injected),
+            r.masked,
+            format!("{}/{}", r.alone_detected, r.alone_injected),
+            percent(r.alone_detected, r.alone_injected)
+        );
+    }
+    let defects: usize = raws.iter().map(|r| r.defects.len()).sum();
+    let accepted = checked.iter().filter(|c| c.accepted).count();
+    let (instances, feasible) = checked
+        .iter()
+        .fold((0, 0), |(i, f), c| (i + c.instances, f + c.feasible));
+    println!(
+        "{} raw sites, {:.2} defects per site; {} with errors; `wsitec build --drop-infeasible` accepts {}; {}/{} proven task instances feasible",
+        raws.len(),
+        defects as f64 / raws.len().max(1) as f64,
+        checked.iter().filter(|c| c.has_errors).count(),
+        accepted,
+        feasible,
+        instances
+    );
+    json!({ "rates": rates, "accepted": accepted, "defects_per_site": defects as f64 / raws.len().max(1) as f64 })
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+    }
 }

@@ -39,7 +39,7 @@ enum Command {
     Agent(agent::AgentArgs),
     /// Throughput: compile time, interpreter steps/s (one core, all cores), prover states/s.
     Bench(bench::BenchArgs),
-    /// Write sites for a domain, composed from standard-library modules.
+    /// Write varied sites for a domain, a train/validation/test corpus, or raw sites with defects.
     Gen(gen::GenArgs),
 }
 

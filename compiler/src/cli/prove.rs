@@ -62,6 +62,7 @@ fn prove_program(args: &ProveArgs, path: &std::path::Path) -> bool {
             horizon: None,
         }),
         only_task: args.task.clone(),
+        ..Default::default()
     };
     let started = Instant::now();
     let compiled = load::compile_with(input, options);

@@ -37,7 +37,7 @@ pub struct TaskOutcome {
 }
 
 /// Proves every task instance of `program` (or only those of task `only`) and
-/// sweeps its invariants (when proving everything), reporting F401–F406 and
+/// sweeps its invariants (when proving everything and `sweep_invariants`), reporting F401–F406 and
 /// C302 into `diags`.
 pub fn verify(
     files: &[SourceFile],
@@ -45,6 +45,7 @@ pub fn verify(
     program: &Program,
     options: prove::Options,
     only: Option<&str>,
+    sweep_invariants: bool,
     diags: &mut Diagnostics,
 ) -> Vec<TaskOutcome> {
     let ast = Ast::new(files, texts);
@@ -73,7 +74,7 @@ pub fn verify(
             outcomes.push(verify_instance(&ast, &prover, inst, options, diags));
         }
     }
-    if only.is_none() {
+    if only.is_none() && sweep_invariants {
         sweep(&ast, program, options, diags);
     }
     outcomes
