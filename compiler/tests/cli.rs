@@ -675,3 +675,54 @@ fn bench_reports_every_column_as_json() {
         assert!(row.get(key).is_some(), "{key} missing in {row}");
     }
 }
+
+#[test]
+fn gen_writes_a_split_with_its_manifest_and_refuses_bad_usage() {
+    let dir = std::env::temp_dir().join(format!("wsitec-gen-{}", std::process::id()));
+    let out = dir.to_str().unwrap_or_default();
+    let run = wsitec(&[
+        "gen", "--split", "6/2/2", "--seed", "4", "--stats", "-o", out,
+    ]);
+    assert!(run.status.success(), "{run:?}");
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        table.contains("witness steps") && table.contains("all"),
+        "{table}"
+    );
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("a manifest"),
+    )
+    .expect("the manifest is JSON");
+    let sites = manifest["sites"].as_array().expect("sites");
+    assert_eq!(sites.len(), 10);
+    for site in sites {
+        let file = site["file"].as_str().expect("a file name");
+        assert!(dir.join(file).exists(), "{file}");
+        assert_eq!(site["check"]["errors"].as_array().map(Vec::len), Some(0));
+    }
+    assert!(manifest["templates"]["test"].is_array());
+
+    let raw = wsitec(&[
+        "gen", "--domain", "social", "--count", "3", "--raw", "-o", out,
+    ]);
+    assert!(raw.status.success(), "{raw:?}");
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default(),
+    )
+    .expect("the manifest is JSON");
+    assert!(manifest["sites"][0]["defects"].is_array());
+
+    for bad in [
+        vec!["gen", "--split", "6/2", "-o", out],
+        vec!["gen", "--count", "2", "-o", out],
+        vec!["gen", "--domain", "astrology", "-o", out],
+    ] {
+        let run = wsitec(&bad);
+        assert_eq!(run.status.code(), Some(2), "{bad:?}: {run:?}");
+        assert!(
+            String::from_utf8_lossy(&run.stderr).contains("error"),
+            "{bad:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
