@@ -15,13 +15,21 @@ fi
 
 # Snapshots are compared, never rewritten, when testing.
 export INSTA_UPDATE=no
+# The compiler and the runtime build without the trainer...
 cargo build --workspace --all-targets --locked
+# ...and every test runs with it: PyTorch 2.11.0's C++ libraries for tch,
+# fetched from PyPI into .torch/ (about 1 GB unpacked; once).
+LIBTORCH=$(bash scripts/setup-torch.sh)
+export LIBTORCH
+export LD_LIBRARY_PATH="$LIBTORCH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+features=(--features wsitec/train,wsite-runtime/train)
+cargo build --workspace --all-targets --locked "${features[@]}"
 
 # Run every suite, keep cargo's output, and close with one total line.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
+cargo test --workspace --locked --no-fail-fast "${features[@]}" 2>&1 | tee "$log" || status=$?
 read -r passed failed < <(awk '/^test result:/ {
   for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) }
 } END { print p + 0, f + 0 }' "$log")

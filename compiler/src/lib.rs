@@ -58,6 +58,24 @@ impl Compilation {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
+
+    /// The task instances the prover found feasible (what a verified site
+    /// trains on), in the program's order; none without a program.
+    pub fn proven_instances(&self) -> Vec<wsite_runtime::env::TaskInstance> {
+        let Some(program) = &self.program else {
+            return Vec::new();
+        };
+        let proven: Vec<&str> = self
+            .proofs
+            .iter()
+            .filter(|p| p.verdict == wsite_runtime::prove::Verdict::Feasible)
+            .map(|p| p.instance.as_str())
+            .collect();
+        wsite_runtime::env::instances(program)
+            .into_iter()
+            .filter(|i| proven.contains(&i.name.as_str()))
+            .collect()
+    }
 }
 
 /// Parses `roots` and every file they `use` (through `loader`), then runs every

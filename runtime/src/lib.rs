@@ -14,4 +14,5 @@ pub mod ir;
 pub mod jit;
 pub mod layout;
 pub mod prove;
+pub mod train;
 pub mod value;

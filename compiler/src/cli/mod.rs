@@ -5,11 +5,13 @@ mod agent;
 mod bench;
 mod build;
 mod check;
+mod eval;
 mod gen;
 mod load;
 mod play;
 mod prove;
 mod site;
+mod train;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -41,6 +43,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Write varied sites for a domain, a train/validation/test corpus, or raw sites with defects.
     Gen(gen::GenArgs),
+    /// Train a policy with PPO on the sites' proven tasks (feature `train`).
+    Train(train::TrainArgs),
+    /// A trained policy's success rate with a 95% interval, per site and domain.
+    Eval(eval::EvalArgs),
 }
 
 pub fn run() -> ExitCode {
@@ -59,5 +65,7 @@ pub fn run() -> ExitCode {
         Command::Agent(args) => agent::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Gen(args) => gen::run(args),
+        Command::Train(args) => train::run(args),
+        Command::Eval(args) => eval::run(args),
     }
 }

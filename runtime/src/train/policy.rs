@@ -1,0 +1,210 @@
+//! The policy: a small network (about 2.4M parameters) that reads the
+//! instruction and the page and scores every candidate action, with a value
+//! head for PPO.
+//!
+//! It sees only what transfers between sites: hashed text tokens (a bag of
+//! embeddings per text), element roles and flags, action kinds, and how much
+//! of an element's or action's text also occurs in the instruction (the
+//! grounding signal: "open the page of Wool scarf" → the link "Wool scarf").
+//! No site-specific id reaches it, so it can act on sites it never saw.
+//!
+//! Shapes: `R` rows, `E` elements, `A` actions, `D` embedding width, `H`
+//! hidden width.
+
+use super::obs::Obs;
+use tch::nn::{self, Module};
+use tch::{Kind, Tensor};
+
+/// Sizes of the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolicyConfig {
+    /// Hashed token buckets (the batch's `ObsSpec::vocab`).
+    pub vocab: i64,
+    pub embed: i64,
+    pub hidden: i64,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> PolicyConfig {
+        PolicyConfig {
+            vocab: 1 << 15,
+            embed: 64,
+            hidden: 128,
+        }
+    }
+}
+
+/// Role and kind ids are small (see `batch::role_id`, `batch::kind_id`).
+const ROLE_IDS: i64 = 32;
+const KIND_IDS: i64 = 8;
+/// The logit of a padding row: far below any real one, yet finite, so that
+/// `0 · log p` stays 0 in the entropy.
+pub const MASKED_LOGIT: f64 = -1e9;
+
+pub struct Policy {
+    tokens: nn::Embedding,
+    roles: nn::Embedding,
+    kinds: nn::Embedding,
+    instruction: nn::Linear,
+    element_in: nn::Linear,
+    element_out: nn::Linear,
+    context: nn::Linear,
+    action_in: nn::Linear,
+    action_out: nn::Linear,
+    value_in: nn::Linear,
+    value_out: nn::Linear,
+}
+
+impl Policy {
+    pub fn new(root: &nn::Path, c: PolicyConfig) -> Policy {
+        let (d, h) = (c.embed, c.hidden);
+        let lin = |name: &str, i: i64, o: i64| nn::linear(root / name, i, o, Default::default());
+        Policy {
+            tokens: nn::embedding(root / "tokens", c.vocab, d, Default::default()),
+            roles: nn::embedding(root / "roles", ROLE_IDS, d, Default::default()),
+            kinds: nn::embedding(root / "kinds", KIND_IDS, d, Default::default()),
+            instruction: lin("instruction", d, h),
+            // text, value, role, three flags, two overlaps
+            element_in: lin("element_in", 3 * d + 5, h),
+            element_out: lin("element_out", h, h),
+            // element, instruction, their product
+            context: lin("context", 3 * h, h),
+            // element, action text, kind, overlap, instruction
+            action_in: lin("action_in", 2 * h + 2 * d + 1, h),
+            action_out: lin("action_out", h, 1),
+            value_in: lin("value_in", 2 * h, h),
+            value_out: lin("value_out", h, 1),
+        }
+    }
+
+    /// The mean embedding of the non-padding tokens of `ids` (`[…, L]`).
+    fn bag(&self, ids: &Tensor) -> Tensor {
+        let mask = ids.ne(0).to_kind(Kind::Float).unsqueeze(-1);
+        let sum = (self.tokens.forward(ids) * &mask).sum_dim_intlist(-2, false, Kind::Float);
+        sum / mask.sum_dim_intlist(-2, false, Kind::Float).clamp_min(1.0)
+    }
+
+    /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values `[R]`.
+    pub fn forward(&self, o: &Obs) -> (Tensor, Tensor) {
+        let q = self.instruction.forward(&self.bag(&o.instruction)).tanh(); // [R, H]
+        let elements = Tensor::cat(
+            &[
+                self.bag(&o.text),
+                self.bag(&o.value),
+                self.roles.forward(&o.role),
+                o.flags.shallow_clone(),
+                overlap(&o.text, &o.instruction),
+                overlap(&o.value, &o.instruction),
+            ],
+            -1,
+        );
+        let h = self
+            .element_out
+            .forward(&self.element_in.forward(&elements).relu())
+            .relu(); // [R, E, H]
+        let qe = q.unsqueeze(1).expand_as(&h);
+        let h = self
+            .context
+            .forward(&Tensor::cat(
+                &[h.shallow_clone(), qe.shallow_clone(), &h * &qe],
+                -1,
+            ))
+            .relu();
+        let emask = o.element_mask.to_kind(Kind::Float).unsqueeze(-1);
+        let page = (&h * &emask).sum_dim_intlist(1, false, Kind::Float)
+            / emask.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
+        let value = self
+            .value_out
+            .forward(&self.value_in.forward(&Tensor::cat(&[&q, &page], -1)).relu())
+            .squeeze_dim(-1);
+        let logits = self.score_actions(o, &h, &q);
+        (logits, value)
+    }
+
+    fn score_actions(&self, o: &Obs, h: &Tensor, q: &Tensor) -> Tensor {
+        let hidden = h.size()[2];
+        let has_element = o.action_element.ge(0);
+        let rows = o
+            .action_element
+            .clamp_min(0)
+            .unsqueeze(-1)
+            .expand([-1, -1, hidden], false);
+        let chosen = h.gather(1, &rows, false) * has_element.to_kind(Kind::Float).unsqueeze(-1); // [R, A, H]
+        let qa = q.unsqueeze(1).expand_as(&chosen);
+        let input = Tensor::cat(
+            &[
+                chosen.shallow_clone(),
+                self.bag(&o.action_text),
+                self.kinds.forward(&o.action_kind),
+                overlap(&o.action_text, &o.instruction),
+                qa,
+            ],
+            -1,
+        );
+        let logits = self
+            .action_out
+            .forward(&self.action_in.forward(&input).relu())
+            .squeeze_dim(-1);
+        logits.masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
+    }
+}
+
+/// The share of `ids`' tokens (`[R, N, L]`) that also occur in the
+/// instruction (`[R, I]`): `[R, N, 1]`, 0 for an empty text.
+pub fn overlap(ids: &Tensor, instruction: &Tensor) -> Tensor {
+    let present = ids.ne(0);
+    let instr = instruction.unsqueeze(1).unsqueeze(1); // [R, 1, 1, I]
+    let found = ids
+        .unsqueeze(-1)
+        .eq_tensor(&instr)
+        .logical_and(&instr.ne(0))
+        .any_dim(-1, false)
+        .logical_and(&present)
+        .to_kind(Kind::Float)
+        .sum_dim_intlist(-1, true, Kind::Float);
+    found
+        / present
+            .to_kind(Kind::Float)
+            .sum_dim_intlist(-1, true, Kind::Float)
+            .clamp_min(1.0)
+}
+
+/// The number of trainable parameters in `vs`.
+pub fn parameter_count(vs: &nn::VarStore) -> i64 {
+    vs.trainable_variables()
+        .iter()
+        .map(Tensor::numel)
+        .map(|n| n as i64)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::Device;
+
+    #[test]
+    fn the_policy_has_under_ten_million_parameters() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let _policy = Policy::new(&vs.root(), PolicyConfig::default());
+        let n = parameter_count(&vs);
+        assert!(n > 1_000_000 && n < 10_000_000, "{n}");
+    }
+
+    #[test]
+    fn a_checkpoint_loads_back_into_a_fresh_policy() {
+        let dir = std::env::temp_dir().join(format!("wsite-policy-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("policy.safetensors");
+        let a = nn::VarStore::new(Device::Cpu);
+        let _pa = Policy::new(&a.root(), PolicyConfig::default());
+        assert!(a.save(&path).is_ok());
+        let mut b = nn::VarStore::new(Device::Cpu);
+        let _pb = Policy::new(&b.root(), PolicyConfig::default());
+        let before = b.variables()["tokens.weight"].shallow_clone();
+        assert!(!before.equal(&a.variables()["tokens.weight"]));
+        assert!(b.load(&path).is_ok());
+        assert!(b.variables()["tokens.weight"].equal(&a.variables()["tokens.weight"]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
