@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs the main job: build the compiler, check every example site,
 # prove one site's tasks and build its artifact, prove a site made of
-# standard-library modules, generate a small corpus and a raw one, compare the interpreter with the JIT, show how an
+# standard-library modules, generate a small corpus and a raw one, train a
+# policy briefly on CPU (success before and after, curve.png), compare the interpreter with the JIT, show how an
 # impossible task is explained, and let an external agent play a task.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,10 @@ if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 
-cargo build --release --locked -p wsitec
+# The trainer needs PyTorch 2.11.0's C++ libraries (fetched from PyPI once).
+LIBTORCH=$(bash scripts/setup-torch.sh)
+export LIBTORCH
+cargo build --release --locked -p wsitec --features train
 wsitec=target/release/wsitec
 
 echo "== checking the example sites (every analysis, the prover included)"
@@ -77,3 +81,9 @@ for key in ["#orders_link", "Order #4 ", "#cancel_order"]:
 p.stdin.close(); p.wait()
 PY
 
+echo
+echo "== training a policy with PPO on CPU on two small sites (30,000 steps)"
+"$wsitec" train stdlib/sites/search.wsite stdlib/sites/profile.wsite \
+  --steps 30000 -o target/demo/run
+echo "learning curve: target/demo/run/curve.png; metrics: target/demo/run/metrics.jsonl"
+"$wsitec" eval target/demo/run/policy.safetensors stdlib/sites/search.wsite stdlib/sites/profile.wsite

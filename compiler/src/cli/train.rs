@@ -40,6 +40,10 @@ pub struct TrainArgs {
     /// Train on every task instance, proven or not (the raw-site ablation).
     #[arg(long)]
     unverified: bool,
+    /// Skip playing every task once before and after training (the success
+    /// rates printed and written to `summary.json`).
+    #[arg(long)]
+    no_eval: bool,
 }
 
 pub fn run(args: TrainArgs) -> ExitCode {
@@ -209,6 +213,7 @@ pub mod imp {
             .truncate(!args.resume)
             .open(out.join("metrics.jsonl"))
             .map_err(|e| (1, format!("cannot write metrics: {e}")))?;
+        let before = success(&sites, &policy, args, &config).map_err(|e| (1, e))?;
         let started = Instant::now();
         let mut history: Vec<UpdateMetrics> = Vec::new();
         let mut failure: Option<String> = None;
@@ -244,8 +249,41 @@ pub mod imp {
         }
         wsite_runtime::train::curve::draw(&out.join("curve.png"), &history)
             .map_err(|e| (1, format!("cannot draw the curve: {e}")))?;
+        let after = success(&sites, &policy, args, &config).map_err(|e| (1, e))?;
+        if let (Some(b), Some(a)) = (before, after) {
+            println!(
+                "success rate on the training tasks (one sampled episode each): before {:.1}%, after {:.1}%",
+                100.0 * b,
+                100.0 * a
+            );
+        }
+        let summary = json!({
+            "env_steps": history.last().map_or(done_steps, |m| m.env_steps),
+            "seconds": started.elapsed().as_secs_f64(),
+            "success_before": before, "success_after": after,
+        });
+        std::fs::write(out.join("summary.json"), summary.to_string())
+            .map_err(|e| (1, format!("cannot write summary.json: {e}")))?;
         eprintln!("wrote {}", out.display());
         Ok(())
+    }
+
+    /// The share of task instances one sampled episode of the policy
+    /// completes (none with `--no-eval`).
+    fn success(
+        sites: &[Site],
+        policy: &Policy,
+        args: &TrainArgs,
+        config: &RunConfig,
+    ) -> Result<Option<f64>, String> {
+        if args.no_eval {
+            return Ok(None);
+        }
+        let results = run::evaluate(sites, policy, &[args.seed], false, config)?;
+        let (k, n) = results
+            .iter()
+            .fold((0, 0), |(k, n), r| (k + r.successes, n + r.episodes));
+        Ok(Some(k as f64 / n.max(1) as f64))
     }
 
     fn write_config(out: &Path, a: &TrainArgs, sites: &[Site], params: i64) -> Result<(), String> {
