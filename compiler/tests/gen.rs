@@ -166,3 +166,21 @@ fn raw_sites_have_the_paper_s_defect_rate_and_errors_block_them() {
         .unwrap();
     assert!(checked.detected[link]);
 }
+
+#[test]
+fn runnable_raw_sites_keep_running_and_their_defects_are_found() {
+    let sites = generate("healthcare", 9, 8).unwrap();
+    let mut injected = 0;
+    for (i, site) in sites.iter().enumerate() {
+        let raw = raw::inject_runnable(site, i as u64);
+        assert!(raw
+            .defects
+            .iter()
+            .all(|d| raw::RUNNABLE.contains(&d.kind) && d.expect != ["C301"]));
+        let checked = raw::check(&raw);
+        assert!(checked.accepted, "{}: {checked:?}", site.file_name);
+        assert!(checked.detected.iter().all(|&f| f), "{:?}", raw.defects);
+        injected += raw.defects.len();
+    }
+    assert!(injected >= 16, "{injected}");
+}

@@ -31,6 +31,11 @@ pub struct GenArgs {
     /// Inject the defects language models make (recorded in the manifest).
     #[arg(long)]
     raw: bool,
+    /// With `--raw`, only the defects that leave a site runnable (orphan
+    /// pages, missing buttons, placeholders, hard-coded prices, impossible
+    /// tasks): the raw side of the training experiment.
+    #[arg(long, requires = "raw")]
+    runnable: bool,
     /// Check and prove every site and print the corpus figures (raw sites:
     /// the detection rate per defect kind).
     #[arg(long)]
@@ -52,7 +57,14 @@ pub fn run(args: GenArgs) -> ExitCode {
         sites
             .iter()
             .enumerate()
-            .map(|(i, s)| raw::inject(s, args.seed.wrapping_add(i as u64)))
+            .map(|(i, s)| {
+                let seed = args.seed.wrapping_add(i as u64);
+                if args.runnable {
+                    raw::inject_runnable(s, seed)
+                } else {
+                    raw::inject(s, seed)
+                }
+            })
             .collect()
     });
     let written: Vec<&GeneratedSite> = match &raws {

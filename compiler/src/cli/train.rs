@@ -124,7 +124,13 @@ pub mod imp {
                 ..Default::default()
             };
             let c = load::compile_with(input, options);
-            let Some(program) = c.program.clone().filter(|_| !c.has_errors()) else {
+            // A site runs when its program lowered; feasibility errors only
+            // drop the tasks they concern (as `build --drop-infeasible`).
+            let blocking = c
+                .diagnostics
+                .iter()
+                .any(|d| d.is_error() && !d.code.as_str().starts_with('F'));
+            let Some(program) = c.program.clone().filter(|_| !blocking) else {
                 eprintln!("warning: {name} has errors and is left out");
                 continue;
             };

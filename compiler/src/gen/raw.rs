@@ -131,6 +131,8 @@ struct Editor {
     /// Lines already edited, so two defects never share one.
     used: Vec<bool>,
     next_name: usize,
+    /// Only defects that keep the program loadable.
+    runnable: bool,
 }
 
 /// Injects defects at the rates of [`RATES`] (the same for a seed).
@@ -143,6 +145,29 @@ pub fn inject(site: &GeneratedSite, seed: u64) -> RawSite {
     inject_counts(site, &counts, &mut rng)
 }
 
+/// The kinds that leave a site runnable: its program still lowers and its
+/// environments run, only some tasks cannot be done and some pages are
+/// wrong. The raw side of the raw-versus-verified training experiment.
+pub const RUNNABLE: [DefectKind; 5] = [
+    DefectKind::OrphanPage,
+    DefectKind::MissingButton,
+    DefectKind::PlaceholderText,
+    DefectKind::ContradictoryData,
+    DefectKind::ImpossibleTask,
+];
+
+/// [`inject`] restricted to [`RUNNABLE`] kinds (contradictions only as
+/// hard-coded prices, which are warnings), at the same rates.
+pub fn inject_runnable(site: &GeneratedSite, seed: u64) -> RawSite {
+    let mut rng = Rng(seed ^ 0x7261_7773_6974_6573);
+    let counts: Vec<(DefectKind, usize)> = RATES
+        .iter()
+        .map(|&(kind, mean)| (kind, rng.poisson(mean)))
+        .filter(|(kind, _)| RUNNABLE.contains(kind))
+        .collect();
+    inject_with(site, &counts, &mut rng, true)
+}
+
 /// Injects exactly `count` defects of `kind` where the site has room (for
 /// measuring each kind alone).
 pub fn inject_only(site: &GeneratedSite, kind: DefectKind, count: usize, seed: u64) -> RawSite {
@@ -151,6 +176,15 @@ pub fn inject_only(site: &GeneratedSite, kind: DefectKind, count: usize, seed: u
 }
 
 fn inject_counts(site: &GeneratedSite, counts: &[(DefectKind, usize)], rng: &mut Rng) -> RawSite {
+    inject_with(site, counts, rng, false)
+}
+
+fn inject_with(
+    site: &GeneratedSite,
+    counts: &[(DefectKind, usize)],
+    rng: &mut Rng,
+    runnable: bool,
+) -> RawSite {
     let lines: Vec<Line> = site
         .text
         .lines()
@@ -165,6 +199,7 @@ fn inject_counts(site: &GeneratedSite, counts: &[(DefectKind, usize)], rng: &mut
         pending: Vec::new(),
         used: vec![false; n],
         next_name: 0,
+        runnable,
     };
     for &(kind, count) in counts {
         for _ in 0..count {
@@ -389,7 +424,7 @@ impl Editor {
     /// A negative stock against the stock invariant, or a hard-coded price
     /// on a thing's page.
     fn contradictory(&mut self, rng: &mut Rng) -> Option<()> {
-        if rng.next().is_multiple_of(2) {
+        if rng.next().is_multiple_of(2) && !self.runnable {
             if let Some(at) = self.pick(rng, |l| l.contains("stock: ") && l.contains("price: ")) {
                 let text = self.lines[at].text.clone();
                 let k = text.find("stock: ")? + "stock: ".len();
