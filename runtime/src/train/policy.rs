@@ -1,4 +1,4 @@
-//! The policy: a small network (about 2.4M parameters) that reads the
+//! The policy: a small network (about 2.3M parameters) that reads the
 //! instruction and the page and scores every candidate action, with a value
 //! head for PPO.
 //!
@@ -44,12 +44,18 @@ pub const MASKED_LOGIT: f64 = -1e9;
 pub struct Policy {
     tokens: nn::Embedding,
     roles: nn::Embedding,
-    kinds: nn::Embedding,
     instruction: nn::Linear,
     element_in: nn::Linear,
     element_out: nn::Linear,
     context: nn::Linear,
-    action_in: nn::Linear,
+    // The first action layer, split by input so that the element part runs
+    // once per element rather than once per action, and the instruction
+    // part once per row.
+    action_element: nn::Linear,
+    action_text: nn::Linear,
+    action_kind: nn::Embedding,
+    action_overlap: nn::Linear,
+    action_instruction: nn::Linear,
     action_out: nn::Linear,
     value_in: nn::Linear,
     value_out: nn::Linear,
@@ -59,18 +65,24 @@ impl Policy {
     pub fn new(root: &nn::Path, c: PolicyConfig) -> Policy {
         let (d, h) = (c.embed, c.hidden);
         let lin = |name: &str, i: i64, o: i64| nn::linear(root / name, i, o, Default::default());
+        let no_bias = nn::LinearConfig {
+            bias: false,
+            ..Default::default()
+        };
         Policy {
             tokens: nn::embedding(root / "tokens", c.vocab, d, Default::default()),
             roles: nn::embedding(root / "roles", ROLE_IDS, d, Default::default()),
-            kinds: nn::embedding(root / "kinds", KIND_IDS, d, Default::default()),
             instruction: lin("instruction", d, h),
             // text, value, role, three flags, two overlaps
             element_in: lin("element_in", 3 * d + 5, h),
             element_out: lin("element_out", h, h),
             // element, instruction, their product
             context: lin("context", 3 * h, h),
-            // element, action text, kind, overlap, instruction
-            action_in: lin("action_in", 2 * h + 2 * d + 1, h),
+            action_element: lin("action_element", h, h),
+            action_text: nn::linear(root / "action_text", d, h, no_bias),
+            action_kind: nn::embedding(root / "action_kind", KIND_IDS, h, Default::default()),
+            action_overlap: nn::linear(root / "action_overlap", 1, h, no_bias),
+            action_instruction: nn::linear(root / "action_instruction", h, h, no_bias),
             action_out: lin("action_out", h, 1),
             value_in: lin("value_in", 2 * h, h),
             value_out: lin("value_out", h, 1),
@@ -122,29 +134,22 @@ impl Policy {
     }
 
     fn score_actions(&self, o: &Obs, h: &Tensor, q: &Tensor) -> Tensor {
-        let hidden = h.size()[2];
-        let has_element = o.action_element.ge(0);
+        let elements = self.action_element.forward(h); // [R, E, H]
+        let hidden = elements.size()[2];
+        let has_element = o.action_element.ge(0).to_kind(Kind::Float).unsqueeze(-1);
         let rows = o
             .action_element
             .clamp_min(0)
             .unsqueeze(-1)
             .expand([-1, -1, hidden], false);
-        let chosen = h.gather(1, &rows, false) * has_element.to_kind(Kind::Float).unsqueeze(-1); // [R, A, H]
-        let qa = q.unsqueeze(1).expand_as(&chosen);
-        let input = Tensor::cat(
-            &[
-                chosen.shallow_clone(),
-                self.bag(&o.action_text),
-                self.kinds.forward(&o.action_kind),
-                overlap(&o.action_text, &o.instruction),
-                qa,
-            ],
-            -1,
-        );
-        let logits = self
-            .action_out
-            .forward(&self.action_in.forward(&input).relu())
-            .squeeze_dim(-1);
+        let first = elements.gather(1, &rows, false) * has_element
+            + self.action_text.forward(&self.bag(&o.action_text))
+            + self.action_kind.forward(&o.action_kind)
+            + self
+                .action_overlap
+                .forward(&overlap(&o.action_text, &o.instruction))
+            + self.action_instruction.forward(q).unsqueeze(1);
+        let logits = self.action_out.forward(&first.relu()).squeeze_dim(-1);
         logits.masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
     }
 }
