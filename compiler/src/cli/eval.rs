@@ -25,6 +25,10 @@ pub struct EvalArgs {
     /// `text` or `json`.
     #[arg(long, default_value = "text")]
     format: String,
+    /// Distinct states the prover may explore per task instance; an
+    /// undecided instance is not played.
+    #[arg(long, default_value_t = super::train::TRAIN_BUDGET)]
+    budget: usize,
 }
 
 pub fn run(args: EvalArgs) -> ExitCode {
@@ -75,7 +79,7 @@ mod imp {
             ));
         }
         let device = device(&args.device)?;
-        let sites = load_sites(&args.sites, true)?;
+        let sites = load_sites(&args.sites, true, args.budget)?;
         let mut vs = nn::VarStore::new(device);
         let policy = Policy::new(&vs.root(), PolicyConfig::default());
         vs.load(&args.policy)

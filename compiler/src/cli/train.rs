@@ -44,7 +44,16 @@ pub struct TrainArgs {
     /// rates printed and written to `summary.json`).
     #[arg(long)]
     no_eval: bool,
+    /// Distinct states the prover may explore per task instance; an
+    /// undecided instance is not trained on.
+    #[arg(long, default_value_t = TRAIN_BUDGET)]
+    budget: usize,
 }
+
+/// The prover's budget when loading sites to train or evaluate on: a tenth
+/// of `wsitec prove`'s, since an undecided instance is simply left out, and a
+/// raw site's impossible tasks would otherwise search to the full budget.
+pub const TRAIN_BUDGET: usize = 100_000;
 
 pub fn run(args: TrainArgs) -> ExitCode {
     #[cfg(feature = "train")]
@@ -113,13 +122,20 @@ pub mod imp {
     /// Loads, checks and proves every site. A site with errors is skipped
     /// with a warning (it cannot run); a verified site keeps only its proven
     /// instances, an unverified one all of them.
-    pub fn load_sites(paths: &[PathBuf], verified: bool) -> Result<Vec<Site>, String> {
+    pub fn load_sites(
+        paths: &[PathBuf],
+        verified: bool,
+        budget: usize,
+    ) -> Result<Vec<Site>, String> {
         let mut sites = Vec::new();
         for file in site_files(paths)? {
             let input = load::program_input(&file)?;
             let name = input.name.clone();
             let options = wsitec::Options {
-                prove: verified.then(Default::default),
+                prove: verified.then(|| wsite_runtime::prove::Options {
+                    budget,
+                    ..Default::default()
+                }),
                 skip_sweep: true,
                 ..Default::default()
             };
@@ -179,7 +195,7 @@ pub mod imp {
         let usage = |e: String| (2u8, e);
         let device = device(&args.device).map_err(|e| (1, e))?;
         let reward = reward(&args.reward).map_err(usage)?;
-        let sites = load_sites(&args.sites, !args.unverified).map_err(|e| (1, e))?;
+        let sites = load_sites(&args.sites, !args.unverified, args.budget).map_err(|e| (1, e))?;
         let out = &args.out;
         std::fs::create_dir_all(out)
             .map_err(|e| (1, format!("cannot create {}: {e}", out.display())))?;
