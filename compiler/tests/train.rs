@@ -8,17 +8,14 @@
 use wsite_runtime::train::policy::{Policy, PolicyConfig};
 use wsite_runtime::train::run::{self, RunConfig, Site};
 use wsite_runtime::train::tch::nn;
-use wsitec::{compile_with, Options, Source};
+use wsitec::{compile_str_with, Options};
 
 fn site(path: &str) -> Site {
     let text =
         std::fs::read_to_string(format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let c = compile_with(
-        vec![Source {
-            name: path.into(),
-            text,
-        }],
-        &mut |_, p| Err(format!("no file `{p}`")),
+    let c = compile_str_with(
+        path,
+        &text,
         Options {
             prove: Some(Default::default()),
             only_task: None,
@@ -44,15 +41,16 @@ fn a_short_run_solves_a_small_site() {
         seed: 3,
         ..RunConfig::default()
     };
-    let before = run::evaluate(&sites, &policy, &[0], true, &config).unwrap();
+    let compiled = run::compile(&sites).unwrap();
+    let before = run::evaluate(&compiled, &policy, &[0], true, &config).unwrap();
     let mut last = Vec::new();
-    run::train(&sites, &vs, &policy, 20_000, &config, &mut |m| {
+    run::train(&compiled, &vs, &policy, 20_000, &config, &mut |m| {
         last.push(m.success_rate);
         true
     })
     .unwrap();
     assert!(last.len() >= 19, "{} updates", last.len());
-    let after = run::evaluate(&sites, &policy, &[0, 1, 2], false, &config).unwrap();
+    let after = run::evaluate(&compiled, &policy, &[0, 1, 2], false, &config).unwrap();
     let rate = |r: &[run::SiteResult]| {
         r.iter().map(|s| s.successes).sum::<usize>() as f64
             / r.iter().map(|s| s.episodes).sum::<usize>().max(1) as f64

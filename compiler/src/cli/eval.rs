@@ -89,7 +89,13 @@ mod imp {
             ..RunConfig::default()
         };
         let seeds: Vec<u64> = (0..args.seeds.max(1)).collect();
-        let results = run::evaluate(&sites, &policy, &seeds, args.greedy, &config)?;
+        let results = run::evaluate(
+            &run::compile(&sites)?,
+            &policy,
+            &seeds,
+            args.greedy,
+            &config,
+        )?;
         let mut groups: Vec<(String, Vec<&SiteResult>)> = Vec::new();
         for r in &results {
             match groups.iter_mut().find(|(d, _)| *d == r.domain) {

@@ -225,9 +225,7 @@ fn raw_stats(
     for (e, c) in entries.iter_mut().zip(&checked) {
         e["check"] = json!(c);
     }
-    let pairs: Vec<(raw::RawSite, raw::Checked)> =
-        raws.iter().cloned().zip(checked.iter().cloned()).collect();
-    let rates = raw::rates(&pairs);
+    let rates = raw::rates(raws, &checked);
     println!(
         "{:<19} {:>8} {:>8} {:>7} {:>7}   {:>15} {:>7}",
         "defect kind", "injected", "detected", "rate", "masked", "alone: detected", "rate"

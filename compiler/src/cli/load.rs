@@ -35,6 +35,17 @@ pub fn read_artifact(path: &Path) -> Result<Artifact, String> {
     artifact::read(path, COMPILER_VERSION).map_err(|e| e.to_string())
 }
 
+/// The `.wsite` files directly in `dir`, in name order.
+pub fn wsite_files_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read directory `{}`: {e}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "wsite"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// Expands a command-line path into a program: a file is one program by itself;
 /// a directory is one program made of all the `.wsite` files directly in it; an
 /// artifact gives back the sources it was built from.
@@ -57,12 +68,7 @@ pub fn program_input(path: &Path) -> Result<ProgramInput, String> {
         });
     }
     if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| format!("cannot read directory `{name}`: {e}"))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "wsite"))
-            .collect();
-        files.sort();
+        let files = wsite_files_in(path)?;
         if files.is_empty() {
             return Err(format!("directory `{name}` holds no `.wsite` files"));
         }

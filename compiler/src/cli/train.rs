@@ -105,13 +105,7 @@ pub mod imp {
         let mut files = Vec::new();
         for p in paths {
             if p.is_dir() {
-                let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                    .map_err(|e| format!("cannot read {}: {e}", p.display()))?
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|f| f.extension().is_some_and(|x| x == "wsite"))
-                    .collect();
-                found.sort();
-                files.extend(found);
+                files.extend(load::wsite_files_in(p)?);
             } else {
                 files.push(p.clone());
             }
@@ -153,7 +147,7 @@ pub mod imp {
             let instances = if verified {
                 c.proven_instances()
             } else {
-                run::all_instances(&program)
+                wsite_runtime::env::instances(&program)
             };
             sites.push(Site {
                 name,
@@ -235,12 +229,13 @@ pub mod imp {
             .truncate(!args.resume)
             .open(out.join("metrics.jsonl"))
             .map_err(|e| (1, format!("cannot write metrics: {e}")))?;
-        let before = success(&sites, &policy, args, &config).map_err(|e| (1, e))?;
+        let compiled = run::compile(&sites).map_err(|e| (1, e))?;
+        let before = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
         let started = Instant::now();
         let mut history: Vec<UpdateMetrics> = Vec::new();
         let mut failure: Option<String> = None;
         let remaining = args.steps.saturating_sub(done_steps);
-        run::train(&sites, &vs, &policy, remaining, &config, &mut |m| {
+        run::train(&compiled, &vs, &policy, remaining, &config, &mut |m| {
             let mut m = m.clone();
             m.env_steps += done_steps;
             let seconds = started.elapsed().as_secs_f64();
@@ -271,7 +266,7 @@ pub mod imp {
         }
         wsite_runtime::train::curve::draw(&out.join("curve.png"), &history)
             .map_err(|e| (1, format!("cannot draw the curve: {e}")))?;
-        let after = success(&sites, &policy, args, &config).map_err(|e| (1, e))?;
+        let after = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
         if let (Some(b), Some(a)) = (before, after) {
             println!(
                 "success rate on the training tasks (one sampled episode each): before {:.1}%, after {:.1}%",
@@ -293,7 +288,7 @@ pub mod imp {
     /// The share of task instances one sampled episode of the policy
     /// completes (none with `--no-eval`).
     fn success(
-        sites: &[Site],
+        compiled: &[run::Compiled<'_>],
         policy: &Policy,
         args: &TrainArgs,
         config: &RunConfig,
@@ -301,7 +296,7 @@ pub mod imp {
         if args.no_eval {
             return Ok(None);
         }
-        let results = run::evaluate(sites, policy, &[args.seed], false, config)?;
+        let results = run::evaluate(compiled, policy, &[args.seed], false, config)?;
         let (k, n) = results
             .iter()
             .fold((0, 0), |(k, n), r| (k + r.successes, n + r.episodes));

@@ -3,7 +3,7 @@
 //! lengths), per site and summed per domain.
 
 use super::GeneratedSite;
-use crate::{compile_with, Options, Source};
+use crate::{compile_str_with, Options};
 use serde::Serialize;
 use wsite_runtime::prove::Verdict;
 
@@ -39,14 +39,7 @@ pub fn measure(site: &GeneratedSite, sweep: bool) -> SiteReport {
         only_task: None,
         skip_sweep: !sweep,
     };
-    let c = compile_with(
-        vec![Source {
-            name: site.file_name.clone(),
-            text: site.text.clone(),
-        }],
-        &mut |_, p| Err(format!("no file `{p}`")),
-        options,
-    );
+    let c = compile_str_with(&site.file_name, &site.text, options);
     let (mut errors, mut warnings) = (Vec::new(), Vec::new());
     for d in &c.diagnostics {
         let code = d.code.as_str();

@@ -137,12 +137,19 @@ struct Editor {
 
 /// Injects defects at the rates of [`RATES`] (the same for a seed).
 pub fn inject(site: &GeneratedSite, seed: u64) -> RawSite {
+    inject_drawn(site, seed, false)
+}
+
+/// Draws each kind's count (all kinds, so the draws are the same with and
+/// without `runnable`), keeps the runnable kinds when asked, and injects.
+fn inject_drawn(site: &GeneratedSite, seed: u64, runnable: bool) -> RawSite {
     let mut rng = Rng(seed ^ 0x7261_7773_6974_6573);
     let counts: Vec<(DefectKind, usize)> = RATES
         .iter()
         .map(|&(kind, mean)| (kind, rng.poisson(mean)))
+        .filter(|(kind, _)| !runnable || RUNNABLE.contains(kind))
         .collect();
-    inject_counts(site, &counts, &mut rng)
+    inject_with(site, &counts, &mut rng, runnable)
 }
 
 /// The kinds that leave a site runnable: its program still lowers and its
@@ -159,24 +166,14 @@ pub const RUNNABLE: [DefectKind; 5] = [
 /// [`inject`] restricted to [`RUNNABLE`] kinds (contradictions only as
 /// hard-coded prices, which are warnings), at the same rates.
 pub fn inject_runnable(site: &GeneratedSite, seed: u64) -> RawSite {
-    let mut rng = Rng(seed ^ 0x7261_7773_6974_6573);
-    let counts: Vec<(DefectKind, usize)> = RATES
-        .iter()
-        .map(|&(kind, mean)| (kind, rng.poisson(mean)))
-        .filter(|(kind, _)| RUNNABLE.contains(kind))
-        .collect();
-    inject_with(site, &counts, &mut rng, true)
+    inject_drawn(site, seed, true)
 }
 
 /// Injects exactly `count` defects of `kind` where the site has room (for
 /// measuring each kind alone).
 pub fn inject_only(site: &GeneratedSite, kind: DefectKind, count: usize, seed: u64) -> RawSite {
     let mut rng = Rng(seed ^ 0x6f6e_6c79);
-    inject_counts(site, &[(kind, count)], &mut rng)
-}
-
-fn inject_counts(site: &GeneratedSite, counts: &[(DefectKind, usize)], rng: &mut Rng) -> RawSite {
-    inject_with(site, counts, rng, false)
+    inject_with(site, &[(kind, count)], &mut rng, false)
 }
 
 fn inject_with(
@@ -578,12 +575,9 @@ pub const RAW_BUDGET: usize = 50_000;
 /// counts as detected when a diagnostic with one of its codes points at its
 /// line.
 pub fn check(raw: &RawSite) -> Checked {
-    let c = crate::compile_with(
-        vec![crate::Source {
-            name: raw.site.file_name.clone(),
-            text: raw.site.text.clone(),
-        }],
-        &mut |_, p| Err(format!("no file `{p}`")),
+    let c = crate::compile_str_with(
+        &raw.site.file_name,
+        &raw.site.text,
         crate::Options {
             prove: Some(wsite_runtime::prove::Options {
                 budget: RAW_BUDGET,
@@ -642,8 +636,9 @@ pub struct KindRate {
     pub alone_detected: usize,
 }
 
-/// Sums detection per kind over checked raw sites.
-pub fn rates(sites: &[(RawSite, Checked)]) -> Vec<KindRate> {
+/// Sums detection per kind over raw sites and their checks (in the same
+/// order).
+pub fn rates(raws: &[RawSite], checks: &[Checked]) -> Vec<KindRate> {
     DefectKind::ALL
         .iter()
         .map(|&kind| {
@@ -651,7 +646,7 @@ pub fn rates(sites: &[(RawSite, Checked)]) -> Vec<KindRate> {
                 kind: kind.name().to_string(),
                 ..KindRate::default()
             };
-            for (raw, checked) in sites {
+            for (raw, checked) in raws.iter().zip(checks) {
                 for (d, &found) in raw.defects.iter().zip(&checked.detected) {
                     if d.kind != kind {
                         continue;

@@ -52,7 +52,7 @@ pub fn write(domain: &str, plan: &Plan, v: &Vocabulary, rng: &mut Rng) -> (Strin
     w.header(domain);
     let rows = w.tables(&data, rng);
     w.home();
-    w.catalog(&data);
+    w.catalog();
     w.detail_page();
     w.flow_pages();
     w.requests_page();
@@ -484,7 +484,7 @@ impl Writer<'_> {
         ));
     }
 
-    fn catalog(&mut self, d: &Data) {
+    fn catalog(&mut self) {
         let t = self.thing();
         let home = self.home_crumb();
         let title = plural_title(self.v);
@@ -496,7 +496,6 @@ impl Writer<'_> {
                 self.close();
             }
             Catalog::Paged => {
-                let _ = d;
                 self.open(
                     "Catalog(p: Int)",
                     &format!("{title}, page {{p + 1}}"),

@@ -11,7 +11,7 @@ use super::obs::{Obs, ObsStore};
 use super::policy::Policy;
 use super::ppo::{self, PpoConfig};
 use crate::batch::{BatchEnv, FlatEngine, ObsSpec};
-use crate::env::{self, RewardConfig, TaskInstance};
+use crate::env::{RewardConfig, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
 use crate::layout::{StateLayout, TextPool};
@@ -34,7 +34,8 @@ pub struct Compiled<'p> {
     pool: TextPool,
 }
 
-/// Compiles every site; a site the JIT cannot take is an `Err` naming it.
+/// Compiles every site once, for [`train`] and [`evaluate`]; a site the JIT
+/// cannot take is an `Err` naming it.
 pub fn compile(sites: &[Site]) -> Result<Vec<Compiled<'_>>, String> {
     sites
         .iter()
@@ -195,7 +196,7 @@ fn to_vec_i64(t: &Tensor) -> Vec<i64> {
 /// environment steps; `on_update` sees each update's metrics and may stop the
 /// run by returning `false`.
 pub fn train(
-    sites: &[Site],
+    compiled: &[Compiled<'_>],
     vs: &nn::VarStore,
     policy: &Policy,
     steps: u64,
@@ -203,8 +204,7 @@ pub fn train(
     on_update: &mut dyn FnMut(&UpdateMetrics) -> bool,
 ) -> Result<(), String> {
     tch::manual_seed(c.seed as i64);
-    let compiled = compile(sites)?;
-    let mut worlds = Worlds::new(&compiled, c)?;
+    let mut worlds = Worlds::new(compiled, c)?;
     let mut opt = nn::Adam::default()
         .build(vs, c.ppo.learning_rate)
         .map_err(|e| e.to_string())?;
@@ -338,15 +338,14 @@ pub struct SiteResult {
 /// from the policy or, when `greedy`, taking its most likely action. Only the
 /// policy picks actions.
 pub fn evaluate(
-    sites: &[Site],
+    compiled: &[Compiled<'_>],
     policy: &Policy,
     seeds: &[u64],
     greedy: bool,
     c: &RunConfig,
 ) -> Result<Vec<SiteResult>, String> {
-    let compiled = compile(sites)?;
     let mut results = Vec::new();
-    for s in &compiled {
+    for s in compiled {
         let mut r = SiteResult {
             site: s.site.name.clone(),
             domain: s.site.domain.clone(),
@@ -401,10 +400,4 @@ fn play_each_once(
         }
     }
     Ok((s.site.instances.len(), successes))
-}
-
-/// The proven-feasible instances of `program` are what a verified site
-/// trains on; this is every instance, for callers that have no proofs.
-pub fn all_instances(program: &Program) -> Vec<TaskInstance> {
-    env::instances(program)
 }
