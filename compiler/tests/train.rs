@@ -64,3 +64,129 @@ fn a_short_run_solves_a_small_site() {
         "before {before:?}, after {after:?}"
     );
 }
+
+fn wsitec(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wsitec"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("the wsitec binary runs")
+}
+
+fn metric_lines(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_cli_trains_resumes_from_its_checkpoint_and_evaluates() {
+    let dir = std::env::temp_dir().join(format!("wsite-train-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().unwrap();
+    let site = "stdlib/sites/search.wsite";
+    let first = wsitec(&["train", site, "--steps", "2000", "-o", out, "--no-eval"]);
+    assert!(first.status.success(), "{first:?}");
+    for file in [
+        "config.json",
+        "metrics.jsonl",
+        "policy.safetensors",
+        "optimizer.safetensors",
+        "progress.json",
+        "curve.png",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} missing");
+    }
+    let progress: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("progress.json")).unwrap()).unwrap();
+    assert_eq!(progress["env_steps"], 2048);
+    // A line written after the checkpoint (a run killed between
+    // checkpoints) is dropped on resume rather than repeated.
+    let mut stale = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    stale.push_str("{\"update\":3,\"env_steps\":3072}\n");
+    std::fs::write(dir.join("metrics.jsonl"), stale).unwrap();
+    let resumed = wsitec(&[
+        "train",
+        site,
+        "--steps",
+        "4000",
+        "-o",
+        out,
+        "--no-eval",
+        "--resume",
+    ]);
+    assert!(resumed.status.success(), "{resumed:?}");
+    let lines = metric_lines(&dir);
+    let steps: Vec<u64> = lines
+        .iter()
+        .map(|l| l["env_steps"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [1024, 2048, 3072, 4096]);
+    let updates: Vec<u64> = lines
+        .iter()
+        .map(|l| l["update"].as_u64().unwrap())
+        .collect();
+    assert_eq!(updates, [1, 2, 3, 4]);
+
+    let eval = wsitec(&[
+        "eval",
+        &format!("{out}/policy.safetensors"),
+        site,
+        "--seeds",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert!(eval.status.success(), "{eval:?}");
+    let report: serde_json::Value = serde_json::from_slice(&eval.stdout).unwrap();
+    let overall = &report["overall"];
+    let rate = overall["success_rate"].as_f64().unwrap();
+    let ci = overall["ci95"].as_array().unwrap();
+    assert!(
+        ci[0].as_f64().unwrap() <= rate && rate <= ci[1].as_f64().unwrap(),
+        "{report}"
+    );
+    assert!(overall["episodes"].as_u64().unwrap() > 0, "{report}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_broken_checkpoint_is_refused_and_the_run_left_as_it_was() {
+    let dir = std::env::temp_dir().join(format!("wsite-train-broken-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().unwrap();
+    let site = "stdlib/sites/search.wsite";
+    let missing = wsitec(&["train", site, "--steps", "1000", "-o", out, "--resume"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("cannot resume"),
+        "{missing:?}"
+    );
+    let first = wsitec(&["train", site, "--steps", "1000", "-o", out, "--no-eval"]);
+    assert!(first.status.success(), "{first:?}");
+    std::fs::write(dir.join("optimizer.safetensors"), "not a tensor file").unwrap();
+    let before = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    let broken = wsitec(&["train", site, "--steps", "3000", "-o", out, "--resume"]);
+    assert_eq!(broken.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&broken.stderr);
+    assert!(err.contains("optimizer.safetensors"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap(),
+        before
+    );
+    let cuda = wsitec(&[
+        "eval",
+        &format!("{out}/policy.safetensors"),
+        site,
+        "--device",
+        "gpu",
+    ]);
+    assert_eq!(cuda.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&cuda.stderr).contains("unknown device"),
+        "{cuda:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -37,6 +37,9 @@ pub struct TrainArgs {
     /// Continue from the run directory's checkpoint.
     #[arg(long)]
     resume: bool,
+    /// Seconds between checkpoints (one is always written at the end).
+    #[arg(long, default_value_t = 30.0)]
+    checkpoint_every: f64,
     /// Train on every task instance, proven or not (the raw-site ablation).
     #[arg(long)]
     unverified: bool,
@@ -86,8 +89,9 @@ pub mod imp {
     use std::process::ExitCode;
     use std::time::Instant;
     use wsite_runtime::env::RewardConfig;
+    use wsite_runtime::train::adam::Adam;
     use wsite_runtime::train::policy::{parameter_count, Policy, PolicyConfig};
-    use wsite_runtime::train::run::{self, RunConfig, Site, UpdateMetrics};
+    use wsite_runtime::train::run::{self, Progress, RunConfig, Site, UpdateMetrics};
     use wsite_runtime::train::tch::{self, nn, Device};
 
     /// `cpu` or `cuda` (an `Err` when CUDA is asked for and not there).
@@ -203,67 +207,55 @@ pub mod imp {
         };
         let mut vs = nn::VarStore::new(device);
         let policy = Policy::new(&vs.root(), PolicyConfig::default());
-        let checkpoint = out.join("policy.safetensors");
-        let mut done_steps = 0u64;
+        let mut opt = Adam::new(&vs, config.ppo.learning_rate);
+        let files = Checkpoint::in_dir(out);
+        let mut from = Progress::default();
         if args.resume {
-            vs.load(&checkpoint).map_err(|e| {
-                (
-                    1,
-                    format!("cannot resume from {}: {e}", checkpoint.display()),
-                )
-            })?;
-            done_steps = read_progress(out);
+            from = files.load(&mut vs, &mut opt).map_err(|e| (1, e))?;
         }
         write_config(out, args, &sites, parameter_count(&vs)).map_err(|e| (1, e))?;
         eprintln!(
-            "training on {} sites ({} task instances), {} parameters, {:?}",
+            "training on {} sites ({} task instances), {} parameters, {:?}{}",
             sites.len(),
             sites.iter().map(|s| s.instances.len()).sum::<usize>(),
             parameter_count(&vs),
-            device
+            device,
+            if from.env_steps > 0 {
+                format!(", resuming at {} steps", from.env_steps)
+            } else {
+                String::new()
+            }
         );
-        let mut metrics = std::fs::OpenOptions::new()
-            .create(true)
-            .append(args.resume)
-            .write(true)
-            .truncate(!args.resume)
-            .open(out.join("metrics.jsonl"))
+        let (mut metrics, mut history) = open_metrics(out, args.resume.then_some(from))
             .map_err(|e| (1, format!("cannot write metrics: {e}")))?;
         let compiled = run::compile(&sites).map_err(|e| (1, e))?;
         let before = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
         let started = Instant::now();
-        let mut history: Vec<UpdateMetrics> = Vec::new();
-        let mut failure: Option<String> = None;
-        let remaining = args.steps.saturating_sub(done_steps);
-        run::train(&compiled, &vs, &policy, remaining, &config, &mut |m| {
-            let mut m = m.clone();
-            m.env_steps += done_steps;
+        let mut trainer = run::Trainer::new(&compiled, &policy, opt, &config, from, args.steps)
+            .map_err(|e| (1, e))?;
+        let mut bar = ProgressBar::new(args.steps, from.env_steps);
+        let mut saved = Instant::now();
+        while !trainer.finished() {
+            let m = trainer.update().map_err(|e| (1, e))?;
             let seconds = started.elapsed().as_secs_f64();
-            let rate = (m.env_steps - done_steps) as f64 / seconds.max(1e-9);
+            let rate = (m.env_steps - from.env_steps) as f64 / seconds.max(1e-9);
             let mut line = serde_json::to_value(&m).unwrap_or_default();
             line["steps_per_second"] = json!(rate);
             line["seconds"] = json!(seconds);
-            eprintln!(
-                "update {:>4}  steps {:>9}/{}  success {:>5.1}%  return {:>7.3}  entropy {:.2}  {:>7.0} steps/s",
-                m.update, m.env_steps, args.steps, 100.0 * m.success_rate, m.mean_return, m.entropy, rate
-            );
-            let saved = writeln!(metrics, "{line}")
-                .map_err(|e| e.to_string())
-                .and_then(|()| vs.save(&checkpoint).map_err(|e| e.to_string()))
-                .and_then(|()| write_progress(out, m.env_steps));
-            history.push(m);
-            match saved {
-                Ok(()) => true,
-                Err(e) => {
-                    failure = Some(e);
-                    false
-                }
+            bar.show(&m, rate);
+            writeln!(metrics, "{line}").map_err(|e| (1, format!("cannot write metrics: {e}")))?;
+            // The checkpoint (about 4 bytes × 3 per parameter) is written
+            // every `--checkpoint-every` seconds and at the end, not after
+            // every update: on a fast device the writes would dominate.
+            if trainer.finished() || saved.elapsed().as_secs_f64() >= args.checkpoint_every {
+                files
+                    .save(&vs, trainer.optimizer(), trainer.progress())
+                    .map_err(|e| (1, format!("cannot save the checkpoint: {e}")))?;
+                saved = Instant::now();
             }
-        })
-        .map_err(|e| (1, e))?;
-        if let Some(e) = failure {
-            return Err((1, format!("cannot save the run: {e}")));
+            history.push(m);
         }
+        bar.finish();
         wsite_runtime::train::curve::draw(&out.join("curve.png"), &history)
             .map_err(|e| (1, format!("cannot draw the curve: {e}")))?;
         let after = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
@@ -275,7 +267,7 @@ pub mod imp {
             );
         }
         let summary = json!({
-            "env_steps": history.last().map_or(done_steps, |m| m.env_steps),
+            "env_steps": trainer.progress().env_steps,
             "seconds": started.elapsed().as_secs_f64(),
             "success_before": before, "success_after": after,
         });
@@ -318,19 +310,129 @@ pub mod imp {
         .map_err(|e| format!("cannot write config.json: {e}"))
     }
 
-    fn write_progress(out: &Path, steps: u64) -> Result<(), String> {
-        std::fs::write(
-            out.join("progress.json"),
-            json!({ "env_steps": steps }).to_string(),
-        )
-        .map_err(|e| e.to_string())
+    /// The files of a resumable checkpoint, each rewritten after every
+    /// update: the weights, the optimizer's moments, and how far the run came.
+    struct Checkpoint {
+        policy: PathBuf,
+        optimizer: PathBuf,
+        progress: PathBuf,
     }
 
-    fn read_progress(out: &Path) -> u64 {
-        std::fs::read_to_string(out.join("progress.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|v| v["env_steps"].as_u64())
-            .unwrap_or(0)
+    impl Checkpoint {
+        fn in_dir(out: &Path) -> Checkpoint {
+            Checkpoint {
+                policy: out.join("policy.safetensors"),
+                optimizer: out.join("optimizer.safetensors"),
+                progress: out.join("progress.json"),
+            }
+        }
+
+        fn save(&self, vs: &nn::VarStore, opt: &Adam, p: Progress) -> Result<(), String> {
+            vs.save(&self.policy).map_err(|e| e.to_string())?;
+            opt.save(&self.optimizer)?;
+            let text = serde_json::to_string(&p).map_err(|e| e.to_string())?;
+            std::fs::write(&self.progress, text).map_err(|e| e.to_string())
+        }
+
+        /// Loads all three or fails naming the one that is missing or does
+        /// not fit (then nothing is trained and the run directory is as it
+        /// was).
+        fn load(&self, vs: &mut nn::VarStore, opt: &mut Adam) -> Result<Progress, String> {
+            let cannot = |path: &Path, e: String| {
+                format!(
+                    "cannot resume from {}: {e}\n  = help: train without `--resume` to start over",
+                    path.display()
+                )
+            };
+            let text = std::fs::read_to_string(&self.progress)
+                .map_err(|e| cannot(&self.progress, e.to_string()))?;
+            let progress: Progress =
+                serde_json::from_str(&text).map_err(|e| cannot(&self.progress, e.to_string()))?;
+            vs.load(&self.policy)
+                .map_err(|e| cannot(&self.policy, e.to_string()))?;
+            opt.load(&self.optimizer)
+                .map_err(|e| cannot(&self.optimizer, e))?;
+            Ok(progress)
+        }
+    }
+
+    /// `metrics.jsonl`, opened to append to, and the updates it already
+    /// holds. A fresh run empties it; a resumed one keeps the lines up to its
+    /// checkpoint and drops any written after it (by a run stopped between
+    /// checkpoints), so no update appears twice.
+    fn open_metrics(
+        out: &Path,
+        resume: Option<Progress>,
+    ) -> Result<(std::fs::File, Vec<UpdateMetrics>), String> {
+        let path = out.join("metrics.jsonl");
+        let mut kept = String::new();
+        let mut history = Vec::new();
+        if let Some(from) = resume {
+            for line in std::fs::read_to_string(&path).unwrap_or_default().lines() {
+                match serde_json::from_str::<UpdateMetrics>(line) {
+                    Ok(m) if m.env_steps <= from.env_steps => {
+                        kept.push_str(line);
+                        kept.push('\n');
+                        history.push(m);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        std::fs::write(&path, kept).map_err(|e| e.to_string())?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| e.to_string())?;
+        Ok((file, history))
+    }
+
+    /// A progress bar on a terminal; one line per update otherwise (a log
+    /// file, CI), where a bar would only draw nothing.
+    struct ProgressBar {
+        bar: Option<indicatif::ProgressBar>,
+        total: u64,
+    }
+
+    impl ProgressBar {
+        fn new(total: u64, done: u64) -> ProgressBar {
+            use std::io::IsTerminal;
+            let bar = std::io::stderr().is_terminal().then(|| {
+                let bar = indicatif::ProgressBar::new(total).with_position(done);
+                if let Ok(style) = indicatif::ProgressStyle::with_template(
+                    "{bar:30} {pos:>9}/{len} steps  {msg}  eta {eta}",
+                ) {
+                    bar.set_style(style);
+                }
+                bar
+            });
+            ProgressBar { bar, total }
+        }
+
+        fn show(&mut self, m: &UpdateMetrics, rate: f64) {
+            let msg = format!(
+                "success {:>5.1}%  return {:>7.3}  entropy {:.2}  {:>7.0} steps/s",
+                100.0 * m.success_rate,
+                m.mean_return,
+                m.entropy,
+                rate
+            );
+            match &self.bar {
+                Some(bar) => {
+                    bar.set_position(m.env_steps.min(self.total));
+                    bar.set_message(msg);
+                }
+                None => eprintln!(
+                    "update {:>4}  steps {:>9}/{}  {msg}",
+                    m.update, m.env_steps, self.total
+                ),
+            }
+        }
+
+        fn finish(&self) {
+            if let Some(bar) = &self.bar {
+                bar.finish();
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@
 //! bootstrapped from).
 
 /// Advantages and returns (`advantage + value`).
+#[derive(Clone, Debug, Default)]
 pub struct Estimates {
     pub advantages: Vec<f32>,
     pub returns: Vec<f32>,

@@ -1,6 +1,7 @@
 //! The trainer: PPO on tch (libtorch), on CPU or CUDA, over the batched JIT
 //! environments.
 //!
+//! - [`adam`]: the optimizer, whose state checkpoints carry;
 //! - [`gae`]: advantages and returns (plain Rust, always built);
 //! - [`obs`]: observation rows and their tensors;
 //! - [`policy`]: the DOM-grounded policy with its value head;
@@ -11,6 +12,8 @@
 //! Everything but [`gae`] needs the `train` feature (and LIBTORCH; see
 //! scripts/setup-torch.sh).
 
+#[cfg(feature = "train")]
+pub mod adam;
 #[cfg(feature = "train")]
 pub mod curve;
 pub mod gae;

@@ -6,6 +6,7 @@
 //! updates, writes metrics and checkpoints through the callback, and owns the
 //! variable store.
 
+use super::adam::Adam;
 use super::gae;
 use super::obs::{Obs, ObsStore};
 use super::policy::Policy;
@@ -15,7 +16,7 @@ use crate::env::{RewardConfig, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
 use crate::layout::{StateLayout, TextPool};
-use tch::nn::{self, OptimizerConfig};
+use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 /// A site to train or evaluate on, with the task instances to use (for a
@@ -79,7 +80,7 @@ impl Default for RunConfig {
 }
 
 /// What one update did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct UpdateMetrics {
     pub update: usize,
     pub env_steps: u64,
@@ -192,9 +193,144 @@ fn to_vec_i64(t: &Tensor) -> Vec<i64> {
     v
 }
 
-/// Trains `policy` (whose variables live in `vs`) for at least `steps`
-/// environment steps; `on_update` sees each update's metrics and may stop the
-/// run by returning `false`.
+/// How far a run has come: what a checkpoint records besides the weights
+/// and the optimizer, so a resumed run continues its step count, update
+/// numbering and learning-rate schedule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    pub env_steps: u64,
+    pub updates: usize,
+}
+
+/// A training run in progress. The caller drives it one update at a time,
+/// so that it can time, log and checkpoint between updates.
+pub struct Trainer<'s, 'p> {
+    worlds: Worlds<'s>,
+    policy: &'p Policy,
+    opt: Adam,
+    config: RunConfig,
+    progress: Progress,
+    total: u64,
+}
+
+impl<'s, 'p> Trainer<'s, 'p> {
+    /// A run of `policy` (optimised by `opt`, whose variables are the
+    /// policy's) that has done `from` and stops after `total` env steps.
+    pub fn new(
+        compiled: &'s [Compiled<'_>],
+        policy: &'p Policy,
+        opt: Adam,
+        c: &RunConfig,
+        from: Progress,
+        total: u64,
+    ) -> Result<Trainer<'s, 'p>, String> {
+        // A resumed run draws fresh episodes and samples, not a replay of
+        // the ones its first part began with.
+        let seed = c.seed.wrapping_add(from.env_steps);
+        tch::manual_seed(seed as i64);
+        let config = RunConfig { seed, ..*c };
+        Ok(Trainer {
+            worlds: Worlds::new(compiled, &config)?,
+            policy,
+            opt,
+            config: *c,
+            progress: from,
+            total,
+        })
+    }
+
+    pub fn progress(&self) -> Progress {
+        self.progress
+    }
+
+    pub fn finished(&self) -> bool {
+        self.progress.env_steps >= self.total
+    }
+
+    pub fn optimizer(&self) -> &Adam {
+        &self.opt
+    }
+
+    /// One rollout from every environment, then one PPO update.
+    pub fn update(&mut self) -> Result<UpdateMetrics, String> {
+        let c = self.config;
+        let rollout = self.rollout()?;
+        self.progress.env_steps += (self.worlds.len() * c.rollout) as u64;
+        // The learning rate falls linearly over the run (to a tenth), so the
+        // policy settles instead of drifting at the end.
+        let left = 1.0 - self.progress.env_steps as f64 / self.total.max(1) as f64;
+        self.opt.learning_rate = c.ppo.learning_rate * left.max(0.1);
+        let mut m = optimise(self.policy, &mut self.opt, &rollout, &c)?;
+        self.progress.updates += 1;
+        m.update = self.progress.updates;
+        m.env_steps = self.progress.env_steps;
+        m.episodes = rollout.finished.len();
+        if !rollout.finished.is_empty() {
+            let k = rollout.finished.len() as f64;
+            m.mean_return = rollout.finished.iter().map(|f| f64::from(f.0)).sum::<f64>() / k;
+            m.success_rate = rollout.finished.iter().filter(|f| f.1).count() as f64 / k;
+        }
+        Ok(m)
+    }
+
+    /// `rollout` steps of every environment with the policy sampling.
+    fn rollout(&mut self) -> Result<Rollout, String> {
+        let c = &self.config;
+        let mut r = Rollout {
+            store: ObsStore::new(c.spec),
+            actions: Vec::new(),
+            log_probs: Vec::new(),
+            estimates: gae::Estimates::default(),
+            finished: Vec::new(),
+        };
+        let (mut values, mut rewards, mut dones) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..c.rollout {
+            let mut now = ObsStore::new(c.spec);
+            self.worlds.observe(&mut now);
+            let (a, lp, v) = tch::no_grad(|| act(self.policy, &now.to_device(c.device), false));
+            let a = to_vec_i64(&a);
+            r.store.append(&now);
+            r.log_probs.extend(to_vec_f32(&lp));
+            values.extend(to_vec_f32(&v));
+            for (reward, done, success, ret) in self.worlds.step(&a)? {
+                rewards.push(reward);
+                dones.push(done);
+                if done {
+                    r.finished.push((ret, success));
+                }
+            }
+            r.actions.extend(a);
+        }
+        let mut last = ObsStore::new(c.spec);
+        self.worlds.observe(&mut last);
+        let last_values = to_vec_f32(&tch::no_grad(|| {
+            self.policy.forward(&last.to_device(c.device)).1
+        }));
+        r.estimates = gae::estimate(
+            &rewards,
+            &values,
+            &dones,
+            &last_values,
+            c.ppo.gamma,
+            c.ppo.lambda,
+        );
+        Ok(r)
+    }
+}
+
+/// What one rollout collected.
+struct Rollout {
+    store: ObsStore,
+    actions: Vec<i64>,
+    log_probs: Vec<f32>,
+    estimates: gae::Estimates,
+    /// (return, success) of every episode that ended.
+    finished: Vec<(f32, bool)>,
+}
+
+/// Trains `policy` (whose variables live in `vs`) from scratch for at least
+/// `steps` environment steps; `on_update` sees each update's metrics and may
+/// stop the run by returning `false`.
 pub fn train(
     compiled: &[Compiled<'_>],
     vs: &nn::VarStore,
@@ -203,65 +339,10 @@ pub fn train(
     c: &RunConfig,
     on_update: &mut dyn FnMut(&UpdateMetrics) -> bool,
 ) -> Result<(), String> {
-    tch::manual_seed(c.seed as i64);
-    let mut worlds = Worlds::new(compiled, c)?;
-    let mut opt = nn::Adam::default()
-        .build(vs, c.ppo.learning_rate)
-        .map_err(|e| e.to_string())?;
-    let n = worlds.len();
-    let mut env_steps = 0u64;
-    let mut update = 0;
-    while env_steps < steps {
-        let mut store = ObsStore::new(c.spec);
-        let (mut actions, mut log_probs, mut values) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut rewards, mut dones) = (Vec::new(), Vec::new());
-        let mut finished: Vec<(f32, bool)> = Vec::new();
-        for _ in 0..c.rollout {
-            let mut now = ObsStore::new(c.spec);
-            worlds.observe(&mut now);
-            let (a, lp, v) = tch::no_grad(|| act(policy, &now.to_device(c.device), false));
-            let a = to_vec_i64(&a);
-            store.append(&now);
-            log_probs.extend(to_vec_f32(&lp));
-            values.extend(to_vec_f32(&v));
-            for (r, done, success, ret) in worlds.step(&a)? {
-                rewards.push(r);
-                dones.push(done);
-                if done {
-                    finished.push((ret, success));
-                }
-            }
-            actions.extend(a);
-        }
-        env_steps += (n * c.rollout) as u64;
-        let mut last = ObsStore::new(c.spec);
-        worlds.observe(&mut last);
-        let last_values = to_vec_f32(&tch::no_grad(|| {
-            policy.forward(&last.to_device(c.device)).1
-        }));
-        let est = gae::estimate(
-            &rewards,
-            &values,
-            &dones,
-            &last_values,
-            c.ppo.gamma,
-            c.ppo.lambda,
-        );
-        // The learning rate falls linearly over the run (to a tenth), so the
-        // policy settles instead of drifting at the end.
-        let left = 1.0 - env_steps as f64 / steps.max(1) as f64;
-        opt.set_lr(c.ppo.learning_rate * left.max(0.1));
-        let mut m = optimise(policy, &mut opt, &store, &actions, &log_probs, &est, c);
-        update += 1;
-        m.update = update;
-        m.env_steps = env_steps;
-        m.episodes = finished.len();
-        if !finished.is_empty() {
-            let k = finished.len() as f64;
-            m.mean_return = finished.iter().map(|f| f64::from(f.0)).sum::<f64>() / k;
-            m.success_rate = finished.iter().filter(|f| f.1).count() as f64 / k;
-        }
-        if !on_update(&m) {
+    let opt = Adam::new(vs, c.ppo.learning_rate);
+    let mut trainer = Trainer::new(compiled, policy, opt, c, Progress::default(), steps)?;
+    while !trainer.finished() {
+        if !on_update(&trainer.update()?) {
             break;
         }
     }
@@ -271,21 +352,19 @@ pub fn train(
 /// Several epochs of minibatch PPO over one rollout, uploaded once.
 fn optimise(
     policy: &Policy,
-    opt: &mut nn::Optimizer,
-    store: &ObsStore,
-    actions: &[i64],
-    log_probs: &[f32],
-    est: &gae::Estimates,
+    opt: &mut Adam,
+    r: &Rollout,
     c: &RunConfig,
-) -> UpdateMetrics {
+) -> Result<UpdateMetrics, String> {
     let d = c.device;
-    let obs = store.to_device(d);
-    let actions = Tensor::from_slice(actions).to_device(d);
-    let old = Tensor::from_slice(log_probs).to_device(d);
+    let est = &r.estimates;
+    let obs = r.store.to_device(d);
+    let actions = Tensor::from_slice(&r.actions).to_device(d);
+    let old = Tensor::from_slice(&r.log_probs).to_device(d);
     let adv = Tensor::from_slice(&est.advantages).to_device(d);
     let adv = (&adv - adv.mean(Kind::Float)) / (adv.std(true) + 1e-8);
     let returns = Tensor::from_slice(&est.returns).to_device(d);
-    let rows = store.rows as i64;
+    let rows = r.store.rows as i64;
     let size = (rows / c.ppo.minibatches.max(1) as i64).max(1);
     let mut m = UpdateMetrics::default();
     let mut count = 0.0;
@@ -304,7 +383,7 @@ fn optimise(
                 &values,
                 &c.ppo,
             );
-            opt.backward_step_clip_norm(&l.total, c.ppo.max_grad_norm);
+            opt.step(&l.total, c.ppo.max_grad_norm)?;
             m.policy_loss += l.policy;
             m.value_loss += l.value;
             m.entropy += l.entropy;
@@ -321,7 +400,7 @@ fn optimise(
         m.approx_kl /= count;
         m.clip_fraction /= count;
     }
-    m
+    Ok(m)
 }
 
 /// One site's evaluation.
@@ -333,10 +412,14 @@ pub struct SiteResult {
     pub successes: usize,
 }
 
-/// Plays every task instance of every site `episodes` times per seed (one
-/// environment per episode, stepping until each has finished once), sampling
-/// from the policy or, when `greedy`, taking its most likely action. Only the
-/// policy picks actions.
+/// Episodes played side by side in one evaluation step: enough to batch
+/// the policy's forward pass, few enough to bound the buffers held at once.
+const EVAL_BATCH: usize = 256;
+
+/// Plays every task instance of every site once per seed, sampling from the
+/// policy or, when `greedy`, taking its most likely action. Only the policy
+/// picks actions. Episodes run side by side (one environment each) so the
+/// policy sees them as one batch.
 pub fn evaluate(
     compiled: &[Compiled<'_>],
     policy: &Policy,
@@ -344,38 +427,51 @@ pub fn evaluate(
     greedy: bool,
     c: &RunConfig,
 ) -> Result<Vec<SiteResult>, String> {
-    let mut results = Vec::new();
-    for s in compiled {
-        let mut r = SiteResult {
+    let mut results: Vec<SiteResult> = compiled
+        .iter()
+        .map(|s| SiteResult {
             site: s.site.name.clone(),
             domain: s.site.domain.clone(),
             episodes: 0,
             successes: 0,
-        };
-        for &seed in seeds {
-            tch::manual_seed(seed as i64);
-            let (episodes, successes) = play_each_once(s, policy, seed, greedy, c)?;
-            r.episodes += episodes;
-            r.successes += successes;
+        })
+        .collect();
+    let episodes: Vec<(usize, usize)> = compiled
+        .iter()
+        .enumerate()
+        .flat_map(|(s, site)| (0..site.site.instances.len()).map(move |k| (s, k)))
+        .collect();
+    for &seed in seeds {
+        tch::manual_seed(seed as i64);
+        for chunk in episodes.chunks(EVAL_BATCH) {
+            let mut games = chunk
+                .iter()
+                .map(|&(s, k)| Game::new(&compiled[s], k, seed, c))
+                .collect::<Result<Vec<_>, String>>()?;
+            play(&mut games, policy, greedy, c)?;
+            for (g, &(s, _)) in games.iter().zip(chunk) {
+                results[s].episodes += 1;
+                results[s].successes += usize::from(g.success);
+            }
         }
-        results.push(r);
     }
     Ok(results)
 }
 
-/// One episode per task instance of `s` (the batch draws instances by its
-/// seed, so every instance gets its own environment here).
-fn play_each_once(
-    s: &Compiled<'_>,
-    policy: &Policy,
-    seed: u64,
-    greedy: bool,
-    c: &RunConfig,
-) -> Result<(usize, usize), String> {
-    let mut successes = 0;
-    for (k, inst) in s.site.instances.iter().enumerate() {
+/// One evaluation episode: a task instance in an environment of its own.
+struct Game<'s> {
+    batch: BatchEnv<FlatEngine<'s>>,
+    horizon: u32,
+    steps: u32,
+    over: bool,
+    success: bool,
+}
+
+impl<'s> Game<'s> {
+    fn new(s: &'s Compiled<'_>, k: usize, seed: u64, c: &RunConfig) -> Result<Game<'s>, String> {
+        let inst = &s.site.instances[k];
         let mut pool = s.pool.clone();
-        let mut batch = BatchEnv::jit(
+        let batch = BatchEnv::jit(
             &s.jit,
             std::slice::from_ref(inst),
             1,
@@ -385,19 +481,44 @@ fn play_each_once(
             1,
             &mut pool,
         )?;
-        let horizon = s.site.program.tasks[inst.task].horizon.max(1);
-        for _ in 0..horizon {
-            let mut now = ObsStore::new(c.spec);
-            now.push(batch.buffers());
-            let (a, _, _) = tch::no_grad(|| act(policy, &now.to_device(c.device), greedy));
-            let a = to_vec_i64(&a);
-            batch.step(&[u32::try_from(a[0]).unwrap_or(0)])?;
-            let b = batch.buffers();
+        Ok(Game {
+            batch,
+            horizon: s.site.program.tasks[inst.task].horizon.max(1),
+            steps: 0,
+            over: false,
+            success: false,
+        })
+    }
+}
+
+/// Steps every game until each has ended or run out of its horizon.
+fn play(
+    games: &mut [Game<'_>],
+    policy: &Policy,
+    greedy: bool,
+    c: &RunConfig,
+) -> Result<(), String> {
+    loop {
+        let live: Vec<usize> = (0..games.len()).filter(|&i| !games[i].over).collect();
+        if live.is_empty() {
+            return Ok(());
+        }
+        let mut now = ObsStore::new(c.spec);
+        for &i in &live {
+            now.push(games[i].batch.buffers());
+        }
+        let (a, _, _) = tch::no_grad(|| act(policy, &now.to_device(c.device), greedy));
+        for (&i, a) in live.iter().zip(to_vec_i64(&a)) {
+            let g = &mut games[i];
+            g.batch.step(&[u32::try_from(a).unwrap_or(0)])?;
+            g.steps += 1;
+            let b = g.batch.buffers();
             if b.done[0] != 0 {
-                successes += usize::from(b.success[0] != 0);
-                break;
+                g.over = true;
+                g.success = b.success[0] != 0;
+            } else if g.steps >= g.horizon {
+                g.over = true;
             }
         }
     }
-    Ok((s.site.instances.len(), successes))
 }
