@@ -55,18 +55,22 @@ out, seeds = sys.argv[1], int(sys.argv[2])
 rows = []
 for reward in ["terminal", "dense"]:
     for data in ["raw", "verified"]:
-        rates = []
+        rates, train = [], []
         for s in range(seeds):
             r = json.load(open(f"{out}/eval/{data}-{reward}-{s}.json"))["overall"]
             rates.append(r["success_rate"])
+            # Training success: the episodes of the last five updates.
+            lines = [json.loads(l) for l in open(f"{out}/runs/{data}-{reward}-{s}/metrics.jsonl")][-5:]
+            eps = sum(l["episodes"] for l in lines)
+            train.append(sum(l["success_rate"] * l["episodes"] for l in lines) / max(eps, 1))
         m = sum(rates) / len(rates)
         sd = math.sqrt(sum((x - m) ** 2 for x in rates) / (len(rates) - 1)) if len(rates) > 1 else 0.0
         t = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}.get(len(rates), 1.96)
         half = t * sd / math.sqrt(len(rates))
-        rows.append((data, reward, m, half, rates))
+        rows.append((data, reward, m, half, rates, sum(train) / len(train)))
 with open(f"{out}/results.md", "w") as f:
-    f.write("| training sites | reward | test success (mean of seeds) | 95% interval | per seed |\n|---|---|---|---|---|\n")
-    for data, reward, m, half, rates in rows:
-        f.write(f"| {data} | {reward} | {100*m:.1f}% | ±{100*half:.1f} | {', '.join(f'{100*x:.1f}%' for x in rates)} |\n")
+    f.write("| training sites | reward | test success (mean of seeds) | 95% interval | per seed | training success (end) |\n|---|---|---|---|---|---|\n")
+    for data, reward, m, half, rates, tr in rows:
+        f.write(f"| {data} | {reward} | {100*m:.1f}% | ±{100*half:.1f} | {', '.join(f'{100*x:.1f}%' for x in rates)} | {100*tr:.1f}% |\n")
 print(open(f"{out}/results.md").read())
 PY

@@ -42,6 +42,13 @@ pub struct Obs {
     pub action_text: Tensor,
     /// `[R, A]`: a real action.
     pub action_mask: Tensor,
+    /// `[R, E, 1]`, `[R, E, 1]`, `[R, A, 1]`: the share of the text's,
+    /// value's and action text's tokens found in the instruction (see
+    /// [`overlap`]). They hold no parameter, so they are computed once per
+    /// upload rather than in every epoch's forward pass.
+    pub text_overlap: Tensor,
+    pub value_overlap: Tensor,
+    pub action_overlap: Tensor,
 }
 
 fn tokens(v: &[u32]) -> impl Iterator<Item = i32> + '_ {
@@ -139,16 +146,23 @@ impl ObsStore {
             |counts: &[i64], width: i64| counts.iter().copied().max().unwrap_or(1).clamp(1, width);
         let (ue, ua) = (used(&self.element_count, e), used(&self.action_count, a));
         let cut = |t: Tensor, width: i64| t.narrow(1, 0, width);
+        let instruction = long(&self.instruction, &[r, s.instruction_tokens as i64]);
+        let text = cut(long(&self.text, &[r, e, s.text_tokens as i64]), ue);
+        let value = cut(long(&self.value, &[r, e, s.value_tokens as i64]), ue);
+        let action_text = cut(long(&self.action_text, &[r, a, s.action_tokens as i64]), ua);
         Obs {
-            instruction: long(&self.instruction, &[r, s.instruction_tokens as i64]),
             role: cut(small(&self.role, &[r, e]), ue),
             flags: cut(flags, ue),
-            text: cut(long(&self.text, &[r, e, s.text_tokens as i64]), ue),
-            value: cut(long(&self.value, &[r, e, s.value_tokens as i64]), ue),
+            text_overlap: overlap(&text, &instruction),
+            value_overlap: overlap(&value, &instruction),
+            action_overlap: overlap(&action_text, &instruction),
+            instruction,
+            text,
+            value,
             element_mask: upto(&self.element_count, ue),
             action_kind: cut(small(&self.action_kind, &[r, a]), ua),
             action_element: cut(long(&self.action_element, &[r, a]), ua),
-            action_text: cut(long(&self.action_text, &[r, a, s.action_tokens as i64]), ua),
+            action_text,
             action_mask: upto(&self.action_count, ua),
         }
     }
@@ -169,6 +183,29 @@ impl Obs {
             action_element: pick(&self.action_element),
             action_text: pick(&self.action_text),
             action_mask: pick(&self.action_mask),
+            text_overlap: pick(&self.text_overlap),
+            value_overlap: pick(&self.value_overlap),
+            action_overlap: pick(&self.action_overlap),
         }
     }
+}
+
+/// The share of `ids`' tokens (`[R, N, L]`) that also occur in the
+/// instruction (`[R, I]`): `[R, N, 1]`, 0 for an empty text.
+pub fn overlap(ids: &Tensor, instruction: &Tensor) -> Tensor {
+    let present = ids.ne(0);
+    let instr = instruction.unsqueeze(1).unsqueeze(1); // [R, 1, 1, I]
+    let found = ids
+        .unsqueeze(-1)
+        .eq_tensor(&instr)
+        .logical_and(&instr.ne(0))
+        .any_dim(-1, false)
+        .logical_and(&present)
+        .to_kind(Kind::Float)
+        .sum_dim_intlist(-1, true, Kind::Float);
+    found
+        / present
+            .to_kind(Kind::Float)
+            .sum_dim_intlist(-1, true, Kind::Float)
+            .clamp_min(1.0)
 }

@@ -40,6 +40,8 @@ const KIND_IDS: i64 = 8;
 /// The logit of a padding row: far below any real one, yet finite, so that
 /// `0 · log p` stays 0 in the entropy.
 pub const MASKED_LOGIT: f64 = -1e9;
+/// `embedding_bag`'s mode for the mean (0 sums, 2 takes the maximum).
+const EMBEDDING_BAG_MEAN: i64 = 1;
 
 pub struct Policy {
     tokens: nn::Embedding,
@@ -89,11 +91,30 @@ impl Policy {
         }
     }
 
-    /// The mean embedding of the non-padding tokens of `ids` (`[…, L]`).
+    /// The mean embedding of the non-padding tokens of `ids` (`[…, L]`;
+    /// zero for a text of padding only), as one `embedding_bag`: the
+    /// `[…, L, D]` embeddings are never materialised, which on a page of 64
+    /// elements is most of the forward pass's memory traffic.
     fn bag(&self, ids: &Tensor) -> Tensor {
-        let mask = ids.ne(0).to_kind(Kind::Float).unsqueeze(-1);
-        let sum = (self.tokens.forward(ids) * &mask).sum_dim_intlist(-2, false, Kind::Float);
-        sum / mask.sum_dim_intlist(-2, false, Kind::Float).clamp_min(1.0)
+        let shape = ids.size();
+        let width = shape.last().copied().unwrap_or(1).max(1);
+        let bags = ids.numel() as i64 / width;
+        let offsets =
+            Tensor::arange_start_step(0, bags * width, width, (Kind::Int64, ids.device()));
+        let (mean, ..) = Tensor::embedding_bag_padding_idx(
+            &self.tokens.ws,
+            &ids.reshape([-1]),
+            &offsets,
+            false,
+            EMBEDDING_BAG_MEAN,
+            false,
+            None::<Tensor>,
+            false,
+            Some(0),
+        );
+        let mut out = shape[..shape.len() - 1].to_vec();
+        out.push(mean.size()[1]);
+        mean.reshape(out)
     }
 
     /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values `[R]`.
@@ -105,8 +126,8 @@ impl Policy {
                 self.bag(&o.value),
                 self.roles.forward(&o.role),
                 o.flags.shallow_clone(),
-                overlap(&o.text, &o.instruction),
-                overlap(&o.value, &o.instruction),
+                o.text_overlap.shallow_clone(),
+                o.value_overlap.shallow_clone(),
             ],
             -1,
         );
@@ -145,33 +166,11 @@ impl Policy {
         let first = elements.gather(1, &rows, false) * has_element
             + self.action_text.forward(&self.bag(&o.action_text))
             + self.action_kind.forward(&o.action_kind)
-            + self
-                .action_overlap
-                .forward(&overlap(&o.action_text, &o.instruction))
+            + self.action_overlap.forward(&o.action_overlap)
             + self.action_instruction.forward(q).unsqueeze(1);
         let logits = self.action_out.forward(&first.relu()).squeeze_dim(-1);
         logits.masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
     }
-}
-
-/// The share of `ids`' tokens (`[R, N, L]`) that also occur in the
-/// instruction (`[R, I]`): `[R, N, 1]`, 0 for an empty text.
-pub fn overlap(ids: &Tensor, instruction: &Tensor) -> Tensor {
-    let present = ids.ne(0);
-    let instr = instruction.unsqueeze(1).unsqueeze(1); // [R, 1, 1, I]
-    let found = ids
-        .unsqueeze(-1)
-        .eq_tensor(&instr)
-        .logical_and(&instr.ne(0))
-        .any_dim(-1, false)
-        .logical_and(&present)
-        .to_kind(Kind::Float)
-        .sum_dim_intlist(-1, true, Kind::Float);
-    found
-        / present
-            .to_kind(Kind::Float)
-            .sum_dim_intlist(-1, true, Kind::Float)
-            .clamp_min(1.0)
 }
 
 /// The number of trainable parameters in `vs`.
@@ -194,6 +193,25 @@ mod tests {
         let _policy = Policy::new(&vs.root(), PolicyConfig::default());
         let n = parameter_count(&vs);
         assert!(n > 1_000_000 && n < 10_000_000, "{n}");
+    }
+
+    #[test]
+    fn a_bag_is_the_mean_embedding_of_its_non_padding_tokens() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let policy = Policy::new(&vs.root(), PolicyConfig::default());
+        // [2, 3, 4]: full, partly padded and all-padding texts.
+        let ids = Tensor::from_slice(&[
+            5i64, 9, 9, 100, 7, 0, 0, 0, 0, 0, 0, 0, //
+            3, 0, 4, 0, 1, 2, 3, 4, 32767, 0, 0, 0,
+        ])
+        .view([2, 3, 4]);
+        let mask = ids.ne(0).to_kind(Kind::Float).unsqueeze(-1);
+        let sum = (policy.tokens.forward(&ids) * &mask).sum_dim_intlist(-2, false, Kind::Float);
+        let expected = sum / mask.sum_dim_intlist(-2, false, Kind::Float).clamp_min(1.0);
+        let bag = policy.bag(&ids);
+        assert_eq!(bag.size(), [2, 3, 64]);
+        assert!(bag.allclose(&expected, 1e-6, 1e-6, false));
+        assert!(bag.get(0).get(2).abs().sum(Kind::Float).double_value(&[]) == 0.0);
     }
 
     #[test]
