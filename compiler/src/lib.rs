@@ -4,11 +4,14 @@
 //! the language server, tests) hand it source texts and a loader for `use`d files,
 //! and get back the parsed program and every diagnostic. The stages are
 //! [`syntax`] (pest grammar → AST), [`check`] (names, types, effects, lints) and
-//! [`diagnostics`] (the data type and its renderers).
+//! [`diagnostics`] (the data type and its renderers); [`format`] lays source
+//! out canonically.
 
 pub mod check;
 pub mod diagnostics;
+pub mod format;
 pub mod gen;
+pub mod ide;
 pub mod lower;
 mod modules;
 pub mod stdlib;
@@ -40,6 +43,9 @@ pub struct Compilation {
     /// The prover's verdict on every task instance, when proving was asked
     /// for and the program lowered.
     pub proofs: Vec<verify::TaskOutcome>,
+    /// What type checking learned (types, resolved names and accesses by
+    /// expression), for the editor features of [`ide`].
+    pub typed: check::types::Typed,
 }
 
 /// What `compile_with` runs beyond the static analyses.
@@ -140,6 +146,7 @@ pub fn compile_with(roots: Vec<Source>, loader: &mut Loader<'_>, options: Option
         diagnostics: diags.into_sorted(),
         program,
         proofs,
+        typed,
     }
 }
 

@@ -21,7 +21,7 @@
 
 use super::types::{closest, table_fields, Access, Typed};
 use super::Symbols;
-use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -138,21 +138,10 @@ struct Collector<'t> {
 }
 
 fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mut Diagnostics) {
-    let mut collector = Collector {
-        typed,
-        needs: Vec::new(),
-    };
-    for r in &m.requires {
-        collector.expr(&r.cond);
-        if let Some(message) = &r.message {
-            collector.text(message);
-        }
-    }
-    collector.stmts(&m.body);
+    let needs = collect_needs(m, typed);
     let mut grants = grants(m, known);
     let mut reported: BTreeSet<Need> = BTreeSet::new();
-    let needs = collector
-        .needs
+    let needs = needs
         .into_iter()
         .filter(|(need, _)| on_known_table(need, known));
     let misspelt = misspelt_scopes(m, known);
@@ -175,6 +164,22 @@ fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mu
             diags.push(unused(m, g));
         }
     }
+}
+
+/// Every access of `m` that needs a permission, in source order.
+fn collect_needs(m: &MarkerDecl, typed: &Typed) -> Vec<(Need, Span)> {
+    let mut collector = Collector {
+        typed,
+        needs: Vec::new(),
+    };
+    for r in &m.requires {
+        collector.expr(&r.cond);
+        if let Some(message) = &r.message {
+            collector.text(message);
+        }
+    }
+    collector.stmts(&m.body);
+    collector.needs
 }
 
 /// The marker's valid permissions (unknown names were reported by the type checker).
@@ -380,7 +385,12 @@ fn uncovered(m: &MarkerDecl, need: &Need, span: Span) -> Diagnostic {
     let d = Diagnostic::new(code, span, message)
         .label(label)
         .help(help)
-        .object(format!("marker {name}"));
+        .object(format!("marker {name}"))
+        .fix(Fix::AddPermission {
+            marker: name.clone(),
+            clause: clause.into(),
+            item,
+        });
     let perms = if clause == "reads" {
         &m.reads
     } else {
@@ -445,6 +455,35 @@ fn unused(m: &MarkerDecl, g: &Grant<'_>) -> Diagnostic {
     .label(format!("in `{clause}` of marker `{}`", m.name.name))
     .help(format!("remove `{text}` from `{clause}`{why}"))
     .object(format!("marker {}", m.name.name))
+    .fix(Fix::RemovePermission {
+        marker: m.name.name.clone(),
+        clause: clause.into(),
+        item: text,
+    })
+}
+
+/// What a marker actually reads and writes, as permissions would name them
+/// (`Product.price`, `CartLine`, `session.user`), each sorted: the inferred
+/// side of an editor's hover, next to the declared `reads` and `writes`.
+pub struct Accesses {
+    pub reads: BTreeSet<String>,
+    pub writes: BTreeSet<String>,
+}
+
+pub fn marker_accesses(m: &MarkerDecl, typed: &Typed) -> Accesses {
+    let mut out = Accesses {
+        reads: BTreeSet::new(),
+        writes: BTreeSet::new(),
+    };
+    for (need, _) in collect_needs(m, typed) {
+        match need {
+            Need::Read(t, f) => out.reads.insert(format!("{t}.{f}")),
+            Need::WriteField(t, f) => out.writes.insert(format!("{t}.{f}")),
+            Need::WriteRows(t, _) => out.writes.insert(t),
+            Need::WriteSession(v) => out.writes.insert(format!("session.{v}")),
+        };
+    }
+    out
 }
 
 impl Collector<'_> {

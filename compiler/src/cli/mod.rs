@@ -6,8 +6,10 @@ mod bench;
 mod build;
 mod check;
 mod eval;
+mod fmt;
 mod gen;
 mod load;
+mod lsp;
 mod play;
 mod prove;
 mod site;
@@ -47,6 +49,10 @@ enum Command {
     Train(train::TrainArgs),
     /// A trained policy's success rate with a 95% interval, per site and domain.
     Eval(eval::EvalArgs),
+    /// Lay `.wsite` files out in the canonical layout (`--check` for CI, `--stdin` for editors).
+    Fmt(fmt::FmtArgs),
+    /// The language server, on stdio (for editors; see editors/vscode).
+    Lsp(lsp::LspArgs),
 }
 
 pub fn run() -> ExitCode {
@@ -67,5 +73,7 @@ pub fn run() -> ExitCode {
         Command::Gen(args) => gen::run(args),
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Lsp(args) => lsp::run(args),
     }
 }

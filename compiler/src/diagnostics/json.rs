@@ -176,7 +176,7 @@ pub fn report(
         .iter()
         .map(|&i| {
             let d = &diags[i];
-            json!({
+            let mut defect = json!({
                 "id": id_of[i],
                 "code": d.code.as_str(),
                 "category": d.code.category().as_str(),
@@ -191,7 +191,11 @@ pub fn report(
                 "confidence": d.confidence,
                 "depends_on": deps[i].iter().map(|&j| id_of[j]).collect::<Vec<_>>(),
                 "priority": (prio[i] * 1000.0).round() / 1000.0,
-            })
+            });
+            if let Some(fix) = &d.fix {
+                defect["fix"] = json!(fix);
+            }
+            defect
         })
         .collect();
     json!({ "file": file_name, "defects": defects })

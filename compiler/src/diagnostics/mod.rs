@@ -42,6 +42,32 @@ pub struct Diagnostic {
     /// Objects (`page Checkout`) whose defects must be fixed before this one
     /// means anything: the report's `depends_on` points at them.
     pub after: Vec<String>,
+    /// A repair a tool can apply without judgement (an editor's quick fix,
+    /// a repair loop's first try).
+    pub fix: Option<Fix>,
+}
+
+/// A machine-applicable repair. Editors turn it into a text edit; the JSON
+/// report carries it as `fix` for automated repair loops.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fix {
+    /// Add `item` (`Product.stock`, `CartLine`, `session.user`) to marker
+    /// `marker`'s `clause` (`reads` or `writes`).
+    AddPermission {
+        marker: String,
+        clause: String,
+        item: String,
+    },
+    /// Remove the permission at the diagnostic's span from `marker`'s
+    /// `clause`.
+    RemovePermission {
+        marker: String,
+        clause: String,
+        item: String,
+    },
+    /// Declare the page a link names, with one parameter per argument.
+    CreatePage { name: String },
 }
 
 impl Diagnostic {
@@ -57,7 +83,12 @@ impl Diagnostic {
             evidence: None,
             confidence: 1.0,
             after: Vec::new(),
+            fix: None,
         }
+    }
+    pub fn fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
     }
     pub fn label(mut self, text: impl Into<String>) -> Self {
         self.label = text.into();

@@ -5,7 +5,7 @@
 use super::suggest::did_you_mean;
 use super::{plural, Checker, Ty};
 use crate::check::effects;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Fix};
 use crate::syntax::ast::*;
 
 /// The built-in functions, by the shape of their signature.
@@ -87,7 +87,8 @@ impl<'a> Checker<'a, '_> {
             ))
         } else {
             let d = Diagnostic::new(Code::E101, r.name.span, format!("unknown page `{name}`"))
-                .label("no such page");
+                .label("no such page")
+                .fix(Fix::CreatePage { name: name.into() });
             match did_you_mean(name, self.syms.pages.keys().copied()) {
                 Some(help) => d.help(help),
                 None => d.help(format!(

@@ -17,12 +17,14 @@ use wsite_runtime::value::{Date, LiteralError, Money, Time};
 mod decls;
 mod errors;
 mod exprs;
+mod layout;
 mod literals;
 mod markers;
 mod pages;
 mod tasks;
 
 use errors::*;
+pub(crate) use layout::{layout_marks, LayoutMarks};
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../../grammar/wsite.pest"]
@@ -227,16 +229,18 @@ impl<'t> Walker<'t, '_> {
     /// Doc comment lines (`/// ...`) directly above `offset`.
     pub(super) fn doc_above(&self, offset: usize) -> Option<String> {
         let before = self.text.get(..offset)?;
+        // The lines above the one holding `offset`, which may start with the
+        // declaration (at column 0 `before` ends in the line break) or with
+        // blanks.
+        let above = before.rfind('\n').map_or("", |at| &before[..at]);
         let mut lines: Vec<&str> = Vec::new();
-        for line in before.lines().rev().skip(1) {
+        for line in above.split('\n').rev() {
             let t = line.trim_start();
             match t.strip_prefix("///") {
-                Some(rest) => lines.push(rest.strip_prefix(' ').unwrap_or(rest)),
+                Some(rest) => lines.push(rest.strip_prefix(' ').unwrap_or(rest).trim_end()),
                 None => break,
             }
         }
-        // The line holding `offset` itself may start with the declaration; the
-        // doc lines are the ones above it.
         if lines.is_empty() {
             return None;
         }
@@ -517,6 +521,24 @@ mod tests {
         assert_eq!(&text[m.writes[0].span.range()], "T.f");
         assert_eq!(&text[m.body[0].span.range()], "delete x");
         assert_eq!(trim_layout_end("a \"//x\" // c\n", 0, 13), 7);
+    }
+
+    #[test]
+    fn doc_comments_attach_at_any_indentation() {
+        for text in [
+            "/// A shop.\n/// Second line.  \nenum E { a }\n",
+            "/// A shop.\r\n/// Second line.\r\n  enum E { a }\n",
+        ] {
+            let (file, diags) = parse(text);
+            assert!(diags.is_empty(), "{diags:?}");
+            assert_eq!(
+                file.decls[0].doc.as_deref(),
+                Some("A shop.\nSecond line."),
+                "{text:?}"
+            );
+        }
+        let (file, _) = parse("/// Not this one.\n\nenum E { a }\n");
+        assert_eq!(file.decls[0].doc, None);
     }
 
     #[test]

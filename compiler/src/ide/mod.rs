@@ -1,0 +1,184 @@
+//! Editor features as plain functions over one compilation: diagnostics,
+//! hover, go to definition, find references, completion, document symbols
+//! and quick fixes. Offsets in and spans out are bytes; [`lines`] converts to
+//! the editor's UTF-16 positions. Nothing here speaks the language server
+//! protocol (that is `wsitec lsp`, in the binary) or touches a file, so every
+//! feature is tested on source text alone.
+//!
+//! A file that does not parse still has a partial AST (the parser recovers
+//! per line), so features keep working on what was understood.
+
+pub mod actions;
+pub mod completion;
+pub mod index;
+pub mod lines;
+pub mod symbols;
+
+use crate::check::effects::marker_accesses;
+use crate::syntax::ast::{DeclKind, FileId, MarkerDecl, Permission, Span};
+use crate::Compilation;
+use index::{contains, Index, Key};
+
+/// One compilation and its index.
+pub struct Analysis {
+    pub compilation: Compilation,
+    pub index: Index,
+}
+
+/// What hovering over a place shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hover {
+    pub span: Span,
+    /// Markdown.
+    pub contents: String,
+}
+
+impl Analysis {
+    pub fn new(compilation: Compilation) -> Analysis {
+        let index = Index::build(&compilation.files, &compilation.typed);
+        Analysis { compilation, index }
+    }
+
+    /// The text of `file` (empty for an unknown file).
+    pub fn text(&self, file: FileId) -> &str {
+        self.compilation
+            .sources
+            .get(file.0 as usize)
+            .map_or("", |s| s.text.as_str())
+    }
+
+    pub fn hover(&self, file: FileId, offset: usize) -> Option<Hover> {
+        if let Some(occ) = self.index.at(file, offset) {
+            let def = self.index.def(&occ.key)?;
+            let mut contents = format!("```wsite\n{}\n```", def.signature);
+            if let Some(doc) = &def.doc {
+                contents.push_str("\n\n");
+                contents.push_str(doc);
+            }
+            if let Some(extra) = self.details(&occ.key) {
+                contents.push_str("\n\n");
+                contents.push_str(&extra);
+            }
+            return Some(Hover {
+                span: occ.span,
+                contents,
+            });
+        }
+        // Not on a name: the type of the narrowest expression under the cursor.
+        let (span, id) = self
+            .index
+            .exprs
+            .iter()
+            .filter(|(s, _)| s.file == file && contains(*s, offset))
+            .min_by_key(|(s, _)| s.end - s.start)?;
+        let ty = self.compilation.typed.types.get(id)?;
+        Some(Hover {
+            span: *span,
+            contents: format!("```wsite\n{ty}\n```"),
+        })
+    }
+
+    /// What a hover adds for markers (permissions against accesses) and
+    /// tasks (the prover's verdicts).
+    fn details(&self, key: &Key) -> Option<String> {
+        match key {
+            Key::Marker(name) => self.marker(name).map(|m| self.marker_details(m)),
+            Key::Task(name) => Some(self.task_details(name)),
+            _ => None,
+        }
+    }
+
+    /// The marker declared as `name`.
+    pub(crate) fn marker(&self, name: &str) -> Option<&MarkerDecl> {
+        self.compilation
+            .files
+            .iter()
+            .flat_map(|f| &f.decls)
+            .find_map(|d| match &d.kind {
+                DeclKind::Marker(m) if m.name.name == name => Some(m),
+                _ => None,
+            })
+    }
+
+    fn marker_details(&self, m: &MarkerDecl) -> String {
+        let list = |items: Vec<String>| {
+            if items.is_empty() {
+                "nothing".to_string()
+            } else {
+                items
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        let written = |ps: &[Permission]| {
+            ps.iter()
+                .map(|p| match &p.field {
+                    Some(f) => format!("{}.{}", p.base.name, f.name),
+                    None => p.base.name.clone(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let used = marker_accesses(m, &self.compilation.typed);
+        format!(
+            "declared: reads {}; writes {}\n\ninferred: reads {}; writes {}",
+            list(written(&m.reads)),
+            list(written(&m.writes)),
+            list(used.reads.into_iter().collect()),
+            list(used.writes.into_iter().collect()),
+        )
+    }
+
+    fn task_details(&self, name: &str) -> String {
+        let outcomes: Vec<_> = self
+            .compilation
+            .proofs
+            .iter()
+            .filter(|p| p.task == name)
+            .collect();
+        if outcomes.is_empty() {
+            return "not proven yet: the prover runs when the file is saved and checks clean"
+                .into();
+        }
+        outcomes
+            .iter()
+            .map(|p| {
+                let verdict = format!("{:?}", p.verdict).to_lowercase();
+                let how = if p.witness.is_empty() {
+                    p.reason.clone().unwrap_or_default()
+                } else {
+                    format!("shortest witness: {} steps", p.witness.len())
+                };
+                format!(
+                    "- `{}`: **{verdict}** ({how}; {} states explored)",
+                    p.instance, p.states
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Where the name at `offset` is declared.
+    pub fn definition(&self, file: FileId, offset: usize) -> Option<Span> {
+        let occ = self.index.at(file, offset)?;
+        self.index.def(&occ.key).map(|d| d.span)
+    }
+
+    /// Every place the name at `offset` is written, its declaration included
+    /// when `with_declaration`.
+    pub fn references(&self, file: FileId, offset: usize, with_declaration: bool) -> Vec<Span> {
+        let Some(occ) = self.index.at(file, offset) else {
+            return Vec::new();
+        };
+        let decl = self.index.def(&occ.key).map(|d| d.span);
+        self.index
+            .references(&occ.key)
+            .into_iter()
+            .filter(|s| with_declaration || Some(*s) != decl)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;
