@@ -30,6 +30,12 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 cargo test --workspace --locked --no-fail-fast "${features[@]}" 2>&1 | tee "$log" || status=$?
+# The VS Code extension's grammar, snapshot and unit tests (npm registry).
+if command -v npm >/dev/null 2>&1; then
+  bash editors/vscode/test.sh 2>&1 | tee -a "$log" || status=$?
+else
+  echo "npm not found: the VS Code extension's tests were skipped" >&2
+fi
 read -r passed failed < <(awk '/^test result:/ {
   for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) }
 } END { print p + 0, f + 0 }' "$log")
