@@ -726,3 +726,35 @@ fn gen_writes_a_split_with_its_manifest_and_refuses_bad_usage() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn json_carries_machine_applicable_fixes() {
+    let fixes = |fixture: &str| -> Vec<serde_json::Value> {
+        let path = format!("{}/../tests/ui/{fixture}", env!("CARGO_MANIFEST_DIR"));
+        let out = wsitec(&["check", "--no-prove", "--format", "json", &path]);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        report["defects"]
+            .as_array()
+            .expect("defects")
+            .iter()
+            .filter_map(|d| d.get("fix").cloned())
+            .collect()
+    };
+    let added = fixes("E301_write_outside_writes.wsite");
+    assert!(
+        added
+            .iter()
+            .any(|f| f["kind"] == "add_permission" && f["clause"] == "writes"),
+        "{added:?}"
+    );
+    let removed = fixes("S107_unused_permission.wsite");
+    assert!(
+        removed.iter().any(|f| f["kind"] == "remove_permission"),
+        "{removed:?}"
+    );
+    let created = fixes("E101_unknown_names.wsite");
+    assert!(
+        created.iter().any(|f| f["kind"] == "create_page"),
+        "{created:?}"
+    );
+}
