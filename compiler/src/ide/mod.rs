@@ -15,7 +15,7 @@ pub mod lines;
 pub mod symbols;
 
 use crate::check::effects::marker_accesses;
-use crate::syntax::ast::{DeclKind, FileId, MarkerDecl, Permission, Span};
+use crate::syntax::ast::{DeclKind, FileId, MarkerDecl, Permission, Span, UseTarget};
 use crate::Compilation;
 use index::{contains, Index, Key};
 
@@ -51,6 +51,9 @@ impl Analysis {
         if let Some(occ) = self.index.at(file, offset) {
             let def = self.index.def(&occ.key)?;
             let mut contents = format!("```wsite\n{}\n```", def.signature);
+            if let Some(module) = self.std_module(def.span) {
+                contents.push_str(&format!("\n\nfrom `{module}`"));
+            }
             if let Some(doc) = &def.doc {
                 contents.push_str("\n\n");
                 contents.push_str(doc);
@@ -163,6 +166,37 @@ impl Analysis {
     pub fn definition(&self, file: FileId, offset: usize) -> Option<Span> {
         let occ = self.index.at(file, offset)?;
         self.index.def(&occ.key).map(|d| d.span)
+    }
+
+    /// The standard-library module (`std::search`) that holds `span`, if any.
+    pub fn std_module(&self, span: Span) -> Option<&str> {
+        let name = &self.compilation.sources.get(span.file.0 as usize)?.name;
+        name.starts_with("std::").then_some(name.as_str())
+    }
+
+    /// Where an editor can show `span`: itself, or, inside a standard-library
+    /// module (compiled into wsitec, not a file an editor can open), the
+    /// `use` in `file` that brings the module in.
+    pub fn visible_span(&self, file: FileId, span: Span) -> Option<Span> {
+        let Some(module) = self.std_module(span) else {
+            return Some(span);
+        };
+        self.compilation
+            .files
+            .iter()
+            .find(|f| f.file == file)?
+            .decls
+            .iter()
+            .find_map(|d| match &d.kind {
+                DeclKind::Use(u) => match &u.target {
+                    UseTarget::Std(path) => {
+                        let named: Vec<&str> = path.iter().map(|p| p.name.as_str()).collect();
+                        (format!("std::{}", named.join("::")) == module).then_some(d.span)
+                    }
+                    UseTarget::File(..) => None,
+                },
+                _ => None,
+            })
     }
 
     /// Every place the name at `offset` is written, its declaration included

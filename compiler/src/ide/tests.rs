@@ -350,3 +350,25 @@ fn features_work_on_a_file_that_does_not_parse() {
         let _ = a.code_actions(FILE, offset, offset + 3);
     }
 }
+
+#[test]
+fn a_standard_library_item_is_shown_at_the_use_that_brings_it_in() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../stdlib/sites/search.wsite"
+    ))
+    .unwrap();
+    let a = analyse(&text);
+    let offset = at(&text, "start Search", 0, 7);
+    let def = a.definition(FILE, offset).unwrap();
+    assert_eq!(a.std_module(def), Some("std::search"));
+    let shown = a.visible_span(FILE, def).unwrap();
+    assert_eq!(shown.file, FILE);
+    assert!(
+        text[shown.range()].starts_with("use std::search"),
+        "{shown:?}"
+    );
+    let h = a.hover(FILE, offset).unwrap();
+    assert!(h.contents.contains("page Search"), "{}", h.contents);
+    assert!(h.contents.contains("from `std::search`"), "{}", h.contents);
+}

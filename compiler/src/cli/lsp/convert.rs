@@ -27,8 +27,10 @@ fn range_json(a: &Analysis, span: Span) -> Value {
 }
 
 /// Where `span` is, as a protocol location: the root file is `root`; another
-/// file only when it is a file on disk (not an embedded stdlib module).
+/// file when it is a file on disk; inside a standard-library module, the
+/// root file's `use` of that module.
 fn location(a: &Analysis, span: Span, root: &lsp::Uri) -> Option<Value> {
+    let span = a.visible_span(FileId(0), span)?;
     let uri = if span.file == FileId(0) {
         root.as_str().to_string()
     } else {
