@@ -307,13 +307,23 @@ impl Walker<'_> {
 
     fn params(&mut self, params: &[Param]) {
         for p in params {
-            self.type_ref(&p.ty);
-            let table = self
-                .tables
-                .contains(&p.ty.name.name)
-                .then(|| p.ty.name.name.clone());
-            self.local(&p.name, "parameter", type_text(&p.ty), table);
+            self.form_var(&p.name, "parameter", Some(&p.ty));
         }
+    }
+
+    /// A parameter or form variable of a written type (`Text` when none is
+    /// written), remembering the table when it holds rows.
+    fn form_var(&mut self, var: &Ident, what: &str, ty: Option<&TypeExpr>) {
+        let Some(ty) = ty else {
+            self.local(var, what, "Text".into(), None);
+            return;
+        };
+        self.type_ref(ty);
+        let rows = self
+            .tables
+            .contains(&ty.name.name)
+            .then(|| ty.name.name.clone());
+        self.local(var, what, type_text(ty), rows);
     }
 
     fn marker(&mut self, m: &MarkerDecl, doc: Option<&String>) {
@@ -362,13 +372,7 @@ impl Walker<'_> {
             doc,
         );
         if let Some(tpl) = &t.template {
-            self.table_ref(&tpl.table);
-            self.local(
-                &tpl.binder,
-                "binder",
-                tpl.table.name.clone(),
-                Some(tpl.table.name.clone()),
-            );
+            self.binder(&tpl.binder, &tpl.table);
             self.opt(tpl.filter.as_ref());
             self.opt(tpl.limit.as_ref());
         }
@@ -421,11 +425,7 @@ impl Walker<'_> {
             }
             ElementKind::Input { var, ty, label } => {
                 self.text(label);
-                if let Some(ty) = ty {
-                    self.type_ref(ty);
-                }
-                let ty = ty.as_ref().map_or_else(|| "Text".into(), type_text);
-                self.local(var, "form input", ty, None);
+                self.form_var(var, "form input", ty.as_ref());
             }
             ElementKind::SelectList {
                 var,
@@ -434,12 +434,8 @@ impl Walker<'_> {
                 options,
             } => {
                 self.text(label);
-                if let Some(ty) = ty {
-                    self.type_ref(ty);
-                }
                 self.exprs(options);
-                let ty = ty.as_ref().map_or_else(|| "Text".into(), type_text);
-                self.local(var, "form select", ty, None);
+                self.form_var(var, "form select", ty.as_ref());
             }
             ElementKind::SelectFrom {
                 var,
@@ -451,21 +447,10 @@ impl Walker<'_> {
                 show,
             } => {
                 self.text(label);
-                self.type_ref(ty);
-                self.table_ref(table);
-                self.local(
-                    binder,
-                    "binder",
-                    table.name.clone(),
-                    Some(table.name.clone()),
-                );
+                self.binder(binder, table);
                 self.opt(filter.as_ref());
                 self.expr(show);
-                let rows = self
-                    .tables
-                    .contains(&ty.name.name)
-                    .then(|| ty.name.name.clone());
-                self.local(var, "form select", type_text(ty), rows);
+                self.form_var(var, "form select", Some(ty));
             }
             ElementKind::Checkbox { var, label } => {
                 self.text(label);
@@ -478,8 +463,7 @@ impl Walker<'_> {
             ElementKind::For(f) => {
                 match &f.source {
                     LoopSource::Table(t) => {
-                        self.table_ref(t);
-                        self.local(&f.binder, "binder", t.name.clone(), Some(t.name.clone()));
+                        self.binder(&f.binder, t);
                     }
                     LoopSource::List(items, _) => {
                         self.exprs(items);
@@ -541,13 +525,7 @@ impl Walker<'_> {
                 table,
                 filter,
             } => {
-                self.table_ref(table);
-                self.local(
-                    binder,
-                    "binder",
-                    table.name.clone(),
-                    Some(table.name.clone()),
-                );
+                self.binder(binder, table);
                 self.opt(filter.as_ref());
             }
             StmtKind::For {
@@ -556,13 +534,7 @@ impl Walker<'_> {
                 filter,
                 body,
             } => {
-                self.table_ref(table);
-                self.local(
-                    binder,
-                    "binder",
-                    table.name.clone(),
-                    Some(table.name.clone()),
-                );
+                self.binder(binder, table);
                 self.opt(filter.as_ref());
                 self.stmts(body);
             }
@@ -605,6 +577,7 @@ impl Walker<'_> {
         }
     }
 
+    /// A binder over the rows of `table`.
     fn binder(&mut self, binder: &Ident, table: &Ident) {
         self.table_ref(table);
         self.local(
