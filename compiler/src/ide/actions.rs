@@ -144,18 +144,15 @@ impl Analysis {
     }
 
     fn create_page(&self, name: &str, at: Span) -> Option<Edit> {
-        let target = self.page_ref_at(at)?;
+        let target = self.index.page_refs.iter().find(|r| r.name == at)?;
         let typed = &self.compilation.typed;
         let params: Vec<String> = target
             .args
             .iter()
             .enumerate()
-            .map(|(i, arg)| {
-                let pname = match &arg.kind {
-                    ExprKind::Name(n) => n.name.clone(),
-                    _ => format!("p{}", i + 1),
-                };
-                format!("{pname}: {}", typed.ty(arg.id))
+            .map(|(i, (written, id))| {
+                let pname = written.clone().unwrap_or_else(|| format!("p{}", i + 1));
+                format!("{pname}: {}", typed.ty(*id))
             })
             .collect();
         let params = if params.is_empty() {
@@ -174,21 +171,6 @@ impl Analysis {
             ),
         })
     }
-
-    /// The page reference (a link, a button, a `go`) whose name is at `at`.
-    fn page_ref_at(&self, at: Span) -> Option<&PageRef> {
-        let mut found = None;
-        for decl in self.compilation.files.iter().flat_map(|f| &f.decls) {
-            match &decl.kind {
-                DeclKind::Page(p) => find_in_elements(&p.body, at, &mut found),
-                DeclKind::Marker(m) => find_in_stmts(&m.body, at, &mut found),
-                DeclKind::Site(s) => check_ref(s.start.as_ref(), at, &mut found),
-                DeclKind::Task(t) => check_ref(t.start.as_ref(), at, &mut found),
-                _ => {}
-            }
-        }
-        found
-    }
 }
 
 /// Where a marker's header (name and parameters) ends.
@@ -201,47 +183,4 @@ fn header_end(text: &str, m: &MarkerDecl) -> usize {
         }
     }
     after_name
-}
-
-fn check_ref<'a>(r: Option<&'a PageRef>, at: Span, found: &mut Option<&'a PageRef>) {
-    if let Some(r) = r {
-        if r.name.span == at {
-            *found = Some(r);
-        }
-    }
-}
-
-fn find_in_elements<'a>(elements: &'a [Element], at: Span, found: &mut Option<&'a PageRef>) {
-    for e in elements {
-        match &e.kind {
-            ElementKind::Link { target, .. } | ElementKind::Button { target, .. } => {
-                check_ref(Some(target), at, found);
-            }
-            ElementKind::Section { body, .. } => find_in_elements(body, at, found),
-            ElementKind::For(f) => find_in_elements(&f.body, at, found),
-            ElementKind::If {
-                then, otherwise, ..
-            } => {
-                find_in_elements(then, at, found);
-                find_in_elements(otherwise, at, found);
-            }
-            _ => {}
-        }
-    }
-}
-
-fn find_in_stmts<'a>(stmts: &'a [Stmt], at: Span, found: &mut Option<&'a PageRef>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Go(r) => check_ref(Some(r), at, found),
-            StmtKind::For { body, .. } => find_in_stmts(body, at, found),
-            StmtKind::If {
-                then, otherwise, ..
-            } => {
-                find_in_stmts(then, at, found);
-                find_in_stmts(otherwise, at, found);
-            }
-            _ => {}
-        }
-    }
 }

@@ -52,6 +52,18 @@ pub struct Index {
     pub occurrences: Vec<Occurrence>,
     /// Every expression's span and id (for the type under the cursor).
     pub exprs: Vec<(Span, ExprId)>,
+    /// Every reference to a page or marker with arguments (a link, a button,
+    /// `go`, `start`, `visited`, `page is`), for fixes that need the
+    /// arguments' names and types.
+    pub page_refs: Vec<PageUse>,
+}
+
+/// A page or marker reference: its name's span and, per argument, the name
+/// it was written as (for a bare name) and its expression.
+#[derive(Clone, Debug)]
+pub struct PageUse {
+    pub name: Span,
+    pub args: Vec<(Option<String>, ExprId)>,
 }
 
 impl Index {
@@ -198,7 +210,23 @@ impl Walker<'_> {
             Key::Page(name)
         };
         self.used(r.name.span, key);
+        self.record_page_use(r);
         self.exprs(&r.args);
+    }
+
+    fn record_page_use(&mut self, r: &PageRef) {
+        let args = r
+            .args
+            .iter()
+            .map(|a| match &a.kind {
+                ExprKind::Name(n) => (Some(n.name.clone()), a.id),
+                _ => (None, a.id),
+            })
+            .collect();
+        self.index.page_refs.push(PageUse {
+            name: r.name.span,
+            args,
+        });
     }
 
     fn table_def(&mut self, name: &Ident, fields: &[FieldDecl], doc: Option<&String>, what: &str) {
@@ -623,6 +651,7 @@ impl Walker<'_> {
             ExprKind::Visited(r) | ExprKind::PageIs(r) => {
                 let name = r.name.name.clone();
                 self.used(r.name.span, Key::Page(name));
+                self.record_page_use(r);
             }
             _ => {}
         }

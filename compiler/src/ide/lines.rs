@@ -3,6 +3,7 @@
 //! two. Offsets and positions past the end are clamped, never a panic.
 
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A zero-based line and UTF-16 column.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -21,14 +22,30 @@ pub struct Range {
 /// The start of every line of one text.
 pub struct LineIndex<'t> {
     text: &'t str,
-    starts: Vec<usize>,
+    starts: Cow<'t, [usize]>,
+}
+
+/// The byte offset where each line of `text` starts (the first is 0).
+pub fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    starts
 }
 
 impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> LineIndex<'t> {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts: Cow::Owned(line_starts(text)),
+        }
+    }
+
+    /// An index over `text` whose [`line_starts`] were computed before.
+    pub fn with_starts(text: &'t str, starts: &'t [usize]) -> LineIndex<'t> {
+        LineIndex {
+            text,
+            starts: Cow::Borrowed(starts),
+        }
     }
 
     /// The position of byte `offset` (clamped to the text; an offset inside

@@ -19,10 +19,11 @@ use crate::syntax::ast::{DeclKind, FileId, MarkerDecl, Permission, Span, UseTarg
 use crate::Compilation;
 use index::{contains, Index, Key};
 
-/// One compilation and its index.
+/// One compilation, its index, and where each file's lines start.
 pub struct Analysis {
     pub compilation: Compilation,
     pub index: Index,
+    line_starts: Vec<Vec<usize>>,
 }
 
 /// What hovering over a place shows.
@@ -36,7 +37,24 @@ pub struct Hover {
 impl Analysis {
     pub fn new(compilation: Compilation) -> Analysis {
         let index = Index::build(&compilation.files, &compilation.typed);
-        Analysis { compilation, index }
+        let line_starts = compilation
+            .sources
+            .iter()
+            .map(|s| lines::line_starts(&s.text))
+            .collect();
+        Analysis {
+            compilation,
+            index,
+            line_starts,
+        }
+    }
+
+    /// Offsets ↔ positions in `file`, without rescanning its text.
+    pub fn lines(&self, file: FileId) -> lines::LineIndex<'_> {
+        match self.line_starts.get(file.0 as usize) {
+            Some(starts) => lines::LineIndex::with_starts(self.text(file), starts),
+            None => lines::LineIndex::new(""),
+        }
     }
 
     /// The text of `file` (empty for an unknown file).
@@ -147,7 +165,7 @@ impl Analysis {
         outcomes
             .iter()
             .map(|p| {
-                let verdict = format!("{:?}", p.verdict).to_lowercase();
+                let verdict = p.verdict.as_str();
                 let how = if p.witness.is_empty() {
                     p.reason.clone().unwrap_or_default()
                 } else {

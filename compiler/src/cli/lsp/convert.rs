@@ -19,7 +19,9 @@ pub fn position(p: lsp::Position) -> Position {
 }
 
 fn range_json(a: &Analysis, span: Span) -> Value {
-    let r = LineIndex::new(a.text(span.file)).range(span.start as usize, span.end as usize);
+    let r = a
+        .lines(span.file)
+        .range(span.start as usize, span.end as usize);
     json!({
         "start": { "line": r.start.line, "character": r.start.character },
         "end": { "line": r.end.line, "character": r.end.character },
@@ -165,7 +167,7 @@ pub fn symbols(a: &Analysis) -> Value {
 }
 
 pub fn code_actions(a: &Analysis, uri: &lsp::Uri, range: lsp::Range) -> Value {
-    let lines = LineIndex::new(a.text(FileId(0)));
+    let lines = a.lines(FileId(0));
     let start = lines.offset(position(range.start));
     let end = lines.offset(position(range.end));
     let actions: Vec<Value> = a
@@ -233,25 +235,12 @@ pub fn apply_change(text: &mut String, change: lsp::TextDocumentContentChangeEve
 
 /// The path of a `file:` URI, percent-decoded.
 pub fn uri_path(uri: &lsp::Uri) -> Option<String> {
-    let rest = uri.as_str().strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
+    let scheme = uri.scheme()?.as_str();
+    if !scheme.eq_ignore_ascii_case("file") {
+        return None;
     }
-    String::from_utf8(out).ok()
+    let path = uri.path().as_estr().decode().into_string().ok()?;
+    Some(path.into_owned())
 }
 
 /// The `file:` URI of a path (absolute, percent-encoded).
@@ -267,4 +256,17 @@ pub fn file_uri(path: &std::path::Path) -> Option<lsp::Uri> {
         }
     }
     encoded.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn file_uris_decode_to_paths_and_others_have_none() {
+        let uri = |s: &str| s.parse::<super::lsp::Uri>().expect("uri");
+        assert_eq!(
+            super::uri_path(&uri("file:///tmp/a%20b.wsite")).as_deref(),
+            Some("/tmp/a b.wsite")
+        );
+        assert_eq!(super::uri_path(&uri("untitled:Untitled-1")), None);
+    }
 }

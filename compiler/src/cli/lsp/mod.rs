@@ -23,7 +23,6 @@ use std::process::ExitCode;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 use transport::Incoming;
-use wsitec::ide::lines::LineIndex;
 use wsitec::ide::Analysis;
 use wsitec::syntax::ast::FileId;
 use wsitec::Source;
@@ -218,7 +217,9 @@ impl<'o> Server<'o> {
         let Some(analysis) = self.analysis(&p.text_document.uri) else {
             return Value::Null;
         };
-        let offset = LineIndex::new(analysis.text(FileId(0))).offset(convert::position(p.position));
+        let offset = analysis
+            .lines(FileId(0))
+            .offset(convert::position(p.position));
         f(analysis, offset, &p.text_document.uri)
     }
 
