@@ -1,0 +1,340 @@
+//! The differential check of the soundness campaign: every task instance of a
+//! program proven four ways (interpreter and JIT engines, each with and
+//! without cone-of-influence pruning), and the results compared. Decided
+//! verdicts must agree, feasible witnesses must have one length, every
+//! feasible witness must replay on the interpreter, and each engine must
+//! give the same proof as the other under the same pruning. A result that is
+//! `Undecided` (the budget ran out) is compared with nothing. [`Tally`] sums
+//! what many sites gave and prints the campaign's one-line summary.
+
+use std::fmt::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use wsite_runtime::env::{self, TaskInstance};
+use wsite_runtime::ir::Program;
+use wsite_runtime::prove::{self, JitProver, Options, Proof, Verdict};
+
+/// Distinct states per search in the campaign (small sites stay far below).
+pub const CAMPAIGN_BUDGET: usize = 20_000;
+
+/// The four ways an instance is proven, in report order.
+pub const WAYS: [&str; 4] = [
+    "interpreter pruned",
+    "interpreter unpruned",
+    "jit pruned",
+    "jit unpruned",
+];
+
+/// One instance on which the four results disagree.
+#[derive(Clone, Debug)]
+pub struct Disagreement {
+    pub instance: String,
+    /// What differs, one line per problem.
+    pub problems: Vec<(Kind, String)>,
+    /// Each way's result, one line each (verdict, witness, states).
+    pub results: Vec<String>,
+}
+
+/// What one program gave.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramOutcome {
+    pub instances: usize,
+    /// Verdicts of the unpruned interpreter search, the reference:
+    /// feasible, infeasible, undecided.
+    pub verdicts: [usize; 3],
+    /// Instances where pruning changed nothing but the state count, and
+    /// how many states it saved.
+    pub states_pruned: usize,
+    pub states_unpruned: usize,
+    /// Programs the JIT could not compile are proven on the interpreter only.
+    pub jit_unavailable: bool,
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// Proves every instance of `program` four ways and compares the results.
+pub fn check_program(program: &Program, budget: usize) -> ProgramOutcome {
+    let jit = JitProver::new(program).ok();
+    let mut out = ProgramOutcome {
+        jit_unavailable: jit.is_none(),
+        ..ProgramOutcome::default()
+    };
+    for inst in env::instances(program) {
+        out.instances += 1;
+        let checked = catch_unwind(AssertUnwindSafe(|| {
+            check_instance(program, jit.as_ref(), &inst, budget)
+        }));
+        let (results, problems) = match checked {
+            Ok(r) => r,
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_string()))
+                    .unwrap_or_default();
+                let problem = (Kind::Failure, format!("the prover panicked: {why}"));
+                (Vec::new(), vec![problem])
+            }
+        };
+        if let Some(Ok(reference)) = results.get(1) {
+            let slot = match reference.verdict {
+                Verdict::Feasible => 0,
+                Verdict::Infeasible => 1,
+                Verdict::Undecided => 2,
+            };
+            out.verdicts[slot] += 1;
+        }
+        if let (Some(Ok(pruned)), Some(Ok(full))) = (results.first(), results.get(1)) {
+            out.states_pruned += pruned.states;
+            out.states_unpruned += full.states;
+        }
+        if !problems.is_empty() {
+            out.disagreements.push(Disagreement {
+                instance: inst.name.clone(),
+                problems,
+                results: results
+                    .iter()
+                    .zip(WAYS)
+                    .map(|(r, way)| format!("{way}: {}", describe(r)))
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
+type Outcome = Result<Proof, String>;
+
+/// What kind of problem a disagreement is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// Pruning changed a verdict or a witness's length.
+    Pruning,
+    /// The engines differ under the same pruning.
+    Engines,
+    /// A feasible witness does not replay on the interpreter.
+    Replay,
+    /// A search failed or panicked.
+    Failure,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Pruning, Kind::Engines, Kind::Replay, Kind::Failure];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Pruning => "pruning",
+            Kind::Engines => "engines",
+            Kind::Replay => "replay",
+            Kind::Failure => "failure",
+        }
+    }
+}
+
+/// The four results (the JIT ones absent without a JIT) and the problems.
+fn check_instance(
+    program: &Program,
+    jit: Option<&JitProver>,
+    inst: &TaskInstance,
+    budget: usize,
+) -> (Vec<Outcome>, Vec<(Kind, String)>) {
+    let pruned = Options {
+        budget,
+        prune: true,
+        horizon: None,
+    };
+    let full = Options {
+        prune: false,
+        ..pruned
+    };
+    let mut results = vec![
+        prove::prove_instance(program, inst, pruned),
+        prove::prove_instance(program, inst, full),
+    ];
+    if let Some(jit) = jit {
+        results.push(jit.prove(inst, pruned));
+        results.push(jit.prove(inst, full));
+    }
+    let mut problems: Vec<(Kind, String)> = Vec::new();
+    let errors = results.iter().filter(|r| r.is_err()).count();
+    if errors > 0 && errors < results.len() {
+        let interpreter_ok = results.iter().take(2).all(Result::is_ok);
+        for (i, (r, way)) in results.iter().zip(WAYS).enumerate() {
+            if let Err(e) = r {
+                let kind = if i >= 2 && interpreter_ok {
+                    Kind::Engines
+                } else {
+                    Kind::Failure
+                };
+                problems.push((kind, format!("{way} failed: {e}")));
+            }
+        }
+    }
+    // Pruning against no pruning on each engine, and engine against engine
+    // under the same pruning; transitivity covers the rest.
+    let pairs = [
+        (0, 1, Kind::Pruning),
+        (2, 3, Kind::Pruning),
+        (0, 2, Kind::Engines),
+        (1, 3, Kind::Engines),
+    ];
+    for (a, b, kind) in pairs {
+        let (Some(Ok(x)), Some(Ok(y))) = (results.get(a), results.get(b)) else {
+            continue;
+        };
+        let decided = x.verdict != Verdict::Undecided && y.verdict != Verdict::Undecided;
+        let problem = if decided && x.verdict != y.verdict {
+            Some(format!(
+                "verdicts differ: {} {}, {} {}",
+                WAYS[a],
+                x.verdict.as_str(),
+                WAYS[b],
+                y.verdict.as_str()
+            ))
+        } else if decided && x.verdict == Verdict::Feasible && x.witness.len() != y.witness.len() {
+            Some(format!(
+                "witness lengths differ: {} {}, {} {}",
+                WAYS[a],
+                x.witness.len(),
+                WAYS[b],
+                y.witness.len()
+            ))
+        } else if kind == Kind::Engines
+            && (x.verdict != y.verdict || x.witness != y.witness || x.states != y.states)
+        {
+            // The engines search the same states in the same order.
+            Some(format!(
+                "the engines differ: {} ({}, {} states) and {} ({}, {} states)",
+                WAYS[a],
+                x.verdict.as_str(),
+                x.states,
+                WAYS[b],
+                y.verdict.as_str(),
+                y.states
+            ))
+        } else {
+            None
+        };
+        problems.extend(problem.map(|p| (kind, p)));
+    }
+    for (r, way) in results.iter().zip(WAYS) {
+        let Ok(p) = r else { continue };
+        if p.verdict == Verdict::Feasible {
+            match prove::replay(program, inst, &p.witness) {
+                Ok(true) => {}
+                Ok(false) => problems.push((
+                    Kind::Replay,
+                    format!("{way}: the witness does not succeed on replay"),
+                )),
+                Err(e) => problems.push((
+                    Kind::Replay,
+                    format!("{way}: the witness does not replay: {e}"),
+                )),
+            }
+        }
+    }
+    (results, problems)
+}
+
+fn describe(r: &Outcome) -> String {
+    match r {
+        Err(e) => format!("error: {e}"),
+        Ok(p) => {
+            let steps: Vec<String> = p.witness.iter().map(|s| s.to_string()).collect();
+            let mut s = format!(
+                "{} after {} states, depth {}",
+                p.verdict.as_str(),
+                p.states,
+                p.depth
+            );
+            if !steps.is_empty() {
+                let _ = write!(s, "; witness [{}]", steps.join(", "));
+            }
+            s
+        }
+    }
+}
+
+/// Sums over a campaign.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    pub sites: usize,
+    /// Sites that did not compile (a generator bug for generated sites).
+    pub not_compiled: usize,
+    pub instances: usize,
+    pub verdicts: [usize; 3],
+    pub states_pruned: usize,
+    pub states_unpruned: usize,
+    pub jit_unavailable: usize,
+    pub disagreements: usize,
+    /// Instances with a problem of each [`Kind`], in `Kind::ALL` order.
+    pub by_kind: [usize; 4],
+    /// Sites with at least one disagreement.
+    pub disagreeing_sites: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, outcome: &ProgramOutcome) {
+        self.sites += 1;
+        self.instances += outcome.instances;
+        for (total, n) in self.verdicts.iter_mut().zip(outcome.verdicts) {
+            *total += n;
+        }
+        self.states_pruned += outcome.states_pruned;
+        self.states_unpruned += outcome.states_unpruned;
+        self.jit_unavailable += usize::from(outcome.jit_unavailable);
+        self.disagreements += outcome.disagreements.len();
+        for d in &outcome.disagreements {
+            for (i, kind) in Kind::ALL.iter().enumerate() {
+                self.by_kind[i] += usize::from(d.problems.iter().any(|(k, _)| k == kind));
+            }
+        }
+        self.disagreeing_sites += usize::from(!outcome.disagreements.is_empty());
+    }
+
+    pub fn add_uncompiled(&mut self) {
+        self.sites += 1;
+        self.not_compiled += 1;
+    }
+
+    /// The campaign's one-line summary.
+    pub fn summary(&self, what: &str, seconds: f64) -> String {
+        let kinds: Vec<String> = Kind::ALL
+            .iter()
+            .zip(self.by_kind)
+            .map(|(k, n)| format!("{} {n}", k.as_str()))
+            .collect();
+        format!(
+            "soundness {what}: {} sites ({} not compiled, {} without JIT), {} task instances \
+             ({} feasible, {} infeasible, {} undecided), {} disagreements on {} sites \
+             ({}), states pruned/unpruned {}/{}, {seconds:.1} s",
+            self.sites,
+            self.not_compiled,
+            self.jit_unavailable,
+            self.instances,
+            self.verdicts[0],
+            self.verdicts[1],
+            self.verdicts[2],
+            self.disagreements,
+            self.disagreeing_sites,
+            kinds.join(", "),
+            self.states_pruned,
+            self.states_unpruned,
+        )
+    }
+}
+
+/// A report of one site's disagreements, with everything needed to turn it
+/// into a fixture.
+pub fn report(label: &str, source: &str, outcome: &ProgramOutcome) -> String {
+    let mut s = format!("==== disagreement: {label}\n");
+    for d in &outcome.disagreements {
+        let _ = writeln!(s, "-- task instance `{}`", d.instance);
+        for (kind, p) in &d.problems {
+            let _ = writeln!(s, "   problem ({}): {p}", kind.as_str());
+        }
+        for r in &d.results {
+            let _ = writeln!(s, "   {r}");
+        }
+    }
+    let _ = writeln!(s, "-- source of {label}:\n{source}==== end of {label}");
+    s
+}
