@@ -597,8 +597,10 @@ impl<'s> FlatEnv<'s> {
             .get(index)
             .ok_or_else(|| format!("there is no candidate #{index}"))?;
         Ok(match self.apply(action, pool)? {
+            // A refused step is still a step: the goal may hold after it
+            // (when it held before), as `step` and the interpreter say.
             Applied::Rejected(_) => Probe {
-                success: false,
+                success: self.goal_holds(pool)?,
                 rejected: true,
             },
             Applied::Answered(ok) => Probe {
