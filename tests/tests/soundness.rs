@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use wsite_tests::soundness::differential::{
-    check_program, report, ProgramOutcome, Tally, CAMPAIGN_BUDGET,
+    check_program, describe_program, report, ProgramOutcome, Tally, CAMPAIGN_BUDGET,
 };
 use wsite_tests::soundness::generate;
 use wsitec::diagnostics::human::SourceDb;
@@ -250,4 +250,12 @@ fn print_site() {
     let site = generate(env_u64("WSITE_SOUNDNESS_SEED", 0));
     println!("{}", site.text);
     println!("// features: {:?}", site.features);
+    let compiled = wsitec::compile_str("site.wsite", &site.text);
+    println!(
+        "{}",
+        SourceDb::new(&compiled.sources).render_plain(&compiled.diagnostics)
+    );
+    if let Some(program) = &compiled.program {
+        println!("{}", describe_program(program, CAMPAIGN_BUDGET));
+    }
 }

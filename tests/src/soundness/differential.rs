@@ -103,6 +103,23 @@ pub fn check_program(program: &Program, budget: usize) -> ProgramOutcome {
 
 type Outcome = Result<Proof, String>;
 
+/// Every instance's four results, one line each (for looking at a site).
+pub fn describe_program(program: &Program, budget: usize) -> String {
+    let jit = JitProver::new(program).ok();
+    let mut s = String::new();
+    for inst in env::instances(program) {
+        let (results, problems) = check_instance(program, jit.as_ref(), &inst, budget);
+        let _ = writeln!(s, "-- task instance `{}`", inst.name);
+        for (r, way) in results.iter().zip(WAYS) {
+            let _ = writeln!(s, "   {way}: {}", describe(r));
+        }
+        for (kind, p) in &problems {
+            let _ = writeln!(s, "   problem ({}): {p}", kind.as_str());
+        }
+    }
+    s
+}
+
 /// What kind of problem a disagreement is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {

@@ -18,6 +18,9 @@ pub struct Marker {
     pub text: String,
     /// What the generator meant it to exercise (for coverage counts).
     pub features: Vec<&'static str>,
+    /// Goal atoms a successful run makes true (`session.flag0`,
+    /// `visited Shop`, ...), so tasks can ask for what some marker does.
+    pub effects: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +65,7 @@ struct Body<'a> {
     perms: Perms,
     lines: Vec<String>,
     features: Vec<&'static str>,
+    effects: Vec<String>,
     /// `(variable, table)` of a row inserted by `let`.
     made: Option<(String, usize)>,
     pages: &'a [PageSig],
@@ -98,6 +102,7 @@ fn draw_marker(
         perms: Perms::default(),
         lines: Vec::new(),
         features: Vec::new(),
+        effects: Vec::new(),
         made: None,
         pages,
     };
@@ -125,6 +130,7 @@ fn draw_marker(
                 .collect();
             let flag = rng.pick_or(&flags, "flag0".into());
             body.set_session(&flag, "true");
+            body.effects.push(format!("session.{flag}"));
             flags_set.push(flag);
         }
         Role::Rename => rename(rng, ex, &mut body, row_param),
@@ -176,6 +182,7 @@ fn draw_marker(
         params,
         text,
         features: body.features,
+        effects: body.effects,
     }
 }
 
@@ -202,6 +209,11 @@ fn rename(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, t: usize) {
         ex.schema.seeded_ref(rng, t)
     };
     body.lines.push(format!("set {row}.name = {value}"));
+    if value.starts_with('"') {
+        let table = ex.schema.tables[t].name;
+        body.effects
+            .push(format!("(exists e in {table}: e.name == {value})"));
+    }
     if rng.chance(30) {
         body.perms.table_writes.insert(t);
     } else {
@@ -234,12 +246,25 @@ fn insert(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>) {
             .push(format!("insert {table_name} {{ {} }}", cells.join(", ")));
     }
     body.perms.table_writes.insert(t);
+    body.effects.push(format!(
+        "count({table_name}) == {}",
+        ex.schema.tables[t].rows.len() + 1
+    ));
+    if let Some(name) = cells.first().and_then(|c| c.strip_prefix("name: ")) {
+        if name.starts_with('"') {
+            body.effects
+                .push(format!("(exists e in {table_name}: e.name == {name})"));
+        }
+    }
     body.features.push("insert");
 }
 
 fn delete(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, t: usize) {
     if rng.chance(65) {
         body.lines.push("delete p".into());
+        let table = &ex.schema.tables[t];
+        body.effects
+            .push(format!("count({}) == {}", table.name, table.rows.len() - 1));
     } else {
         let z = ex.binder();
         let test = ex.field_test(rng, &mut body.perms, &z, t);
@@ -273,6 +298,15 @@ fn update(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, t: usize) {
         _ => ex.value(rng, &body.scope, &mut body.perms, ty),
     };
     body.lines.push(format!("set p.{field} = {value}"));
+    if ty == Ty::Tone || value == "true" {
+        let table = ex.schema.tables[t].name;
+        let test = if ty == Ty::Tone {
+            format!("e.{field} == {value}")
+        } else {
+            format!("e.{field}")
+        };
+        body.effects.push(format!("(exists e in {table}: {test})"));
+    }
     body.perms.field_writes.insert((t, field));
     body.features.push("update");
 }
@@ -362,6 +396,8 @@ fn go(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>) {
     };
     let Some((_, ty)) = page.param else {
         body.lines.push(format!("go {}", page.name));
+        body.effects.push(format!("visited {}", page.name));
+        body.effects.push(format!("page is {}", page.name));
         body.features.push("go");
         return;
     };
@@ -386,6 +422,9 @@ fn go(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>) {
             } else {
                 let row = ex.row(rng, &body.scope, t);
                 body.lines.push(format!("go {}({row})", page.name));
+                if row.ends_with(']') {
+                    body.effects.push(format!("visited {}({row})", page.name));
+                }
                 body.features.push("go-computed");
             }
         }

@@ -63,12 +63,14 @@ pub fn generate(seed: u64) -> GeneratedSite {
         features.insert("invariant");
     }
     let mut page_texts = Vec::new();
+    let shown;
     {
         let mut writer = PageWriter::new(&mut rng, &mut ex, &pages, &markers);
         for (i, plan) in plans.iter().enumerate() {
             page_texts.push(writer.page(i, plan));
         }
         features.extend(writer.features.iter().copied());
+        shown = writer.shown;
     }
     for p in &page_texts {
         text.push_str(p);
@@ -85,6 +87,8 @@ pub fn generate(seed: u64) -> GeneratedSite {
         ex: &mut ex,
         pages: &pages,
         features: Vec::new(),
+        effects: markers.iter().flat_map(|m| m.effects.clone()).collect(),
+        shown,
     };
     for i in 0..task_count {
         text.push_str(&writer.task(i));
@@ -136,12 +140,19 @@ fn plan_pages(rng: &mut Rng, pages: usize, markers: usize) -> Vec<PagePlan> {
         }
     }
     for target in 1..pages {
-        if rng.chance(55) {
+        if rng.chance(65) {
             let from = rng.below(pages);
             plans[from].links.push(target);
         }
         if rng.chance(45) {
             plans[target].links.push(0);
+        }
+    }
+    // No page without a way on (a dead end rarely teaches the prover much).
+    for (p, plan) in plans.iter_mut().enumerate() {
+        if plan.markers.is_empty() && plan.links.is_empty() {
+            let to = (p + 1 + rng.below(pages - 1)) % pages;
+            plan.links.push(to);
         }
     }
     plans

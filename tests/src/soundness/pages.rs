@@ -35,6 +35,9 @@ pub struct PageWriter<'a, 's> {
     pub pages: &'a [PageSig],
     pub markers: &'a [Marker],
     pub features: Vec<&'static str>,
+    /// Expressions some page shows (`Item[2].code`, `session.count`), which
+    /// retrieval tasks may ask for.
+    pub shown: Vec<String>,
     /// Numbers form variables and loop variables apart within a page.
     counter: usize,
     /// Numbers `#name`s apart within a site.
@@ -54,6 +57,7 @@ impl<'a, 's> PageWriter<'a, 's> {
             pages,
             markers,
             features: Vec::new(),
+            shown: Vec::new(),
             counter: 0,
             names: 0,
         }
@@ -301,6 +305,11 @@ impl<'a, 's> PageWriter<'a, 's> {
             .collect();
         shown.extend(session);
         let what = self.rng.pick_or(&shown, "Nothing".into());
+        let global = what.contains(']') || what.starts_with("{session.");
+        if global {
+            self.shown
+                .push(what.trim_start_matches('{').trim_end_matches('}').into());
+        }
         let kind = if self.rng.chance(80) {
             "text"
         } else {

@@ -17,6 +17,10 @@ pub struct TaskWriter<'a, 's> {
     pub ex: &'a mut Exprs<'s>,
     pub pages: &'a [PageSig],
     pub features: Vec<&'static str>,
+    /// Goal atoms some marker makes true.
+    pub effects: Vec<String>,
+    /// Values some page shows.
+    pub shown: Vec<String>,
 }
 
 impl TaskWriter<'_, '_> {
@@ -106,6 +110,9 @@ impl TaskWriter<'_, '_> {
     }
 
     fn answer(&mut self, scope: &Scope) -> String {
+        if !self.shown.is_empty() && self.rng.chance(50) {
+            return self.rng.pick_or(&self.shown, "[\"Zulu\"]".into());
+        }
         let (row, t) = match scope.vars.first() {
             Some((x, Ty::Row(t))) if self.rng.chance(70) => (x.clone(), *t),
             _ => {
@@ -126,6 +133,15 @@ impl TaskWriter<'_, '_> {
     }
 
     fn goal_atom(&mut self, scope: &Scope) -> String {
+        if !self.effects.is_empty() && self.rng.chance(50) {
+            let atom = self.rng.pick_or(&self.effects, "true".into());
+            if atom.starts_with("visited") {
+                self.features.push("visited-goal");
+            } else if atom.starts_with("page is") {
+                self.features.push("page-is-goal");
+            }
+            return atom;
+        }
         match self.rng.below(9) {
             0 | 1 => {
                 self.features.push("visited-goal");
