@@ -562,6 +562,14 @@ impl Collector<'_> {
     fn text(&mut self, t: &TextLit) {
         for e in t.interpolations() {
             self.expr(e);
+            // Showing a row reads its `name` (§2.2): `"{p}"` needs `p`'s table's
+            // `name` as much as `"{p.name}"` does.
+            for access in self.typed.renders.get(&e.id).into_iter().flatten() {
+                if let Access::Field { table, field } = access {
+                    self.needs
+                        .push((Need::Read(table.clone(), field.clone()), e.span));
+                }
+            }
         }
     }
 

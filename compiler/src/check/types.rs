@@ -206,6 +206,11 @@ pub struct Typed {
     pub sets: BTreeMap<ExprId, Access>,
     /// For every bare name that resolved: what it denotes.
     pub names: BTreeMap<ExprId, Resolved>,
+    /// For every interpolation of a row (`"{p}"`): the plain fields its
+    /// rendering reads, the row's `name` and, through a `name` that is a
+    /// reference, the next row's (§2.2). Reference `name`s are left out:
+    /// reading them needs no permission.
+    pub renders: BTreeMap<ExprId, Vec<Access>>,
 }
 
 static ERROR_TY: Ty = Ty::Error;

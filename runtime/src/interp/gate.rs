@@ -17,8 +17,8 @@
 use super::eval::{eval_bool, Context};
 use super::exec::{Delta, World};
 use super::state::{idx, TableState};
+use crate::ir::reads as footprint;
 use crate::ir::{self, FieldId, MarkerId, Permission, SessionId, TableId, Ty, Value};
-use crate::prove::footprint;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -140,7 +140,7 @@ pub(crate) fn validate_commit(
     let written = written_locs(program, delta);
     check_invariants_where(program, after, |inv| {
         let mut reads = footprint::Locs::new();
-        footprint::expr_reads(&inv.cond, &mut reads);
+        footprint::expr_reads(program, &inv.cond, &mut reads);
         reads.is_empty() || footprint::touches(&written, &reads)
     })
 }

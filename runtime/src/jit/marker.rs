@@ -36,9 +36,9 @@ use crate::interp::eval::Fault;
 use crate::interp::exec::Delta;
 use crate::interp::gate;
 use crate::interp::state::idx;
+use crate::ir::reads::{self as footprint, Locs};
 use crate::ir::{self, MarkerId, PageId, Ty, Value};
 use crate::layout::{Cells, LayoutError, StateLayout, TextPool, WORD};
-use crate::prove::footprint::{self, Locs};
 use crate::value::{Date, Time};
 use cranelift_codegen::ir::{Signature, UserFuncName};
 use cranelift_frontend::FunctionBuilderContext;
@@ -179,7 +179,7 @@ pub(crate) fn invariant_reads(program: &ir::Program) -> Vec<Locs> {
         .iter()
         .map(|inv| {
             let mut reads = Locs::new();
-            footprint::expr_reads(&inv.cond, &mut reads);
+            footprint::expr_reads(program, &inv.cond, &mut reads);
             reads
         })
         .collect()

@@ -7,12 +7,12 @@
 //! for every conjunct that never held, the markers that could write what it
 //! reads and the reason each never made it true.
 
-use super::footprint::{expr_reads, marker_effects, touches, Locs};
 use super::search::Search;
 use super::{Verdict, WitnessStep};
 use crate::env::{reward, Action, Env, State};
 use crate::interp::eval::eval;
 use crate::interp::exec::Rejection;
+use crate::ir::reads::{expr_reads, marker_effects, touches, Locs};
 use crate::ir::{self, BinaryOp, Expr, Value};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -372,7 +372,7 @@ fn plural(n: usize, noun: &str) -> String {
 fn writers(search: &Search<'_>, conjunct: &Expr) -> Vec<MarkerReport> {
     let program = search.program();
     let mut reads = Locs::new();
-    expr_reads(conjunct, &mut reads);
+    expr_reads(program, conjunct, &mut reads);
     program
         .markers
         .iter()

@@ -1,252 +1,53 @@
-//! What each part of a site reads and writes, and the cone of influence of a
-//! task: the markers and form fields that can matter to its outcome.
+//! The cone of influence of a task: the actions that can matter to its
+//! outcome. The prover skips the others (`--no-prune` turns this off).
 //!
-//! The prover may skip actions outside the cone without changing a verdict or
-//! a shortest witness's length. The argument: let R be the set of state
-//! locations closed under "a marker that writes into R reads only R", seeded
-//! with everything the goal reads and everything any page reads to decide
-//! which actions exist and what they do (conditions, loops, arguments, option
-//! lists; for retrieval tasks also every text shown, since answers are picked
-//! from it). Every guard and effect on R then depends on R alone, so an action
-//! that writes nothing in R can be deleted from any witness, which stays a
-//! witness and gets shorter. Writes and reads here are read off the IR (the
-//! marker's actual statements, not its declared permissions), inserts and
-//! deletes also read the table (capacity, next id), and any write reads every
-//! invariant, because the gate evaluates them all.
+//! # Why skipping is sound
+//!
+//! A search state is (page, page arguments, form values, database, session,
+//! visited set). Let R be the smallest set of database and session locations
+//! (`ir::reads::Loc`) that holds
+//! - everything the goal reads (for a retrieval task the expected answer is
+//!   fixed at the start, so nothing),
+//! - everything any page reads to decide which actions exist and what they do:
+//!   `if` and loop conditions, `order by` and `limit`, `disabled when`, the
+//!   arguments of links, navigating buttons and marker buttons, select options
+//!   and the texts that name them (choosing goes by option text, and a row
+//!   shows as its `name`, `ir::reads::render_reads`); for a retrieval task
+//!   also every text shown, since answers are picked from it,
+//! - everything a *live* marker reads: its `requires`, its body (conditions,
+//!   values, `go` arguments, rendered `reject` texts) and, when it writes at
+//!   all, every invariant (the gate evaluates them);
+//!
+//! where a marker is live when its written locations touch R **or when its
+//! body can navigate** (`go`): a navigation changes the page, its arguments,
+//! the form values and the visited set, which decide everything else, so such
+//! a click is never skipped, whatever it writes.
+//!
+//! Take any witness and an action `a` in it that is not live: a click on a
+//! non-navigating marker that writes nothing in R, or a `type`/`select`/
+//! `click` on a form element whose variable no expression of its page reads.
+//! Whether `a` commits or is rejected, it leaves the page, its arguments and
+//! the visited set as they were (a marker without `go` re-renders the same
+//! page and keeps its form values, §5.3), and changes at most locations
+//! outside R, or a form value nothing reads. Every later step depends only on
+//! the navigation, the form values that are read, and R: the offered actions
+//! and their targets by the second clause, the outcome of every live marker by
+//! the third, the goal by the first. So deleting `a` leaves a sequence that
+//! takes the same actions to the same navigation and the same R, and reaches
+//! the goal one step sooner. Hence the pruned search finds a witness exactly
+//! when the full one does, of the same shortest length: "infeasible" under
+//! pruning means infeasible. Step counts, alerts and rewards are not part of
+//! the state and change nothing here.
+//!
+//! What keeps the argument honest as the language grows: the read analysis
+//! destructures pages and loops without `..`, so a new construct (page
+//! guards, page-level `let`, loop offsets) does not compile until its reads
+//! are counted; and the soundness campaign (`tests/tests/soundness.rs`)
+//! compares pruned and unpruned verdicts on thousands of random sites.
 
-use crate::ir::{self, Element, ElementKind, Expr, FieldId, SessionId, Stmt, TableId, TextPart};
+use crate::ir::reads::{block_navigates, expr_reads, marker_effects, page_reads, touches, Locs};
+use crate::ir::{self, Element, ElementKind, Expr, TextPart};
 use std::collections::BTreeSet;
-
-/// One place in the database or session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Loc {
-    /// Which rows a table has (existence, count, ids, capacity).
-    Rows(TableId),
-    Field(TableId, FieldId),
-    Session(SessionId),
-}
-
-pub type Locs = BTreeSet<Loc>;
-
-/// Whether writing `writes` can change anything that reading `reads` sees.
-pub fn touches(writes: &Locs, reads: &Locs) -> bool {
-    writes.iter().any(|w| match w {
-        Loc::Rows(t) => reads.iter().any(|r| match r {
-            Loc::Rows(u) | Loc::Field(u, _) => u == t,
-            Loc::Session(_) => false,
-        }),
-        other => reads.contains(other),
-    })
-}
-
-/// The locations `expr` reads.
-pub fn expr_reads(expr: &Expr, out: &mut Locs) {
-    expr.walk(&mut |e| match e {
-        Expr::Field { table, field, .. } => {
-            out.insert(Loc::Field(*table, *field));
-        }
-        Expr::Lookup { table, .. } => {
-            out.insert(Loc::Rows(*table));
-        }
-        Expr::Exists(scan, _) | Expr::All(scan, _) | Expr::Count(scan) | Expr::Find(scan) => {
-            out.insert(Loc::Rows(scan.table));
-        }
-        Expr::Aggregate { scan, .. } => {
-            out.insert(Loc::Rows(scan.table));
-        }
-        Expr::Session(s) => {
-            out.insert(Loc::Session(*s));
-        }
-        _ => {}
-    });
-}
-
-fn text_reads(parts: &[TextPart], out: &mut Locs) {
-    ir::for_each_interpolation(parts, &mut |e| expr_reads(e, out));
-}
-
-fn scan_reads(scan: &ir::RowScan, out: &mut Locs) {
-    out.insert(Loc::Rows(scan.table));
-    scan.for_each_child(&mut |e| expr_reads(e, out));
-}
-
-/// What a statement block reads and writes.
-#[derive(Clone, Debug, Default)]
-pub struct Effects {
-    pub reads: Locs,
-    pub writes: Locs,
-}
-
-impl Effects {
-    pub fn of_block(program: &ir::Program, stmts: &[Stmt]) -> Effects {
-        let mut fx = Effects::default();
-        fx.add_block(program, stmts);
-        fx
-    }
-
-    fn add_block(&mut self, program: &ir::Program, stmts: &[Stmt]) {
-        for s in stmts {
-            self.add(program, s);
-        }
-    }
-
-    fn add(&mut self, program: &ir::Program, stmt: &Stmt) {
-        let reads = &mut self.reads;
-        match stmt {
-            Stmt::Let(_, e) => expr_reads(e, reads),
-            Stmt::Insert { table, fields, .. } => {
-                fields.iter().for_each(|(_, e)| expr_reads(e, reads));
-                reads.insert(Loc::Rows(*table));
-                self.writes.insert(Loc::Rows(*table));
-                let n = program
-                    .tables
-                    .get(usize::try_from(*table).unwrap_or(usize::MAX))
-                    .map_or(0, |t| t.fields.len());
-                for f in 0..n {
-                    if let Ok(f) = u32::try_from(f) {
-                        self.writes.insert(Loc::Field(*table, f));
-                    }
-                }
-            }
-            Stmt::SetField {
-                row,
-                table,
-                field,
-                value,
-            } => {
-                expr_reads(row, reads);
-                expr_reads(value, reads);
-                reads.insert(Loc::Rows(*table));
-                self.writes.insert(Loc::Field(*table, *field));
-            }
-            Stmt::SetSession(s, e) => {
-                expr_reads(e, reads);
-                self.writes.insert(Loc::Session(*s));
-            }
-            Stmt::Delete { table, row } => {
-                expr_reads(row, reads);
-                reads.insert(Loc::Rows(*table));
-                self.writes.insert(Loc::Rows(*table));
-            }
-            Stmt::DeleteAll(scan) => {
-                scan_reads(scan, reads);
-                self.writes.insert(Loc::Rows(scan.table));
-            }
-            Stmt::For(scan, body) => {
-                scan_reads(scan, reads);
-                self.add_block(program, body);
-            }
-            Stmt::If(c, then, otherwise) => {
-                expr_reads(c, reads);
-                self.add_block(program, then);
-                self.add_block(program, otherwise);
-            }
-            Stmt::Reject(parts) => text_reads(parts, reads),
-            Stmt::Go(call) => call.args.iter().for_each(|a| expr_reads(a, reads)),
-        }
-    }
-}
-
-/// A marker's effects: its `requires` and body, plus every invariant's reads
-/// when it writes anything (the gate checks them all).
-pub fn marker_effects(program: &ir::Program, marker: &ir::MarkerDef) -> Effects {
-    let mut fx = Effects::of_block(program, &marker.body);
-    for r in &marker.requires {
-        expr_reads(&r.cond, &mut fx.reads);
-        if let Some(m) = &r.message {
-            text_reads(m, &mut fx.reads);
-        }
-    }
-    if !fx.writes.is_empty() {
-        for inv in &program.invariants {
-            expr_reads(&inv.cond, &mut fx.reads);
-        }
-    }
-    fx
-}
-
-/// What pages read to decide which actions exist and what they do; with
-/// `texts`, also everything they show.
-pub fn page_reads(program: &ir::Program, texts: bool) -> Locs {
-    let mut out = Locs::new();
-    for page in &program.pages {
-        elements_reads(&page.body, texts, &mut out);
-    }
-    out
-}
-
-fn elements_reads(body: &[Element], texts: bool, out: &mut Locs) {
-    for e in body {
-        let shown: Option<&[TextPart]> = match &e.kind {
-            ElementKind::Heading(p) | ElementKind::Text(p) | ElementKind::Image(p) => Some(p),
-            ElementKind::Link {
-                label,
-                target,
-                disabled,
-            } => {
-                target.args.iter().for_each(|a| expr_reads(a, out));
-                disabled.iter().for_each(|d| expr_reads(d, out));
-                Some(label)
-            }
-            ElementKind::Button {
-                label,
-                action,
-                disabled,
-            } => {
-                let args = match action {
-                    ir::Action::Go(call) => &call.args,
-                    ir::Action::Marker { args, .. } => args,
-                };
-                args.iter().for_each(|a| expr_reads(a, out));
-                disabled.iter().for_each(|d| expr_reads(d, out));
-                Some(label)
-            }
-            ElementKind::Input { label, .. } | ElementKind::Checkbox { label, .. } => Some(label),
-            ElementKind::SelectList { label, options, .. } => {
-                options.iter().for_each(|o| expr_reads(o, out));
-                Some(label)
-            }
-            ElementKind::SelectFrom {
-                label, scan, show, ..
-            } => {
-                scan_reads(scan, out);
-                // The options' texts are how a `select` names its choice.
-                text_reads(show, out);
-                Some(label)
-            }
-            ElementKind::Section { label, body } => {
-                elements_reads(body, texts, out);
-                Some(label)
-            }
-            ElementKind::For(f) => {
-                match &f.source {
-                    ir::LoopSource::Rows(scan) => scan_reads(scan, out),
-                    ir::LoopSource::List { items, filter, .. } => {
-                        items.iter().for_each(|i| expr_reads(i, out));
-                        filter.iter().for_each(|c| expr_reads(c, out));
-                    }
-                }
-                f.order.iter().for_each(|(k, _)| expr_reads(k, out));
-                f.limit.iter().for_each(|l| expr_reads(l, out));
-                elements_reads(&f.body, texts, out);
-                None
-            }
-            ElementKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr_reads(cond, out);
-                elements_reads(then, texts, out);
-                elements_reads(otherwise, texts, out);
-                None
-            }
-        };
-        if let (true, Some(parts)) = (texts, shown) {
-            text_reads(parts, out);
-        }
-    }
-}
 
 /// A task's cone of influence: which markers and form elements can matter.
 #[derive(Clone, Debug, Default)]
@@ -260,16 +61,28 @@ pub struct Cone {
 impl Cone {
     pub fn of_task(program: &ir::Program, task: &ir::TaskDef) -> Cone {
         let retrieval = task.answer.is_some();
-        let mut relevant = page_reads(program, retrieval);
-        if let Some(goal) = &task.goal {
-            expr_reads(goal, &mut relevant);
+        let mut relevant = Locs::new();
+        for page in &program.pages {
+            page_reads(program, page, retrieval, &mut relevant);
         }
-        let effects: Vec<Effects> = program
+        if let Some(goal) = &task.goal {
+            expr_reads(program, goal, &mut relevant);
+        }
+        let effects: Vec<_> = program
             .markers
             .iter()
             .map(|m| marker_effects(program, m))
             .collect();
+        // A navigating marker is live whatever it writes; its reads join R.
         let mut live = vec![false; effects.len()];
+        for (i, m) in program.markers.iter().enumerate() {
+            if block_navigates(&m.body) {
+                if let (Some(l), Some(fx)) = (live.get_mut(i), effects.get(i)) {
+                    *l = true;
+                    relevant.extend(fx.reads.iter().copied());
+                }
+            }
+        }
         loop {
             let mut grew = false;
             for (i, fx) in effects.iter().enumerate() {

@@ -156,7 +156,7 @@ pub fn frozen_conjuncts(
     program: &crate::ir::Program,
     instance: &TaskInstance,
 ) -> Result<Vec<usize>, String> {
-    use footprint::{expr_reads, marker_effects, touches, Locs};
+    use crate::ir::reads::{expr_reads, marker_effects, touches, Locs};
     let env = Env::new(program, instance, RewardConfig::default())?;
     let Some(goal) = &env.task().goal else {
         return Ok(Vec::new());
@@ -169,7 +169,7 @@ pub fn frozen_conjuncts(
     for (i, c) in explain::conjuncts(goal).into_iter().enumerate() {
         let navigates = c.reads_navigation();
         let mut reads = Locs::new();
-        expr_reads(c, &mut reads);
+        expr_reads(program, c, &mut reads);
         let held = crate::env::reward::holds(program, env.state(), env.task_frame(), c);
         if !navigates && !touches(&writable, &reads) && !held {
             frozen.push(i);

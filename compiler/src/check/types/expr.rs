@@ -69,8 +69,41 @@ impl<'a> Checker<'a, '_> {
     /// The type of every `{expr}` in a text (any type renders).
     pub(super) fn text(&mut self, t: &'a TextLit) {
         for e in t.interpolations() {
-            self.infer(e, None);
+            let ty = self.infer(e, None);
+            let reads = self.rendered_fields(&ty);
+            if !reads.is_empty() {
+                self.typed.renders.insert(e.id, reads);
+            }
         }
+    }
+
+    /// The plain fields that showing a value of `ty` reads: a row shows its
+    /// `name`, and a `name` that is itself a reference shows that row's.
+    fn rendered_fields(&self, ty: &Ty) -> Vec<Access> {
+        let mut out = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        let mut table = ty.row_table().map(str::to_string);
+        while let Some(t) = table.take() {
+            let Some(fields) = self.tables.get(t.as_str()) else {
+                break;
+            };
+            let Some(name) = fields.iter().find(|f| f.name.name == "name") else {
+                break;
+            };
+            let next = name.ty.name.name.as_str();
+            if self.tables.contains_key(next) {
+                if !seen.contains(&next) {
+                    seen.push(next);
+                    table = Some(next.to_string());
+                }
+            } else {
+                out.push(Access::Field {
+                    table: t,
+                    field: "name".into(),
+                });
+            }
+        }
+        out
     }
 
     fn infer_kind(&mut self, e: &'a Expr, hint: Option<&Ty>) -> Ty {

@@ -12,6 +12,8 @@
 //! task) numbers its locals: parameters first, then every binder, `let` and form
 //! variable in the order lowering meets them.
 
+pub mod reads;
+
 use crate::value::{Date, Time};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

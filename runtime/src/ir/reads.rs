@@ -1,0 +1,349 @@
+//! What each piece of IR reads and writes in the database and session.
+//!
+//! One analysis, three users: the gate and the JIT use it to decide which
+//! invariants a write can break, and the prover's cone of influence
+//! (`prove::footprint`) uses it to decide which actions cannot matter to a
+//! task. It lives with the IR so that none of them imports another.
+//!
+//! The analysis is conservative: a location is listed whenever some run could
+//! touch it. Two reads are easy to miss and are counted on purpose:
+//! - rendering a row in text (`"{p}"`, a `select … show "{x}"` option, a
+//!   row-typed select list) reads its table's rows (a missing row shows as
+//!   `#<id>`) and its `name` field, and through a `name` that is itself a
+//!   reference, that table's too (LANGUAGE.md §2.2, text rendering);
+//! - an `insert` or `delete` reads the table's rows (capacity, the next id).
+//!
+//! Reading `id`, a local, a form variable or the navigation (`visited`,
+//! `page is`) touches no location: those are not database or session state.
+
+use super::{
+    Element, ElementKind, Expr, FieldId, MarkerDef, PageDef, Program, RowScan, SessionId, Stmt,
+    TableId, TextPart, Ty,
+};
+use std::collections::BTreeSet;
+
+/// One place in the database or session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Loc {
+    /// Which rows a table has (existence, count, ids, capacity, next id).
+    Rows(TableId),
+    Field(TableId, FieldId),
+    Session(SessionId),
+}
+
+pub type Locs = BTreeSet<Loc>;
+
+/// Whether writing `writes` can change anything that reading `reads` sees.
+pub fn touches(writes: &Locs, reads: &Locs) -> bool {
+    writes.iter().any(|w| match w {
+        Loc::Rows(t) => reads.iter().any(|r| match r {
+            Loc::Rows(u) | Loc::Field(u, _) => u == t,
+            Loc::Session(_) => false,
+        }),
+        other => reads.contains(other),
+    })
+}
+
+/// The locations `expr` reads, text interpolations and their renderings
+/// included.
+pub fn expr_reads(program: &Program, expr: &Expr, out: &mut Locs) {
+    expr.walk(&mut |e| match e {
+        Expr::Field { table, field, .. } => {
+            out.insert(Loc::Field(*table, *field));
+        }
+        Expr::Lookup { table, .. } => {
+            out.insert(Loc::Rows(*table));
+        }
+        Expr::Exists(scan, _) | Expr::All(scan, _) | Expr::Count(scan) | Expr::Find(scan) => {
+            out.insert(Loc::Rows(scan.table));
+        }
+        Expr::Aggregate { scan, .. } => {
+            out.insert(Loc::Rows(scan.table));
+        }
+        Expr::Session(s) => {
+            out.insert(Loc::Session(*s));
+        }
+        // `walk` visits the interpolated expressions themselves; what their
+        // rendering adds is here.
+        Expr::Text(parts) => parts.iter().for_each(|p| {
+            if let TextPart::Interp(_, ty) = p {
+                render_reads(program, ty, out);
+            }
+        }),
+        _ => {}
+    });
+}
+
+/// What rendering a value of type `ty` as text reads: for a row, whether it
+/// exists and its `name`, followed through references.
+pub fn render_reads(program: &Program, ty: &Ty, out: &mut Locs) {
+    let mut ty = ty;
+    // A `name` chain can loop back (A's name is a B, B's name an A).
+    let mut seen = Vec::new();
+    while let Ty::Row(t) = strip_optional(ty) {
+        if seen.contains(t) {
+            return;
+        }
+        seen.push(*t);
+        out.insert(Loc::Rows(*t));
+        let Some(def) = program
+            .tables
+            .get(usize::try_from(*t).unwrap_or(usize::MAX))
+        else {
+            return;
+        };
+        let named = def
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == "name");
+        let Some((Ok(at), field)) = named.map(|(i, f)| (FieldId::try_from(i), f)) else {
+            return;
+        };
+        out.insert(Loc::Field(*t, at));
+        ty = &field.ty;
+    }
+}
+
+fn strip_optional(ty: &Ty) -> &Ty {
+    match ty {
+        Ty::Optional(inner) => strip_optional(inner),
+        other => other,
+    }
+}
+
+/// What showing `parts` reads: each interpolation and its rendering.
+pub fn text_reads(program: &Program, parts: &[TextPart], out: &mut Locs) {
+    for p in parts {
+        if let TextPart::Interp(e, ty) = p {
+            expr_reads(program, e, out);
+            render_reads(program, ty, out);
+        }
+    }
+}
+
+/// What choosing rows with `scan` reads: the table's rows and the filter.
+pub fn scan_reads(program: &Program, scan: &RowScan, out: &mut Locs) {
+    out.insert(Loc::Rows(scan.table));
+    scan.for_each_child(&mut |e| expr_reads(program, e, out));
+}
+
+/// What a statement block reads and writes.
+#[derive(Clone, Debug, Default)]
+pub struct Effects {
+    pub reads: Locs,
+    pub writes: Locs,
+}
+
+impl Effects {
+    pub fn of_block(program: &Program, stmts: &[Stmt]) -> Effects {
+        let mut fx = Effects::default();
+        fx.add_block(program, stmts);
+        fx
+    }
+
+    fn add_block(&mut self, program: &Program, stmts: &[Stmt]) {
+        for s in stmts {
+            self.add(program, s);
+        }
+    }
+
+    fn add(&mut self, program: &Program, stmt: &Stmt) {
+        let reads = &mut self.reads;
+        match stmt {
+            Stmt::Let(_, e) => expr_reads(program, e, reads),
+            Stmt::Insert { table, fields, .. } => {
+                fields
+                    .iter()
+                    .for_each(|(_, e)| expr_reads(program, e, reads));
+                reads.insert(Loc::Rows(*table));
+                self.writes.insert(Loc::Rows(*table));
+                let n = program
+                    .tables
+                    .get(usize::try_from(*table).unwrap_or(usize::MAX))
+                    .map_or(0, |t| t.fields.len());
+                for f in 0..n {
+                    if let Ok(f) = u32::try_from(f) {
+                        self.writes.insert(Loc::Field(*table, f));
+                    }
+                }
+            }
+            Stmt::SetField {
+                row,
+                table,
+                field,
+                value,
+            } => {
+                expr_reads(program, row, reads);
+                expr_reads(program, value, reads);
+                reads.insert(Loc::Rows(*table));
+                self.writes.insert(Loc::Field(*table, *field));
+            }
+            Stmt::SetSession(s, e) => {
+                expr_reads(program, e, reads);
+                self.writes.insert(Loc::Session(*s));
+            }
+            Stmt::Delete { table, row } => {
+                expr_reads(program, row, reads);
+                reads.insert(Loc::Rows(*table));
+                self.writes.insert(Loc::Rows(*table));
+            }
+            Stmt::DeleteAll(scan) => {
+                scan_reads(program, scan, reads);
+                self.writes.insert(Loc::Rows(scan.table));
+            }
+            Stmt::For(scan, body) => {
+                scan_reads(program, scan, reads);
+                self.add_block(program, body);
+            }
+            Stmt::If(c, then, otherwise) => {
+                expr_reads(program, c, reads);
+                self.add_block(program, then);
+                self.add_block(program, otherwise);
+            }
+            Stmt::Reject(parts) => text_reads(program, parts, reads),
+            Stmt::Go(call) => call.args.iter().for_each(|a| expr_reads(program, a, reads)),
+        }
+    }
+}
+
+/// A marker's effects: its `requires` and body, plus every invariant's reads
+/// when it writes anything (the gate checks them all).
+pub fn marker_effects(program: &Program, marker: &MarkerDef) -> Effects {
+    let mut fx = Effects::of_block(program, &marker.body);
+    for r in &marker.requires {
+        expr_reads(program, &r.cond, &mut fx.reads);
+        if let Some(m) = &r.message {
+            text_reads(program, m, &mut fx.reads);
+        }
+    }
+    if !fx.writes.is_empty() {
+        for inv in &program.invariants {
+            expr_reads(program, &inv.cond, &mut fx.reads);
+        }
+    }
+    fx
+}
+
+/// Whether a statement block can navigate (a `go` anywhere in it).
+pub fn block_navigates(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Go(_) => true,
+        Stmt::For(_, body) => block_navigates(body),
+        Stmt::If(_, then, otherwise) => block_navigates(then) || block_navigates(otherwise),
+        Stmt::Let(..)
+        | Stmt::Insert { .. }
+        | Stmt::SetField { .. }
+        | Stmt::SetSession(..)
+        | Stmt::Delete { .. }
+        | Stmt::DeleteAll(_)
+        | Stmt::Reject(_) => false,
+    })
+}
+
+/// What a page reads to decide which actions it offers and what they do:
+/// conditions, loops, `disabled when`, link, button and marker arguments,
+/// select options and the texts that name them. With `texts`, also every text
+/// it shows (its title and route too), since retrieval answers are picked
+/// from those.
+pub fn page_reads(program: &Program, page: &PageDef, texts: bool, out: &mut Locs) {
+    // Destructured without `..`: a new part of a page (a guard, a page-level
+    // `let`) fails to compile here until its reads are counted.
+    let PageDef {
+        name: _,
+        params: _,
+        route,
+        title,
+        body,
+        frame: _,
+    } = page;
+    if texts {
+        for parts in route.iter().chain(title.iter()) {
+            text_reads(program, parts, out);
+        }
+    }
+    elements_reads(program, body, texts, out);
+}
+
+fn elements_reads(program: &Program, body: &[Element], texts: bool, out: &mut Locs) {
+    for e in body {
+        let exprs = |items: &mut dyn Iterator<Item = &Expr>, out: &mut Locs| {
+            items.for_each(|x| expr_reads(program, x, out))
+        };
+        let shown: Option<&[TextPart]> = match &e.kind {
+            ElementKind::Heading(p) | ElementKind::Text(p) | ElementKind::Image(p) => Some(p),
+            ElementKind::Link {
+                label,
+                target,
+                disabled,
+            } => {
+                exprs(&mut target.args.iter().chain(disabled.iter()), out);
+                Some(label)
+            }
+            ElementKind::Button {
+                label,
+                action,
+                disabled,
+            } => {
+                let args = match action {
+                    super::Action::Go(call) => &call.args,
+                    super::Action::Marker { args, .. } => args,
+                };
+                exprs(&mut args.iter().chain(disabled.iter()), out);
+                Some(label)
+            }
+            ElementKind::Input { label, .. } | ElementKind::Checkbox { label, .. } => Some(label),
+            ElementKind::SelectList {
+                label, options, ty, ..
+            } => {
+                // Options are chosen by their text, which renders each value.
+                exprs(&mut options.iter(), out);
+                render_reads(program, ty, out);
+                Some(label)
+            }
+            ElementKind::SelectFrom {
+                label, scan, show, ..
+            } => {
+                scan_reads(program, scan, out);
+                // The options' texts are how a `select` names its choice.
+                text_reads(program, show, out);
+                Some(label)
+            }
+            ElementKind::Section { label, body } => {
+                elements_reads(program, body, texts, out);
+                Some(label)
+            }
+            ElementKind::For(f) => {
+                let super::ForElement {
+                    binder_name: _,
+                    source,
+                    order,
+                    limit,
+                    body,
+                } = f;
+                match source {
+                    super::LoopSource::Rows(scan) => scan_reads(program, scan, out),
+                    super::LoopSource::List { items, filter, .. } => {
+                        exprs(&mut items.iter().chain(filter.as_deref()), out);
+                    }
+                }
+                exprs(&mut order.iter().map(|(k, _)| k).chain(limit.iter()), out);
+                elements_reads(program, body, texts, out);
+                None
+            }
+            ElementKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr_reads(program, cond, out);
+                elements_reads(program, then, texts, out);
+                elements_reads(program, otherwise, texts, out);
+                None
+            }
+        };
+        if let (true, Some(parts)) = (texts, shown) {
+            text_reads(program, parts, out);
+        }
+    }
+}
