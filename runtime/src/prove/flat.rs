@@ -15,7 +15,7 @@
 //! alone.
 
 use super::footprint::Cone;
-use super::search::{mentions_visited, prove_explained, Prehashed};
+use super::search::{mentions_visited, prove_explained, prunes, Prehashed};
 use super::{prove_instance, step_of, Engine, Options, Proof, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
 use crate::ir;
@@ -111,7 +111,7 @@ impl JitProver {
         Ok(Some(FlatSearch {
             shape: &self.shape,
             page_at: self.page_at,
-            cone: options.prune.then(|| Cone::of_task(&self.program, task)),
+            cone: prunes(&self.program, &env, options).then(|| Cone::of_task(&self.program, task)),
             with_visited,
             horizon: options.horizon.unwrap_or(task.horizon),
             task_horizon: task.horizon,

@@ -49,6 +49,14 @@ pub(super) fn prove_explained(
     Ok(conclude(&search, ended, instance))
 }
 
+/// Whether the search of `env`'s instance may skip actions outside its cone.
+/// Not when the goal already holds (F404): then any first step, even an
+/// idle or refused one, is a witness, and skipping the idle ones could leave
+/// no step at all (tests/soundness/goal_already_true_and_every_action_pruned).
+pub(super) fn prunes(program: &ir::Program, env: &Env<'_>, options: Options) -> bool {
+    options.prune && !reward::goal_holds(program, env.task(), env.state(), env.task_frame())
+}
+
 /// The instance's initial environment, and its cone when pruning.
 fn start<'p>(
     program: &'p ir::Program,
@@ -56,7 +64,7 @@ fn start<'p>(
     options: Options,
 ) -> Result<(Env<'p>, Option<Cone>), String> {
     let env = Env::new(program, instance, RewardConfig::default())?;
-    let cone = options.prune.then(|| Cone::of_task(program, env.task()));
+    let cone = prunes(program, &env, options).then(|| Cone::of_task(program, env.task()));
     Ok((env, cone))
 }
 
