@@ -223,10 +223,14 @@ impl<'a, 's> PageWriter<'a, 's> {
                 } else {
                     String::new()
                 };
-                let show = if self.rng.chance(70) {
-                    format!("\"{{{z}}}\"")
-                } else {
-                    format!("{z}.name")
+                let owned = self.ex.schema.tables[t].field("owner").is_some();
+                let show = match self.rng.below(10) {
+                    0..=5 => format!("\"{{{z}}}\""),
+                    6 | 7 if owned => {
+                        self.features.push("select-shows-reference");
+                        format!("\"{{{z}.owner}}\"")
+                    }
+                    _ => format!("{z}.name"),
                 };
                 out.push(format!(
                     "{pad}select{} {s}: {table} \"Pick\" from {z} in {table}{filter} show {show}",
@@ -283,6 +287,10 @@ impl<'a, 's> PageWriter<'a, 's> {
                         table.plain_fields().iter().map(|f| f.name).collect();
                     let field = self.rng.pick_or(&plain, "name");
                     shown.push(format!("{{{name}.{field}}}"));
+                    // A reference renders as the name of the row it names.
+                    if table.field("owner").is_some() {
+                        shown.push(format!("{{{name}.owner}}"));
+                    }
                 }
                 _ => shown.push(format!("{{{name}}}")),
             }
