@@ -6,7 +6,7 @@
 //! permissions (E301, E302).
 
 use super::rng::Rng;
-use super::schema::{Schema, Ty, NAMES, TONE_VARIANTS};
+use super::schema::{money, Schema, Ty, NAMES, TONE_VARIANTS};
 use std::collections::BTreeSet;
 
 /// Variables visible at one point, innermost last.
@@ -130,6 +130,7 @@ impl<'s> Exprs<'s> {
             Ty::Int => self.int(rng, scope, perms),
             Ty::Bool => self.cond(rng, scope, perms, 1),
             Ty::Tone => self.tone(rng, scope, perms),
+            Ty::Money => self.money(rng, scope, perms),
             Ty::Row(t) => self.row(rng, scope, t),
             Ty::OptRow(t) => {
                 if rng.chance(10) {
@@ -188,6 +189,19 @@ impl<'s> Exprs<'s> {
         rng.pick_or(&options, "1".into())
     }
 
+    pub fn money(&mut self, rng: &mut Rng, scope: &Scope, perms: &mut Perms) -> String {
+        let mut options: Vec<String> = vec![money(rng.range(0, 6) as i64 * 125)];
+        if let Some((row, t)) = self.some_row_var(rng, scope) {
+            if self.schema.tables[t].field("price").is_some() {
+                let p = self.read(perms, &row, t, "price");
+                options.push(format!("{p} + $1.25"));
+                options.push(format!("{p} * 2"));
+                options.push(format!("{p} / 2"));
+            }
+        }
+        rng.pick_or(&options, "$0.00".into())
+    }
+
     pub fn tone(&mut self, rng: &mut Rng, scope: &Scope, perms: &mut Perms) -> String {
         let mut options: Vec<String> = vec![rng.pick_or(&TONE_VARIANTS, "red").into()];
         options.extend(scope.of(Ty::Tone));
@@ -238,6 +252,10 @@ impl<'s> Exprs<'s> {
                 }
             }
             Ty::Tone => format!("{read} == {}", rng.pick_or(&TONE_VARIANTS, "red")),
+            Ty::Money => {
+                let op = rng.pick_or(&[">", "<=", "=="], ">");
+                format!("{read} {op} {}", money(rng.range(0, 6) as i64 * 125))
+            }
             _ => {
                 let op = rng.pick_or(&["==", "!="], "==");
                 format!("{read} {op} {:?}", rng.pick_or(&NAMES, "Alpha"))
@@ -331,6 +349,7 @@ impl<'s> Exprs<'s> {
                 }
             }
             Ty::Tone => format!("{name} == {}", rng.pick_or(&TONE_VARIANTS, "red")),
+            Ty::Money => format!("{name} > $0.00"),
             Ty::Row(t) => format!("{name} == {}", self.schema.seeded_ref(rng, t)),
             Ty::OptRow(_) => "true".into(),
         }

@@ -295,6 +295,10 @@ fn update(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, t: usize) {
         }
         Ty::Bool if rng.chance(40) => "true".into(),
         Ty::Tone => rng.pick_or(&TONE_VARIANTS, "green").into(),
+        Ty::Money if rng.chance(60) => {
+            body.perms.reads.insert((t, "price"));
+            format!("p.{field} + $1.25")
+        }
         _ => ex.value(rng, &body.scope, &mut body.perms, ty),
     };
     body.lines.push(format!("set p.{field} = {value}"));

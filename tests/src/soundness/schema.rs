@@ -23,6 +23,7 @@ pub enum Ty {
     Int,
     Bool,
     Tone,
+    Money,
     /// A row of table `n`.
     Row(usize),
     /// `T?` for a row of table `n` (what `find` gives).
@@ -36,6 +37,8 @@ pub enum Lit {
     Int(i64),
     Bool(bool),
     Tone(usize),
+    /// Cents.
+    Money(i64),
     /// `Table[id]`.
     Ref(usize, i64),
 }
@@ -176,6 +179,7 @@ impl Schema {
             Ty::Int => "Int".into(),
             Ty::Bool => "Bool".into(),
             Ty::Tone => "Tone".into(),
+            Ty::Money => "Money".into(),
             Ty::Row(t) => self.tables[t].name.into(),
             Ty::OptRow(t) => format!("{}?", self.tables[t].name),
         }
@@ -187,9 +191,15 @@ impl Schema {
             Lit::Int(n) => n.to_string(),
             Lit::Bool(b) => b.to_string(),
             Lit::Tone(v) => TONE_VARIANTS[*v].into(),
+            Lit::Money(cents) => money(*cents),
             Lit::Ref(t, id) => format!("{}[{id}]", self.tables[*t].name),
         }
     }
+}
+
+/// `$1.25` for 125 cents (non-negative amounts only).
+pub fn money(cents: i64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
 }
 
 fn draw_table(rng: &mut Rng, index: usize, earlier: &[Table]) -> Table {
@@ -202,6 +212,7 @@ fn draw_table(rng: &mut Rng, index: usize, earlier: &[Table]) -> Table {
         ("flag", Ty::Bool),
         ("tone", Ty::Tone),
         ("code", Ty::Text),
+        ("price", Ty::Money),
     ];
     if !earlier.is_empty() {
         extras.push(("owner", Ty::Row(rng.below(earlier.len()))));
@@ -247,6 +258,7 @@ fn seed_value(rng: &mut Rng, field: &Field, table: usize, id: i64, earlier: &[Ta
         (_, Ty::Int) => Lit::Int(rng.range(0, 3) as i64),
         (_, Ty::Bool) => Lit::Bool(rng.chance(40)),
         (_, Ty::Tone) => Lit::Tone(rng.below(TONE_VARIANTS.len())),
+        (_, Ty::Money) => Lit::Money(rng.range(0, 6) as i64 * 125),
         (_, Ty::Row(t)) => Lit::Ref(t, rng.pick_or(&earlier[t].ids(), 1)),
         _ => Lit::Text(NAMES[0].into()),
     }

@@ -128,6 +128,9 @@ impl TaskWriter<'_, '_> {
         if table.field("qty").is_some() {
             options.push(format!("{row}.qty"));
         }
+        if table.field("price").is_some() {
+            options.push(format!("{row}.price"));
+        }
         options.push(format!("[{:?}]", self.rng.pick_or(&NAMES[5..], "Zulu")));
         self.rng.pick_or(&options, "[\"Zulu\"]".into())
     }
@@ -183,6 +186,7 @@ impl TaskWriter<'_, '_> {
                     Ty::Bool => "true".to_string(),
                     Ty::Int => self.rng.range(1, 2).to_string(),
                     Ty::Tone => self.rng.pick_or(&TONE_VARIANTS, "green").into(),
+                    Ty::Money => "$1.25".into(),
                     Ty::Text => format!("{:?}", self.rng.pick_or(&NAMES, "Zulu")),
                     Ty::Row(t) | Ty::OptRow(t) => self.ex.schema.seeded_ref(self.rng, t),
                 };
