@@ -1,5 +1,7 @@
 //! Shared pieces of the wsite test suites: finding the conformance fixtures in
-//! `tests/ui/` and reading the diagnostics they expect.
+//! `tests/ui/` and reading the diagnostics they expect; the random sites and
+//! the four-way proof comparison of the prover's soundness campaign live in
+//! [`soundness`].
 //!
 //! A fixture states its expected diagnostics inline, as a comment at the end of
 //! the line the diagnostic's primary span starts on:
