@@ -704,6 +704,7 @@ mod tests {
         let writes = vec![
             Permission::Field(PRODUCT, STOCK),
             Permission::Field(PRODUCT, STATUS),
+            Permission::Field(PRODUCT, crate::interp::fixture::RESTOCK),
             Permission::Table(LINE),
             Permission::Session(0),
         ];
@@ -905,6 +906,45 @@ mod tests {
             Some(Value::Int(9))
         );
         assert_eq!(world.session, vec![Value::Int(8)]);
+    }
+
+    #[test]
+    fn impossible_dates_and_times_are_refused_not_stored() {
+        use crate::value::{Date, Time};
+        let feb_31 = Value::Date(Date {
+            year: 2026,
+            month: 2,
+            day: 31,
+        });
+        let v = refused(RESTOCK, set("Product", 42, "restock", feb_31));
+        assert_eq!(
+            v.to_string(),
+            "`Product.restock` of row #42 must be Date?, not the impossible date 2026-02-31"
+        );
+        let leap_day = Value::Date(Date {
+            year: 2028,
+            month: 2,
+            day: 29,
+        });
+        let p = site();
+        let mut world = World::initial(&p);
+        let ok = apply_proposed(
+            &p,
+            &mut world,
+            RESTOCK,
+            &set("Product", 42, "restock", leap_day),
+        );
+        assert_eq!(ok, Ok(()));
+        let late = Time {
+            hour: 25,
+            minute: 0,
+        };
+        assert!(!late.is_valid());
+        assert!(Time {
+            hour: 23,
+            minute: 59
+        }
+        .is_valid());
     }
 
     #[test]
