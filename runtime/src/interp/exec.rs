@@ -159,6 +159,32 @@ fn try_marker(
     Ok(Outcome::Committed { go, delta })
 }
 
+/// The checks `run_marker` makes before the body (the marker exists, the
+/// arguments fit, every `requires` holds), alone: an extern marker's writer is
+/// asked only once they pass (`env::writer`).
+pub(crate) fn check_marker_requires(
+    program: &ir::Program,
+    world: &World,
+    nav: Option<&Navigation>,
+    marker: ir::MarkerId,
+    args: &[Value],
+) -> Result<(), (String, Rejection)> {
+    let def = program
+        .markers
+        .get(idx(marker))
+        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
+    if args.len() != def.params.len() {
+        let alert = format!(
+            "`{}` takes {} arguments, not {}",
+            def.name,
+            def.params.len(),
+            args.len()
+        );
+        return Err((alert, Rejection::Call));
+    }
+    check_requires(program, world, nav, def, &mut args.to_vec())
+}
+
 /// The `requires` clauses in order, on the untouched world. A fault rejects
 /// too: a precondition that cannot be evaluated does not hold.
 fn check_requires(
