@@ -157,7 +157,10 @@ fn default_true_runs_the_default_body() {
     let start = agent.reset();
     let done = agent.click(&start, "#draft");
     assert_eq!(done["success"], true, "{done}");
-    assert!(axtree(&done).contains("Reply: Thanks for writing"), "{done}");
+    assert!(
+        axtree(&done).contains("Reply: Thanks for writing"),
+        "{done}"
+    );
     agent.finish();
 }
 
@@ -210,7 +213,10 @@ fn a_simulator_that_answers_garbage_is_restarted_once_then_given_up() {
     assert_rejected(&start, &second, "simulator failed: answered `nonsense`");
     let third = agent.click(&second, "#draft");
     assert_rejected(&start, &third, "simulator failed: `while read line");
-    assert!(alert(&third).contains("it is not restarted again"), "{third}");
+    assert!(
+        alert(&third).contains("it is not restarted again"),
+        "{third}"
+    );
     let inbox = agent.click(&third, "Back to the inbox");
     assert_eq!(inbox["info"]["epsilon"], 0);
     agent.finish();
@@ -248,7 +254,10 @@ fn a_simulator_that_exits_is_reported_with_its_status() {
     let second = agent.click(&first, "#draft");
     assert_rejected(&start, &second, "simulator failed: the simulator exited");
     let third = agent.click(&second, "#draft");
-    assert!(alert(&third).contains("failed again after a restart"), "{third}");
+    assert!(
+        alert(&third).contains("failed again after a restart"),
+        "{third}"
+    );
     agent.finish();
 }
 
@@ -258,15 +267,30 @@ fn a_stalled_simulator_times_out_and_nothing_hangs() {
     let start = agent.reset();
     let began = Instant::now();
     let first = agent.click(&start, "#draft");
-    assert_rejected(&start, &first, "simulator failed: no answer within 1 s; restarted it");
+    assert_rejected(
+        &start,
+        &first,
+        "simulator failed: no answer within 1 s; restarted it",
+    );
     let second = agent.click(&first, "#draft");
     assert_rejected(&start, &second, "simulator failed: no answer within 1 s");
     // Given up: the next click fails at once.
     let at = Instant::now();
     let third = agent.click(&second, "#draft");
-    assert!(alert(&third).contains("it is not restarted again"), "{third}");
-    assert!(at.elapsed() < Duration::from_millis(900), "{:?}", at.elapsed());
-    assert!(began.elapsed() < Duration::from_secs(10), "{:?}", began.elapsed());
+    assert!(
+        alert(&third).contains("it is not restarted again"),
+        "{third}"
+    );
+    assert!(
+        at.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        at.elapsed()
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        began.elapsed()
+    );
     // A reset keeps the session going; the agent exits when its input ends.
     let again = agent.reset();
     assert!(again.get("obs").is_some());

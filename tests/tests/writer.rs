@@ -9,8 +9,8 @@
 use serde_json::{json, Value as Json};
 use std::sync::{Arc, Mutex};
 use wsite_runtime::env::{
-    self, Action, ActionKind, Env, Proposal, RewardConfig, SharedWriter, StateWriter,
-    WriteRequest, WriterError,
+    self, Action, ActionKind, Env, Proposal, RewardConfig, SharedWriter, StateWriter, WriteRequest,
+    WriterError,
 };
 use wsite_runtime::interp::gate::ProposedDelta;
 use wsite_runtime::ir::{Program, Value};
@@ -42,7 +42,9 @@ struct Broken;
 
 impl StateWriter for Broken {
     fn propose(&mut self, _: &WriteRequest<'_>) -> Result<Proposal, WriterError> {
-        Err(WriterError::Failed("the simulator exited (exit status: 1)".into()))
+        Err(WriterError::Failed(
+            "the simulator exited (exit status: 1)".into(),
+        ))
     }
 }
 
@@ -293,7 +295,9 @@ fn the_request_names_the_marker_its_arguments_writes_and_reads() {
     // `{"default": true}` runs the default body.
     assert_eq!(step.epsilon, 0);
     assert!(step.success);
-    assert!(episode.text().contains("Reply: Thanks for writing, we are on it."));
+    assert!(episode
+        .text()
+        .contains("Reply: Thanks for writing, we are on it."));
     assert!(episode.text().contains("Drafts written: 1"));
     let seen = episode.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 1);
@@ -402,7 +406,9 @@ fn proposals_read_typed_values() {
     assert!(matches!(values[1], Value::Time(t) if t.hour == 7 && t.minute == 5));
     assert_eq!(values[2], &Value::None);
     assert_eq!(p(json!({})).unwrap(), ProposedDelta::default());
-    for bad in ["$1,2", "$12.505", "$", "$1_000", "12", "$12.", "$ 12", "--$1"] {
+    for bad in [
+        "$1,2", "$12.505", "$", "$1_000", "12", "$12.", "$ 12", "--$1",
+    ] {
         let e = p(json!({"set": [{"table": "Ticket", "id": 3, "field": "fee", "value": bad}]}));
         assert!(e.is_err(), "{bad} read as money");
     }

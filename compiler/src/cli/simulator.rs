@@ -82,10 +82,9 @@ impl ProcessWriter {
         match running.answers.recv_timeout(self.timeout) {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(why)) => Err(why),
-            Err(RecvTimeoutError::Timeout) => Err(format!(
-                "no answer within {} s",
-                self.timeout.as_secs_f64()
-            )),
+            Err(RecvTimeoutError::Timeout) => {
+                Err(format!("no answer within {} s", self.timeout.as_secs_f64()))
+            }
             Err(RecvTimeoutError::Disconnected) => Err(exit_reason(&mut running.child)),
         }
     }

@@ -55,7 +55,8 @@ impl Env<'_> {
         }
         let mv = self.resolve(action)?;
         let writer = self.writer.as_ref();
-        let (epsilon, answered, _) = take(self.program, &self.expected, &mut self.state, mv, writer);
+        let (epsilon, answered, _) =
+            take(self.program, &self.expected, &mut self.state, mv, writer);
         Ok(self.finish(epsilon, answered))
     }
 

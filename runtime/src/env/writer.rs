@@ -205,7 +205,11 @@ impl<'a> WriteRequest<'a> {
         for p in self.def.reads.iter().chain(&self.def.writes) {
             match *p {
                 Permission::Table(t) => {
-                    let n = self.program.tables.get(idx(t)).map_or(0, |d| d.fields.len());
+                    let n = self
+                        .program
+                        .tables
+                        .get(idx(t))
+                        .map_or(0, |d| d.fields.len());
                     let all = (0..n).filter_map(|f| ir::FieldId::try_from(f).ok());
                     out.entry(t).or_default().extend(all);
                 }
@@ -276,7 +280,8 @@ pub(crate) fn ask(
     let Some(def) = program.markers.get(idx(marker)).filter(|d| d.is_extern) else {
         return Asked::RunBody;
     };
-    if let Err((alert, cause)) = exec::check_marker_requires(program, world, Some(nav), marker, args)
+    if let Err((alert, cause)) =
+        exec::check_marker_requires(program, world, Some(nav), marker, args)
     {
         return Asked::Rejected(alert, Some(cause));
     }

@@ -98,9 +98,21 @@ pub fn value_from_json(
         place: place.to_string(),
         why,
     };
-    let wrong = || bad(format!("expected {}, found {}", expected(program, ty), kind(json)));
-    match ty {
-        Ty::Optional(inner) => value_from_json(program, inner, json, place),
+    let wrong = || {
+        bad(format!(
+            "expected {}, found {}",
+            expected(program, ty),
+            kind(json)
+        ))
+    };
+    // Not `null`: an optional type's value is read as its inner type's.
+    let inner = match ty {
+        Ty::Optional(inner) => inner.as_ref(),
+        ty => ty,
+    };
+    match inner {
+        // `T??` is no type the checker produces.
+        Ty::Optional(_) => Err(wrong()),
         Ty::Int => json.as_i64().map(Value::Int).ok_or_else(wrong),
         Ty::Bool => json.as_bool().map(Value::Bool).ok_or_else(wrong),
         Ty::Text => json
@@ -273,13 +285,20 @@ pub fn parse_delta(program: &ir::Program, delta: &Json) -> Result<ProposedDelta,
     }
     let mut out = ProposedDelta::default();
     for (i, item) in array(parts.get("set"), "delta.set")?.iter().enumerate() {
-        out.sets.push(parse_set(program, item, &format!("delta.set[{i}]"))?);
+        out.sets
+            .push(parse_set(program, item, &format!("delta.set[{i}]"))?);
     }
-    for (i, item) in array(parts.get("insert"), "delta.insert")?.iter().enumerate() {
+    for (i, item) in array(parts.get("insert"), "delta.insert")?
+        .iter()
+        .enumerate()
+    {
         out.inserts
             .push(parse_insert(program, item, &format!("delta.insert[{i}]"))?);
     }
-    for (i, item) in array(parts.get("delete"), "delta.delete")?.iter().enumerate() {
+    for (i, item) in array(parts.get("delete"), "delta.delete")?
+        .iter()
+        .enumerate()
+    {
         out.deletes
             .push(parse_delete(program, item, &format!("delta.delete[{i}]"))?);
     }
@@ -290,7 +309,9 @@ pub fn parse_delta(program: &ir::Program, delta: &Json) -> Result<ProposedDelta,
                 .session
                 .iter()
                 .find(|s| &s.name == name)
-                .ok_or_else(|| ProposalError::Unknown(Violation::UnknownSession { name: name.clone() }))?;
+                .ok_or_else(|| {
+                    ProposalError::Unknown(Violation::UnknownSession { name: name.clone() })
+                })?;
             let place = format!("`session.{name}`");
             out.session.push((
                 name.clone(),
@@ -361,7 +382,11 @@ fn shape(at: &str, expected: &str) -> ProposalError {
     }
 }
 
-fn object<'j>(json: &'j Json, at: &str, expected: &str) -> Result<&'j Map<String, Json>, ProposalError> {
+fn object<'j>(
+    json: &'j Json,
+    at: &str,
+    expected: &str,
+) -> Result<&'j Map<String, Json>, ProposalError> {
     json.as_object().ok_or_else(|| shape(at, expected))
 }
 
