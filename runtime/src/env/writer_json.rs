@@ -434,3 +434,164 @@ fn field<'p>(table: &'p ir::TableDef, name: &str) -> Result<&'p ir::FieldDef, Pr
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::fixture::{date, program, time};
+    use serde_json::json;
+
+    fn opt(ty: Ty) -> Ty {
+        Ty::Optional(Box::new(ty))
+    }
+
+    #[test]
+    fn every_kind_of_value_goes_out_and_comes_back() {
+        let p = program();
+        let cases = [
+            (Ty::Int, Value::Int(-3), json!(-3)),
+            (Ty::Money, Value::Money(129_900), json!("$1,299.00")),
+            (Ty::Money, Value::Money(-5), json!("-$0.05")),
+            (Ty::Bool, Value::Bool(true), json!(true)),
+            (Ty::Text, Value::Text("a \"b\"".into()), json!("a \"b\"")),
+            (
+                Ty::Date,
+                Value::Date(date("2028-02-29")),
+                json!("2028-02-29"),
+            ),
+            (Ty::Time, Value::Time(time("07:05")), json!("07:05")),
+            (Ty::Enum(0), Value::Enum(2), json!("cancelled")),
+            (Ty::Row(0), Value::Row(42), json!(42)),
+            (opt(Ty::Date), Value::None, Json::Null),
+            (opt(Ty::Enum(0)), Value::Enum(1), json!("confirmed")),
+        ];
+        for (ty, value, form) in cases {
+            assert_eq!(value_to_json(&p, &ty, &value), form, "{value:?}");
+            assert_eq!(value_from_json(&p, &ty, &form, "x"), Ok(value), "{form}");
+        }
+    }
+
+    #[test]
+    fn values_of_the_wrong_kind_or_impossible_ones_are_refused() {
+        let p = program();
+        let cases = [
+            (
+                Ty::Int,
+                json!("3"),
+                "x: expected an integer, found the string \"3\"",
+            ),
+            (
+                Ty::Int,
+                json!(3.5),
+                "x: expected an integer, found the number 3.5",
+            ),
+            (
+                Ty::Money,
+                json!(12),
+                "x: expected money as a string like \"$12.50\", found the number 12",
+            ),
+            (
+                Ty::Money,
+                json!("$1.234"),
+                "x: \"$1.234\" is not an amount of money like \"$12.50\"",
+            ),
+            (
+                Ty::Bool,
+                json!("yes"),
+                "x: expected true or false, found the string \"yes\"",
+            ),
+            (
+                Ty::Text,
+                json!(["a"]),
+                "x: expected a string, found an array",
+            ),
+            (
+                Ty::Date,
+                json!("2026-02-31"),
+                "x: `2026-02-31` does not exist: February 2026 has 28 days",
+            ),
+            (
+                Ty::Date,
+                json!("2026-2-3"),
+                "x: \"2026-2-3\" is not a date like \"2026-03-03\"",
+            ),
+            (
+                Ty::Time,
+                json!("25:00"),
+                "x: \"25:00\" is not a time like \"17:30\"",
+            ),
+            (
+                Ty::Time,
+                json!("12:60"),
+                "x: \"12:60\" is not a time like \"17:30\"",
+            ),
+            (
+                Ty::Enum(0),
+                json!("Open"),
+                "x: \"Open\" is not a variant of `Status` (open, confirmed, cancelled)",
+            ),
+            (
+                Ty::Row(0),
+                json!({"id": 42}),
+                "x: expected the id of a `Product` row, found an object",
+            ),
+            (
+                opt(Ty::Int),
+                json!(true),
+                "x: expected an integer or null, found true",
+            ),
+        ];
+        for (ty, form, why) in cases {
+            let got = value_from_json(&p, &ty, &form, "x").map_err(|e| e.to_string());
+            assert_eq!(got, Err(why.to_string()), "{form}");
+        }
+    }
+
+    #[test]
+    fn answers_are_a_delta_or_default_and_anything_else_is_a_failure() {
+        let p = program();
+        assert_eq!(
+            parse_answer(&p, "{\"default\": true}\n"),
+            Ok(Proposal::Default)
+        );
+        let delta = parse_answer(
+            &p,
+            r#"{"delta": {"insert": [{"table": "Tag", "values": {"label": "new"}}],
+                "session": {"user": 9}}}"#,
+        );
+        let expected = ProposedDelta {
+            inserts: vec![(
+                "Tag".into(),
+                vec![("label".into(), Value::Text("new".into()))],
+            )],
+            session: vec![("user".into(), Value::Int(9))],
+            ..ProposedDelta::default()
+        };
+        assert_eq!(delta, Ok(Proposal::Delta(expected)));
+        for broken in [
+            "",
+            "nope",
+            "{\"default\": 1}",
+            "{}",
+            "null",
+            "[{\"default\": true}]",
+        ] {
+            assert!(
+                matches!(parse_answer(&p, broken), Err(WriterError::Failed(_))),
+                "{broken}"
+            );
+        }
+        let long = "x".repeat(500);
+        let Err(WriterError::Failed(why)) = parse_answer(&p, &long) else {
+            panic!("a long garbage line was read");
+        };
+        assert!(why.len() < 200, "{why}");
+        assert!(matches!(
+            parse_answer(
+                &p,
+                r#"{"delta": {"delete": [{"table": "Tag", "id": "1"}]}}"#
+            ),
+            Err(WriterError::Malformed(ProposalError::Shape { .. }))
+        ));
+    }
+}
