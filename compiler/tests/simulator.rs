@@ -263,7 +263,15 @@ fn a_simulator_that_exits_is_reported_with_its_status() {
 
 #[test]
 fn a_stalled_simulator_times_out_and_nothing_hangs() {
-    let mut agent = Agent::start("sleep 60", "1");
+    // `sh -c` forks `sleep`; an odd duration finds it among the processes.
+    let token = format!("{}.{}", 600 + std::process::id() % 100, std::process::id());
+    let mut agent = Agent::start(&format!("sleep {token}"), "1");
+    let needle = format!("sleep\0{token}");
+    let seen = Instant::now();
+    while !running(&needle) {
+        assert!(seen.elapsed() < WAIT, "the simulator never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let start = agent.reset();
     let began = Instant::now();
     let first = agent.click(&start, "#draft");
@@ -295,6 +303,20 @@ fn a_stalled_simulator_times_out_and_nothing_hangs() {
     let again = agent.reset();
     assert!(again.get("obs").is_some());
     agent.finish();
+    // Both processes were killed, the forked `sleep`s included.
+    assert!(!running(&needle), "a `sleep {token}` is left");
+}
+
+/// Whether some process's command line contains `needle` (arguments are
+/// separated by NUL in /proc).
+fn running(needle: &str) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.filter_map(Result::ok).any(|p| {
+        std::fs::read(p.path().join("cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+    })
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //!
 //! A valid action is a step: the alert is cleared, the action applied, the step
 //! counted. A *rejected* step (a marker refused, a fault in link or marker
-//! arguments, typed text that is not of the input's type) changes nothing but
+//! arguments, typed text that is not of the input's type, an extern marker's
+//! proposal refused or its writer failing — see `writer`) changes nothing but
 //! the step count and the alert, and costs ε = 1.
 
 use super::actions::parse_input;
