@@ -120,19 +120,7 @@ fn try_marker(
     marker: ir::MarkerId,
     args: Vec<Value>,
 ) -> Result<Outcome, (String, Rejection)> {
-    let def = program
-        .markers
-        .get(idx(marker))
-        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
-    if args.len() != def.params.len() {
-        let alert = format!(
-            "`{}` takes {} arguments, not {}",
-            def.name,
-            def.params.len(),
-            args.len()
-        );
-        return Err((alert, Rejection::Call));
-    }
+    let def = called_marker(program, marker, args.len())?;
     let mut frame = args;
     check_requires(program, world, nav, def, &mut frame)?;
     let mut exec = Exec::new(program, nav, world.clone());
@@ -157,6 +145,42 @@ fn try_marker(
     };
     *world = after;
     Ok(Outcome::Committed { go, delta })
+}
+
+/// The checks `run_marker` makes before the body (the marker exists, the
+/// arguments fit, every `requires` holds), alone: an extern marker's writer is
+/// asked only once they pass (`env::writer`).
+pub(crate) fn check_marker_requires(
+    program: &ir::Program,
+    world: &World,
+    nav: Option<&Navigation>,
+    marker: ir::MarkerId,
+    args: &[Value],
+) -> Result<(), (String, Rejection)> {
+    let def = called_marker(program, marker, args.len())?;
+    check_requires(program, world, nav, def, &mut args.to_vec())
+}
+
+/// Marker `marker`, called with `arity` arguments: refused (a broken IR)
+/// when it does not exist or takes another number.
+fn called_marker(
+    program: &ir::Program,
+    marker: ir::MarkerId,
+    arity: usize,
+) -> Result<&ir::MarkerDef, (String, Rejection)> {
+    let def = program
+        .markers
+        .get(idx(marker))
+        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
+    if arity != def.params.len() {
+        let alert = format!(
+            "`{}` takes {} arguments, not {arity}",
+            def.name,
+            def.params.len(),
+        );
+        return Err((alert, Rejection::Call));
+    }
+    Ok(def)
 }
 
 /// The `requires` clauses in order, on the untouched world. A fault rejects
