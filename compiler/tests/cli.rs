@@ -758,3 +758,47 @@ fn json_carries_machine_applicable_fixes() {
         "{created:?}"
     );
 }
+
+/// The defects of `fixture` as `(id, code, depends_on)`, in report order.
+fn repair_queue(fixture: &str) -> Vec<(u64, String, Vec<u64>)> {
+    let path = wsite_tests::ui_dir().join(fixture);
+    let out = wsitec(&[
+        "check",
+        "--format",
+        "json",
+        path.to_str().unwrap_or_default(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+    report["defects"]
+        .as_array()
+        .expect("defects")
+        .iter()
+        .map(|d| {
+            let deps = d["depends_on"].as_array().expect("depends_on");
+            (
+                d["id"].as_u64().expect("id"),
+                d["code"].as_str().expect("code").to_string(),
+                deps.iter().filter_map(serde_json::Value::as_u64).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_repair_queue_puts_the_structural_cause_before_the_f401_it_explains() {
+    for (fixture, cause) in [
+        ("F401_marker_without_button.wsite", "S102"),
+        ("F401_button_on_unreachable_page.wsite", "S101"),
+    ] {
+        let queue = repair_queue(fixture);
+        let find = |code: &str| queue.iter().position(|(_, c, _)| c == code);
+        let (Some(c), Some(f)) = (find(cause), find("F401")) else {
+            panic!("{fixture}: expected {cause} and F401 in {queue:?}");
+        };
+        assert!(c < f, "{fixture}: {cause} must come before F401: {queue:?}");
+        assert!(
+            queue[f].2.contains(&queue[c].0),
+            "{fixture}: F401 must depend on {cause}: {queue:?}"
+        );
+    }
+}

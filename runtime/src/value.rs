@@ -142,6 +142,14 @@ impl Date {
         Ok(Date { year, month, day })
     }
 
+    /// Whether this names a day the calendar has (`2026-02-31` does not). Dates
+    /// built by parsing or by day arithmetic always do; one that arrives by
+    /// other means (a proposed delta, a decoded artifact) is checked with this
+    /// before it is stored, since no encoding can hold it faithfully.
+    pub fn is_valid(self) -> bool {
+        days_in_month(self.year, self.month).is_some_and(|last| (1..=last).contains(&self.day))
+    }
+
     /// Days since 0000-03-01 in the proleptic Gregorian calendar; differences of
     /// these give `days_between`.
     pub fn day_number(self) -> i64 {
@@ -207,6 +215,11 @@ impl fmt::Display for Date {
 }
 
 impl Time {
+    /// Whether this is a time of day (`25:00` and `10:60` are not).
+    pub fn is_valid(self) -> bool {
+        self.hour < 24 && self.minute < 60
+    }
+
     /// Parses `H:MM` or `HH:MM`, hours 0..=23, minutes 0..=59.
     pub fn parse_body(body: &str) -> Result<Time, LiteralError> {
         let malformed = |why: &str| LiteralError::Malformed(format!("`@{body}` {why}"));

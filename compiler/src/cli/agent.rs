@@ -3,13 +3,13 @@
 //! on stdout. A line that cannot be understood gets `{"error": ...}` and the
 //! episode goes on unchanged.
 
-use super::site;
+use super::{simulator, site};
 use clap::Args;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wsite_runtime::env::{Action, ActionKind, Env, RewardConfig};
+use wsite_runtime::env::{Action, ActionKind, Env, RewardConfig, SharedWriter};
 use wsite_runtime::ir::Program;
 
 #[derive(Args)]
@@ -22,11 +22,20 @@ pub struct AgentArgs {
     /// Reward only success (no progress shaping, penalties or step cost).
     #[arg(long)]
     terminal_reward: bool,
+    #[command(flatten)]
+    simulator: simulator::SimulatorArgs,
 }
 
 pub fn run(args: AgentArgs) -> ExitCode {
     let program = match site::open(&args.site) {
         Ok(p) => p,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(1);
+        }
+    };
+    let writer = match args.simulator.start() {
+        Ok(w) => w,
         Err(why) => {
             eprintln!("error: {why}");
             return ExitCode::from(1);
@@ -41,6 +50,7 @@ pub fn run(args: AgentArgs) -> ExitCode {
         config,
         env: None,
         default_task: args.task,
+        writer,
     };
     let stdout = std::io::stdout();
     for line in std::io::stdin().lock().lines() {
@@ -62,6 +72,8 @@ struct Session<'p> {
     config: RewardConfig,
     env: Option<Env<'p>>,
     default_task: String,
+    /// The `--simulator` process, shared by every episode of the session.
+    writer: Option<SharedWriter>,
 }
 
 impl<'p> Session<'p> {
@@ -90,7 +102,8 @@ impl<'p> Session<'p> {
             Err(why) => return error(why),
         };
         match Env::new(self.program, &instance, self.config) {
-            Ok(env) => {
+            Ok(mut env) => {
+                env.set_writer(self.writer.clone());
                 let reply = json!({ "obs": env.observation(), "actions": env.actions() });
                 self.env = Some(env);
                 reply

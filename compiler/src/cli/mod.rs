@@ -12,6 +12,7 @@ mod load;
 mod lsp;
 mod play;
 mod prove;
+mod simulator;
 mod site;
 mod train;
 

@@ -2,7 +2,7 @@
 //! turn shows the page and numbered actions; the reply is a number (or `r` to
 //! restart, `q` to quit). Bad input gets a message and changes nothing.
 
-use super::site;
+use super::{simulator, site};
 use clap::Args;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -16,6 +16,8 @@ pub struct PlayArgs {
     /// The task to play (a template name plays its first instance).
     #[arg(long)]
     task: String,
+    #[command(flatten)]
+    simulator: simulator::SimulatorArgs,
 }
 
 pub fn run(args: PlayArgs) -> ExitCode {
@@ -27,10 +29,15 @@ pub fn run(args: PlayArgs) -> ExitCode {
         Ok(i) => i,
         Err(why) => return fail(&why),
     };
+    let writer = match args.simulator.start() {
+        Ok(w) => w,
+        Err(why) => return fail(&why),
+    };
     let mut env = match Env::new(&program, &instance, RewardConfig::default()) {
         Ok(env) => env,
         Err(why) => return fail(&why),
     };
+    env.set_writer(writer);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut total = 0.0;

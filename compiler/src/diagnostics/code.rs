@@ -75,6 +75,16 @@ macro_rules! codes {
     };
 }
 
+impl Code {
+    /// Whether a defect with this code can be the cause of a feasibility
+    /// defect that blames its object: a page nobody reaches (S101), a marker
+    /// nothing triggers (S102), a page that leads nowhere (S103) or shows
+    /// nothing (S105). The JSON report orders those first (`depends_on`).
+    pub fn blocks_dependents(self) -> bool {
+        matches!(self, Code::S101 | Code::S102 | Code::S103 | Code::S105)
+    }
+}
+
 codes! {
     E001 => Syntax, Error, "unexpected token or end of file";
     E002 => Syntax, Error, "unterminated string";

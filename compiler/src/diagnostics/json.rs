@@ -79,10 +79,17 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
                     .collect(),
                 None => Vec::new(),
             };
-            // Defects on the objects this one names as blockers (an
-            // unreachable page behind a task's F401).
+            // Structural defects on the objects this one names as blockers
+            // (an unreachable page or an untriggered marker behind a task's
+            // F401). Other defects on those objects (an unused permission)
+            // are no cause of it.
             for (j, o) in objects.iter().enumerate() {
-                if j != i && o.as_ref().is_some_and(|o| d.after.contains(o)) && !deps.contains(&j) {
+                let blocks = diags.get(j).is_some_and(|b| b.code.blocks_dependents());
+                if j != i
+                    && blocks
+                    && o.as_ref().is_some_and(|o| d.after.contains(o))
+                    && !deps.contains(&j)
+                {
                     deps.push(j);
                 }
             }

@@ -161,9 +161,7 @@ pub fn no_witness(
         )),
         _ => d.help(suggestion(expl, retrieval)),
     };
-    for page in blocking_pages(expl) {
-        d.after.push(format!("page {page}"));
-    }
+    d.after.extend(blamed_objects(expl));
     diags.push(d);
     expl.summary.clone()
 }
@@ -270,16 +268,21 @@ fn names(pages: &[String]) -> String {
     quoted.join(", ")
 }
 
-/// Pages whose unreachability blocked a needed marker (for `depends_on`).
-fn blocking_pages(expl: &Explanation) -> Vec<String> {
+/// What the explanation blames (for `depends_on`): every marker that could
+/// have written an unmet part of the goal, and the unreached pages holding
+/// their buttons. A structural defect on one of these (a marker no button
+/// triggers, an unreachable or dead-end page) is the repair to make first.
+fn blamed_objects(expl: &Explanation) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut add = |object: String| {
+        if !out.contains(&object) {
+            out.push(object);
+        }
+    };
     for w in expl.unmet.iter().flat_map(|u| &u.writers) {
+        add(format!("marker {}", w.marker));
         if let MarkerStatus::PagesUnreached { pages } = &w.status {
-            for p in pages {
-                if !out.contains(p) {
-                    out.push(p.clone());
-                }
-            }
+            pages.iter().for_each(|p| add(format!("page {p}")));
         }
     }
     out

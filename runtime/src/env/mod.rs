@@ -16,6 +16,8 @@ pub(crate) mod answer;
 pub(crate) mod observe;
 pub(crate) mod reward;
 mod step;
+pub mod writer;
+pub mod writer_json;
 
 use crate::interp::eval::{eval, Navigation};
 use crate::interp::exec::{run_setup, World};
@@ -28,6 +30,8 @@ use std::collections::BTreeMap;
 
 pub use answer::answer_matches;
 pub use observe::axtree;
+pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
+pub use writer_json::ProposalError;
 
 /// Reward shaping (§5.4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -206,6 +210,9 @@ pub struct Env<'p> {
     goal_now: std::cell::Cell<Option<bool>>,
     /// The goal asks `visited` or `page is`, so navigation alone can change it.
     goal_navigates: bool,
+    /// Proposes the effects of extern markers; `None` runs their `default`
+    /// bodies (always so for the prover and the trainer).
+    writer: Option<SharedWriter>,
 }
 
 /// Frames never need more slots than this; a larger frame is a broken IR.
@@ -316,6 +323,7 @@ impl<'p> Env<'p> {
             psi: 0.0,
             goal_now: std::cell::Cell::new(None),
             goal_navigates: task.goal.as_ref().is_some_and(ir::Expr::reads_navigation),
+            writer: None,
         };
         env.reset()?;
         Ok(env)
@@ -388,6 +396,13 @@ impl<'p> Env<'p> {
         } else {
             actions::candidates(&self.view, &self.typeable, self.task.answer.is_some())
         };
+    }
+
+    /// Lets `writer` propose the effects of extern markers from the next step
+    /// on (see [`writer`]); `None` goes back to their `default` bodies. A
+    /// reset keeps the writer.
+    pub fn set_writer(&mut self, writer: Option<SharedWriter>) {
+        self.writer = writer;
     }
 
     /// The current observation.

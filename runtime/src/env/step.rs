@@ -10,11 +10,13 @@
 //!
 //! A valid action is a step: the alert is cleared, the action applied, the step
 //! counted. A *rejected* step (a marker refused, a fault in link or marker
-//! arguments, typed text that is not of the input's type) changes nothing but
+//! arguments, typed text that is not of the input's type, an extern marker's
+//! proposal refused or its writer failing — see `writer`) changes nothing but
 //! the step count and the alert, and costs ε = 1.
 
 use super::actions::parse_input;
 use super::observe::Handle;
+use super::writer::{self, Asked, SharedWriter};
 use super::{answer, reward, Action, ActionKind, Env, FormKey, State, StepResult};
 use crate::interp::exec::{run_marker, Outcome, Rejection};
 use crate::interp::state::idx;
@@ -53,7 +55,9 @@ impl Env<'_> {
             return Err("the episode is over; reset to play again".into());
         }
         let mv = self.resolve(action)?;
-        let (epsilon, answered, _) = take(self.program, &self.expected, &mut self.state, mv);
+        let writer = self.writer.as_ref();
+        let (epsilon, answered, _) =
+            take(self.program, &self.expected, &mut self.state, mv, writer);
         Ok(self.finish(epsilon, answered))
     }
 
@@ -66,7 +70,9 @@ impl Env<'_> {
         }
         let mv = self.resolve(action)?;
         let mut state = self.state.clone();
-        let (epsilon, answered, rejection) = take(self.program, &self.expected, &mut state, mv);
+        // A search explores the `default` bodies (§2.3), never a writer.
+        let (epsilon, answered, rejection) =
+            take(self.program, &self.expected, &mut state, mv, None);
         let success = match answered {
             Some(ok) => ok,
             // A step that changed neither database nor session leaves a goal
@@ -148,15 +154,16 @@ impl Env<'_> {
 
 /// Applies a resolved move as a step: alert cleared, step counted; returns ε,
 /// for an answer whether it matched, and for a refused marker which rule
-/// refused it.
+/// refused it. `writer`, if any, proposes the effects of extern markers.
 fn take(
     program: &ir::Program,
     expected: &[String],
     state: &mut State,
     mv: Move,
+    writer: Option<&SharedWriter>,
 ) -> (u8, Option<bool>, Option<Rejection>) {
     state.alert = None;
-    let applied = apply(program, expected, state, mv);
+    let applied = apply(program, expected, state, mv, writer);
     state.step = state.step.saturating_add(1);
     match applied {
         Applied::Done => (0, None, None),
@@ -169,13 +176,27 @@ fn take(
 }
 
 /// Applies a resolved move; a rejection changes nothing.
-fn apply(program: &ir::Program, expected: &[String], state: &mut State, mv: Move) -> Applied {
+fn apply(
+    program: &ir::Program,
+    expected: &[String],
+    state: &mut State,
+    mv: Move,
+    writer: Option<&SharedWriter>,
+) -> Applied {
     match mv {
         Move::Go(Ok((page, args))) => navigate(program, state, page, args),
         Move::Go(Err(why)) | Move::Marker(_, Err(why)) | Move::Reject(why) => {
             Applied::Rejected(why, None)
         }
         Move::Marker(m, Ok(args)) => {
+            if let Some(w) = writer {
+                match writer::ask(program, &mut state.world, &state.nav, w, m, &args) {
+                    Asked::RunBody => {}
+                    // A proposal has no `go`: the page stays (docs/DECISIONS.md).
+                    Asked::Committed => return Applied::Done,
+                    Asked::Rejected(alert, cause) => return Applied::Rejected(alert, cause),
+                }
+            }
             match run_marker(program, &mut state.world, Some(&state.nav), m, args) {
                 Outcome::Committed {
                     go: Some((page, args)),

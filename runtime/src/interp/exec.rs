@@ -120,19 +120,7 @@ fn try_marker(
     marker: ir::MarkerId,
     args: Vec<Value>,
 ) -> Result<Outcome, (String, Rejection)> {
-    let def = program
-        .markers
-        .get(idx(marker))
-        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
-    if args.len() != def.params.len() {
-        let alert = format!(
-            "`{}` takes {} arguments, not {}",
-            def.name,
-            def.params.len(),
-            args.len()
-        );
-        return Err((alert, Rejection::Call));
-    }
+    let def = called_marker(program, marker, args.len())?;
     let mut frame = args;
     check_requires(program, world, nav, def, &mut frame)?;
     let mut exec = Exec::new(program, nav, world.clone());
@@ -157,6 +145,42 @@ fn try_marker(
     };
     *world = after;
     Ok(Outcome::Committed { go, delta })
+}
+
+/// The checks `run_marker` makes before the body (the marker exists, the
+/// arguments fit, every `requires` holds), alone: an extern marker's writer is
+/// asked only once they pass (`env::writer`).
+pub(crate) fn check_marker_requires(
+    program: &ir::Program,
+    world: &World,
+    nav: Option<&Navigation>,
+    marker: ir::MarkerId,
+    args: &[Value],
+) -> Result<(), (String, Rejection)> {
+    let def = called_marker(program, marker, args.len())?;
+    check_requires(program, world, nav, def, &mut args.to_vec())
+}
+
+/// Marker `marker`, called with `arity` arguments: refused (a broken IR)
+/// when it does not exist or takes another number.
+fn called_marker(
+    program: &ir::Program,
+    marker: ir::MarkerId,
+    arity: usize,
+) -> Result<&ir::MarkerDef, (String, Rejection)> {
+    let def = program
+        .markers
+        .get(idx(marker))
+        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
+    if arity != def.params.len() {
+        let alert = format!(
+            "`{}` takes {} arguments, not {arity}",
+            def.name,
+            def.params.len(),
+        );
+        return Err((alert, Rejection::Call));
+    }
+    Ok(def)
 }
 
 /// The `requires` clauses in order, on the untouched world. A fault rejects
@@ -368,8 +392,7 @@ impl<'a> Exec<'a> {
         if !gate::fits_capacity(state.rows().len().saturating_add(1), def.capacity) {
             return Err(Stop::Reject(format!("`{}` is full", def.name)));
         }
-        let id = next_id(state).ok_or(Fault::Overflow)?;
-        // The largest id so far plus one: pushing keeps the rows sorted.
+        let id = state.issue_id().ok_or(Fault::Overflow)?;
         state.rows_mut().push(RowData { id, values });
         self.delta.inserted.push((table, id));
         if let Some(slot) = slot {
@@ -493,13 +516,6 @@ impl<'a> Exec<'a> {
 
 /// The id a new row gets: one past the largest (the rows are sorted, so the
 /// last), or 1 in an empty table; `None` on overflow.
-pub(crate) fn next_id(table: &TableState) -> Option<i64> {
-    match table.rows().last() {
-        Some(r) => r.id.checked_add(1),
-        None => Some(1),
-    }
-}
-
 /// Writes `v` into `slot`, growing the frame as needed; returns the old value.
 fn set_slot(frame: &mut Vec<Value>, slot: Slot, v: Value) -> Result<Value, Fault> {
     let i = idx(slot);
@@ -702,6 +718,41 @@ mod tests {
             world.db.row(ALIAS, 3).map(|r| r.values.clone()),
             Some(vec![Value::None])
         );
+    }
+
+    #[test]
+    fn a_deleted_rows_id_is_never_issued_again() {
+        // Replacing the newest line twice: 2 is deleted and the new line gets
+        // 3, then 3 is deleted and the next gets 4. A reference still holding
+        // a deleted id points at nothing, never at a newer row.
+        let replace = |id: i64| {
+            marker(
+                "replace_newest",
+                vec![],
+                vec![Permission::Table(LINE)],
+                vec![],
+                vec![
+                    Stmt::Delete {
+                        table: LINE,
+                        row: at(LINE, id),
+                    },
+                    Stmt::Insert {
+                        slot: None,
+                        table: LINE,
+                        fields: vec![(L_PRODUCT, at(PRODUCT, 42)), (L_QTY, int(1))],
+                    },
+                ],
+            )
+        };
+        let p = site(vec![replace(2), replace(3)]);
+        let mut world = World::initial(&p);
+        let first = run_marker(&p, &mut world, None, 0, vec![]);
+        assert!(matches!(first, Outcome::Committed { .. }), "{first:?}");
+        assert_eq!(ids(&world, LINE), vec![1, 3]);
+        let second = run_marker(&p, &mut world, None, 1, vec![]);
+        assert!(matches!(second, Outcome::Committed { .. }), "{second:?}");
+        assert_eq!(ids(&world, LINE), vec![1, 4]);
+        assert_eq!(world.db.tables[LINE as usize].high(), 4);
     }
 
     #[test]

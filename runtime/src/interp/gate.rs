@@ -248,6 +248,8 @@ fn value_kind(value: &Value) -> String {
         Value::Money(_) => "Money".into(),
         Value::Bool(_) => "a Bool".into(),
         Value::Text(_) => "Text".into(),
+        Value::Date(d) if !d.is_valid() => format!("the impossible date {d}"),
+        Value::Time(t) if !t.is_valid() => format!("the impossible time {t}"),
         Value::Date(_) => "a Date".into(),
         Value::Time(_) => "a Time".into(),
         Value::Enum(i) => format!("variant #{i}"),
@@ -339,9 +341,11 @@ fn fits(program: &ir::Program, after: &World, value: &Value, ty: &Ty) -> Result<
         (Ty::Int, Value::Int(_))
         | (Ty::Money, Value::Money(_))
         | (Ty::Bool, Value::Bool(_))
-        | (Ty::Text, Value::Text(_))
-        | (Ty::Date, Value::Date(_))
-        | (Ty::Time, Value::Time(_)) => Ok(()),
+        | (Ty::Text, Value::Text(_)) => Ok(()),
+        // Only days and times that exist: the flat layout stores a date as its
+        // day number, where `2026-02-31` would silently become March 3rd.
+        (Ty::Date, Value::Date(d)) if d.is_valid() => Ok(()),
+        (Ty::Time, Value::Time(t)) if t.is_valid() => Ok(()),
         (Ty::Enum(e), Value::Enum(i)) => {
             let variants = program.enums.get(idx(*e)).map_or(0, |d| d.variants.len());
             if idx(*i) < variants {
@@ -484,9 +488,10 @@ pub struct ProposedDelta {
 /// validates it with the same gate as compiled bodies, and commits it; on any
 /// violation `world` is left exactly as it was.
 ///
-/// The parts apply in a fixed order — inserts (ids as for `insert`: one past the
-/// largest), then sets, then deletes, then session variables — so sets may
-/// target the new rows and everything is judged on the final state.
+/// The parts apply in a fixed order — inserts (ids as for `insert`: one past
+/// the highest id the table ever held), then sets, then deletes, then session
+/// variables — so sets may target the new rows and everything is judged on
+/// the final state.
 pub fn apply_proposed(
     program: &ir::Program,
     world: &mut World,
@@ -581,7 +586,7 @@ fn propose_insert(
             table: def.name.clone(),
         });
     }
-    let id = super::exec::next_id(state).ok_or_else(|| Violation::TableFull {
+    let id = state.issue_id().ok_or_else(|| Violation::TableFull {
         table: def.name.clone(),
     })?;
     state.rows_mut().push(ir::RowData { id, values });
@@ -699,6 +704,7 @@ mod tests {
         let writes = vec![
             Permission::Field(PRODUCT, STOCK),
             Permission::Field(PRODUCT, STATUS),
+            Permission::Field(PRODUCT, crate::interp::fixture::RESTOCK),
             Permission::Table(LINE),
             Permission::Session(0),
         ];
@@ -900,6 +906,45 @@ mod tests {
             Some(Value::Int(9))
         );
         assert_eq!(world.session, vec![Value::Int(8)]);
+    }
+
+    #[test]
+    fn impossible_dates_and_times_are_refused_not_stored() {
+        use crate::value::{Date, Time};
+        let feb_31 = Value::Date(Date {
+            year: 2026,
+            month: 2,
+            day: 31,
+        });
+        let v = refused(RESTOCK, set("Product", 42, "restock", feb_31));
+        assert_eq!(
+            v.to_string(),
+            "`Product.restock` of row #42 must be Date?, not the impossible date 2026-02-31"
+        );
+        let leap_day = Value::Date(Date {
+            year: 2028,
+            month: 2,
+            day: 29,
+        });
+        let p = site();
+        let mut world = World::initial(&p);
+        let ok = apply_proposed(
+            &p,
+            &mut world,
+            RESTOCK,
+            &set("Product", 42, "restock", leap_day),
+        );
+        assert_eq!(ok, Ok(()));
+        let late = Time {
+            hour: 25,
+            minute: 0,
+        };
+        assert!(!late.is_valid());
+        assert!(Time {
+            hour: 23,
+            minute: 59
+        }
+        .is_valid());
     }
 
     #[test]

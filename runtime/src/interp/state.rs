@@ -16,6 +16,10 @@ use std::sync::{Arc, OnceLock};
 #[derive(Clone, Debug, Default)]
 pub struct TableState {
     rows: Arc<Vec<RowData>>,
+    /// The highest id this table has ever held (0 for none): the next insert
+    /// takes one more, so a deleted row's id is never issued again and a stale
+    /// reference can never come to point at a new row. Part of the state.
+    high: i64,
     /// A hash of `rows`, computed on first use and forgotten on every write:
     /// a state's fingerprint rehashes only the tables that changed.
     digest: OnceLock<u64>,
@@ -23,7 +27,7 @@ pub struct TableState {
 
 impl PartialEq for TableState {
     fn eq(&self, other: &TableState) -> bool {
-        Arc::ptr_eq(&self.rows, &other.rows) || self.rows == other.rows
+        self.high == other.high && (Arc::ptr_eq(&self.rows, &other.rows) || self.rows == other.rows)
     }
 }
 
@@ -32,6 +36,7 @@ impl Eq for TableState {}
 impl Hash for TableState {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.digest());
+        state.write_i64(self.high);
     }
 }
 
@@ -44,12 +49,34 @@ pub struct Database {
 impl TableState {
     /// A table holding `rows`, sorted by id (the seed is already in id order;
     /// sorting again keeps the invariant whatever the caller passes).
-    pub fn new(mut rows: Vec<RowData>) -> TableState {
+    pub fn new(rows: Vec<RowData>) -> TableState {
+        TableState::with_high(rows, 0)
+    }
+
+    /// A table holding `rows` that has issued ids up to `high` (raised to its
+    /// largest row id if that is higher).
+    pub fn with_high(mut rows: Vec<RowData>, high: i64) -> TableState {
         rows.sort_by_key(|r| r.id);
+        let high = rows.last().map_or(high, |r| r.id.max(high)).max(0);
         TableState {
             rows: Arc::new(rows),
+            high,
             digest: OnceLock::new(),
         }
+    }
+
+    /// The highest id ever held.
+    pub fn high(&self) -> i64 {
+        self.high
+    }
+
+    /// The id for a new row (one past the highest ever held), now taken;
+    /// `None` when ids are exhausted. The caller pushes the row: being the
+    /// largest id, it keeps the rows sorted.
+    pub fn issue_id(&mut self) -> Option<i64> {
+        let id = self.high.checked_add(1)?;
+        self.high = id;
+        Some(id)
     }
 
     /// The rows, in id order.

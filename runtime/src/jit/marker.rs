@@ -488,12 +488,11 @@ pub(crate) extern "C" fn body_insert(ctx: *mut JitCtx, table: i64) -> i64 {
     if !gate::fits_capacity(n.saturating_add(1), def.capacity) || n >= tl.capacity {
         return code::REJECTED;
     }
-    let id = if n == 0 {
-        Some(1)
-    } else {
-        i64_at(b.view(), tl.ids + WORD * (n - 1)).and_then(|last| last.checked_add(1))
+    // One past the highest id ever held (`TableState::issue_id`).
+    let Some(high) = i64_at(b.view(), tl.high) else {
+        return code::INTERNAL;
     };
-    let Some(id) = id else {
+    let Some(id) = high.checked_add(1) else {
         return code::OVERFLOW;
     };
     let Ok(count) = u32::try_from(n + 1) else {
@@ -501,7 +500,10 @@ pub(crate) extern "C" fn body_insert(ctx: *mut JitCtx, table: i64) -> i64 {
     };
     // The slot's cells are zero (`none`) already: the encoding keeps unused
     // slots zero.
-    if !b.write(tl.ids + WORD * n, &id.to_le_bytes()) || !b.write(tl.count, &count.to_le_bytes()) {
+    if !b.write(tl.ids + WORD * n, &id.to_le_bytes())
+        || !b.write(tl.count, &count.to_le_bytes())
+        || !b.write(tl.high, &id.to_le_bytes())
+    {
         return code::INTERNAL;
     }
     b.delta.inserted.push((tid, id));

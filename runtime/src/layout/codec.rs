@@ -202,6 +202,7 @@ fn encode_tables(
             tl.count,
             u32::try_from(table.rows().len()).unwrap_or(u32::MAX),
         )?;
+        out.put_i64(tl.high, table.high())?;
         for (i, row) in table.rows().iter().enumerate() {
             out.put_i64(tl.ids + WORD * i, row.id)?;
             if row.values.len() != def.fields.len() {
@@ -255,7 +256,14 @@ fn decode_tables(
                 def.name
             )));
         }
-        tables.push(TableState::new(rows));
+        let high = b.i64(tl.high)?;
+        if rows.last().is_some_and(|r| r.id > high) || high < 0 {
+            return Err(LayoutError::Corrupt(format!(
+                "`{}` holds an id above the highest it ever issued",
+                def.name
+            )));
+        }
+        tables.push(TableState::with_high(rows, high));
     }
     Ok(Database { tables })
 }
@@ -348,8 +356,10 @@ pub(crate) fn to_word(
         (Value::Int(n), Ty::Int) | (Value::Money(n), Ty::Money) | (Value::Row(n), Ty::Row(_)) => *n,
         (Value::Bool(b), Ty::Bool) => i64::from(*b),
         (Value::Text(s), Ty::Text) => i64::from(intern(pool, s)?),
-        (Value::Date(d), Ty::Date) => d.day_number(),
-        (Value::Time(t), Ty::Time) => i64::from(t.hour) * 60 + i64::from(t.minute),
+        // A day the calendar lacks has no faithful day number (Feb 31st
+        // would decode as March 3rd), nor a time past 23:59 a minute count.
+        (Value::Date(d), Ty::Date) if d.is_valid() => d.day_number(),
+        (Value::Time(t), Ty::Time) if t.is_valid() => i64::from(t.hour) * 60 + i64::from(t.minute),
         (Value::Enum(v), Ty::Enum(_)) => i64::from(*v),
         _ => {
             return Err(LayoutError::Type(format!(

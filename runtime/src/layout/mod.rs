@@ -89,11 +89,15 @@ impl EntryList {
     }
 }
 
-/// One table: a `u32` row count, ids in id order, then one column per field.
+/// One table: a `u32` row count, the highest id ever held, ids in id order,
+/// then one column per field.
 /// Row `i` of the table is slot `i` of the id array and of every column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableLayout {
     pub count: usize,
+    /// The highest id the table has ever held (an i64 word): inserts take
+    /// one more, so ids are never reused.
+    pub high: usize,
     pub capacity: usize,
     pub ids: usize,
     pub columns: Vec<Cells>,
@@ -284,6 +288,7 @@ fn table_layout(at: &mut Allocator, t: &ir::TableDef) -> Result<TableLayout, Lay
         .unwrap_or(usize::MAX)
         .max(t.seed.len());
     let count = at.take(WORD)?;
+    let high = at.take(WORD)?;
     let ids = at.take(capacity.saturating_mul(WORD))?;
     let columns = t
         .fields
@@ -292,6 +297,7 @@ fn table_layout(at: &mut Allocator, t: &ir::TableDef) -> Result<TableLayout, Lay
         .collect::<Result<Vec<_>, _>>()?;
     Ok(TableLayout {
         count,
+        high,
         capacity,
         ids,
         columns,

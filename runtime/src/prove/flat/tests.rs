@@ -60,6 +60,7 @@ fn fill_list(state: &mut [u8], list: EntryList, rng: &mut Rng) {
 fn fill_table(state: &mut [u8], t: &TableLayout, rng: &mut Rng) {
     let n = rng.below(t.capacity);
     state[t.count..t.count + 4].copy_from_slice(&(n as u32).to_le_bytes());
+    fill(state, t.high, WORD, rng);
     fill(state, t.ids, n * WORD, rng);
     for c in &t.columns {
         fill(state, c.words, n * WORD, rng);
