@@ -93,8 +93,11 @@ fn tally(labels: &[String], sources: &[String], checked: &[Checked]) -> (Tally, 
 }
 
 /// What every campaign of a few hundred sites must have drawn at least once.
-const FEATURES: [&str; 24] = [
+const FEATURES: [&str; 27] = [
     "navigate-only",
+    "idle-marker",
+    "idle-field",
+    "say-interpolation",
     "go",
     "go-computed",
     "go-find",

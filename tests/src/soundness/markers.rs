@@ -26,6 +26,8 @@ pub struct Marker {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
     Navigate,
+    /// Writes what nothing reads and stays on the page: what pruning skips.
+    Idle,
     SetFlag,
     Rename,
     Insert,
@@ -34,9 +36,10 @@ enum Role {
     Mixed,
 }
 
-const ROLES: [Role; 8] = [
+const ROLES: [Role; 9] = [
     Role::Navigate,
     Role::Navigate,
+    Role::Idle,
     Role::SetFlag,
     Role::Rename,
     Role::Insert,
@@ -121,6 +124,7 @@ fn draw_marker(
     }
     match role {
         Role::Navigate => body.features.push("navigate-only"),
+        Role::Idle => body.features.push("idle-marker"),
         Role::SetFlag => {
             let flags: Vec<String> = ex
                 .schema
@@ -146,7 +150,11 @@ fn draw_marker(
     if body.lines.is_empty() || rng.chance(15) {
         body.set_session("trail", "session.trail + 1");
     }
-    let go_chance = if role == Role::Navigate { 100 } else { 55 };
+    let go_chance = match role {
+        Role::Navigate => 100,
+        Role::Idle => 0,
+        _ => 55,
+    };
     if rng.chance(go_chance) {
         go(rng, ex, &mut body);
     }
@@ -395,6 +403,21 @@ fn mixed_stmt(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, depth: u32
 
 /// Appends `go Page(args)`, the argument computed in one of several ways.
 fn go(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>) {
+    // After `let made = insert T`, often open a page that shows that row.
+    if let Some((var, t)) = body.made.clone() {
+        let takes_row: Vec<&PageSig> = body
+            .pages
+            .iter()
+            .filter(|p| matches!(p.param, Some((_, Ty::Row(u) | Ty::OptRow(u))) if u == t))
+            .collect();
+        if let Some(page) = rng.pick(&takes_row) {
+            if rng.chance(70) {
+                body.lines.push(format!("go {}({var})", page.name));
+                body.features.push("go-new-row");
+                return;
+            }
+        }
+    }
     let Some(page) = rng.pick(body.pages).cloned() else {
         return;
     };

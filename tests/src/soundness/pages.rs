@@ -26,6 +26,8 @@ enum Intent {
     Button(usize),
     Link(usize),
     Show,
+    /// A form field whose variable nothing reads.
+    Decoy,
 }
 
 /// Writes pages.
@@ -79,6 +81,9 @@ impl<'a, 's> PageWriter<'a, 's> {
         intents.extend(plan.links.iter().map(|&p| Intent::Link(p)));
         for _ in 0..self.rng.range(0, 2) {
             intents.push(Intent::Show);
+        }
+        if self.rng.chance(20) {
+            intents.push(Intent::Decoy);
         }
         shuffle(self.rng, &mut intents);
         let mut lines = vec![format!("  heading \"{}\"", sig.name)];
@@ -157,6 +162,21 @@ impl<'a, 's> PageWriter<'a, 's> {
     fn plain(&mut self, intent: &Intent, scope: &Scope, depth: usize, out: &mut Vec<String>) {
         match intent {
             Intent::Show => self.show(scope, depth, out),
+            Intent::Decoy => {
+                let pad = "  ".repeat(depth);
+                let d = self.fresh("d");
+                let t = self.rng.below(self.ex.schema.tables.len());
+                let table = self.ex.schema.tables[t].name;
+                out.push(match self.rng.below(4) {
+                    0 => format!("{pad}input {d} \"Note\""),
+                    1 => format!("{pad}checkbox {d} \"Remember me\""),
+                    2 => format!("{pad}select {d} \"Size\" [\"S\", \"M\"]"),
+                    _ => format!(
+                        "{pad}select {d}: {table} \"Also\" from o{d} in {table} show \"{{o{d}}}\""
+                    ),
+                });
+                self.features.push("idle-field");
+            }
             Intent::Button(m) => {
                 let marker = &self.markers[*m];
                 let mut scope = scope.clone();

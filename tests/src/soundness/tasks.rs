@@ -43,6 +43,17 @@ impl TaskWriter<'_, '_> {
             scope.vars.push(("x".into(), Ty::Row(t)));
             self.features.push("template");
         }
+        if self.rng.chance(15) {
+            // Typeable: the value as rendered at the start.
+            let t = self.rng.below(self.ex.schema.tables.len());
+            let row = self.ex.schema.seeded_ref(self.rng, t);
+            let what = match self.ex.schema.session_of(Ty::Int).first() {
+                Some(v) if self.rng.chance(30) => format!("session.{}", v.name),
+                _ => format!("{row}.name"),
+            };
+            say.push_str(&format!(" See {{{what}}}."));
+            self.features.push("say-interpolation");
+        }
         if self.rng.chance(20) {
             let word = self.rng.pick_or(&NAMES[3..], "Zulu");
             say.push_str(&format!(" Use \\\"{word}\\\"."));
