@@ -40,6 +40,7 @@
 // Every unsafe block says why it is sound.
 #![allow(unsafe_code)]
 
+mod alert;
 mod codegen;
 mod frames;
 mod helpers;
