@@ -5,7 +5,9 @@
 //! in place on the bytes. They must agree on commit or rejection (and its
 //! cause); on a commit the JIT's bytes must be the encoding of the
 //! interpreter's new world and the `go` targets equal; on a rejection the
-//! bytes must be exactly the original ones.
+//! bytes must be exactly the original ones and the alert text
+//! (`run_marker_alert`) the interpreter's, word for word. `run_marker`
+//! (which renders no alert) must give the same outcome and bytes.
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
@@ -75,7 +77,21 @@ fn check_state(
             let mut after = world.clone();
             let interp = run_marker(program, &mut after, Some(&nav), m as u32, args.clone());
             let mut b = bytes.to_vec();
-            let jit = match site.run_marker(m as u32, &mut b, &args, pool, undo) {
+            let mut jit_alert = String::new();
+            let jit = site.run_marker_alert(m as u32, &mut b, &args, pool, undo, &mut jit_alert);
+            let mut quiet = bytes.to_vec();
+            let plain = site.run_marker(m as u32, &mut quiet, &args, pool, undo);
+            assert_eq!(
+                jit, plain,
+                "{what}: `{}` {args:?}: with and without the alert",
+                marker.name
+            );
+            assert!(
+                quiet == b,
+                "{what}: `{}` {args:?}: bytes with and without the alert",
+                marker.name
+            );
+            let jit = match jit {
                 Ok(o) => o,
                 Err(JitFault::Input(why)) => {
                     assert_eq!(b, bytes, "{what}: refused input changed the state");
@@ -106,6 +122,11 @@ fn check_state(
                     assert!(
                         b == bytes,
                         "{what}: `{}` {args:?}: rejection changed bytes",
+                        marker.name
+                    );
+                    assert_eq!(
+                        &jit_alert, alert,
+                        "{what}: `{}` {args:?}: alert texts differ",
                         marker.name
                     );
                     tally.rejected += 1;

@@ -226,9 +226,9 @@ fn flat_steps_match_the_interpreter_on_every_example() {
                     (r1.progress - r2.progress).abs() < 1e-12,
                     "{what}: progress"
                 );
+                let alert = compare_alerts(&env, &flat, &pool, &what);
                 let expected = env.encode_state(&layout, &mut pool).unwrap();
                 compare_bytes(&layout, flat.state(), &expected, &what);
-                let alert = compare_alerts(&env, &flat, &pool, &what);
                 assert_eq!(
                     alert.is_some(),
                     r1.epsilon == 1,
@@ -333,11 +333,11 @@ fn play_refusals(name: &str, program: &Program, steps: usize) -> Vec<String> {
             assert_eq!(r1.epsilon, r2.epsilon, "{what}: epsilon");
             assert_eq!((r1.done, r1.success), (r2.done, r2.success), "{what}");
             assert!((r1.reward - r2.reward).abs() < 1e-12, "{what}: rewards");
-            let expected = env.encode_state(&layout, &mut pool).unwrap();
-            compare_bytes(&layout, flat.state(), &expected, &what);
             if let Some(a) = compare_alerts(&env, &flat, &pool, &what) {
                 alerts.push(a);
             }
+            let expected = env.encode_state(&layout, &mut pool).unwrap();
+            compare_bytes(&layout, flat.state(), &expected, &what);
         }
     }
     alerts

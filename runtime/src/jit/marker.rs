@@ -19,13 +19,14 @@
 //! What is not compiled: a marker whose body uses something the expression
 //! lowering refuses (a slot of changing type, an IR the checker could not
 //! have produced),
-//! whose `requires` are not all compiled, or whose writes could touch an
-//! invariant that is not compiled. Those are reported per marker
+//! whose `requires` are not all compiled, whose `requires`/`reject`
+//! messages do not compile, or whose writes could touch an invariant that
+//! is not compiled. Those are reported per marker
 //! ([`JitSite::marker_fallback_reason`]) and must be run by the interpreter.
-//! `reject` messages are not rendered here: a rejection reports its cause
-//! ([`MarkerRejection`]); a caller that shows the alert renders it with the
-//! interpreter on the (restored, unchanged) state — `run_marker` on the
-//! decoded world gives the same rejection with its text.
+//! A rejection reports its cause ([`MarkerRejection`]), and with
+//! [`JitSite::run_marker_alert`] the interpreter's alert text, which `alert`
+//! renders before the log is rolled back (a `reject` message reads the
+//! state the body left).
 
 use super::alert;
 use super::codegen;
