@@ -4,7 +4,7 @@
 //! The author's messages — a `requires … else "…"` and a `reject "…"` — are
 //! compiled with their marker into labels whose interpolations are native
 //! functions, like a page's labels, and rendered the same way
-//! (`render::Calls::label`: each value as the page shows it, a fault as
+//! (`label::Calls::label`: each value as the page shows it, a fault as
 //! `—`). A `requires` message runs on the untouched state with the
 //! arguments' frame; a `reject` message on the state the body left (before
 //! the runner rolls it back) with the frame the body had there, which the
@@ -16,9 +16,11 @@
 //! This module owns the compiled messages and their rendering; the runner
 //! (`marker`) decides which refusal happened.
 
-use super::render::{self, Calls, Definer, Label, NativeFn};
+use super::label::{self, Calls, Label, NativeFn};
+use super::render::Definer;
 use super::text::Templates;
-use super::{frames, JitError, JitFault};
+use super::{frames, JitError, JitFault, JitSite};
+use crate::interp::eval::Fault;
 use crate::interp::exec::{alert, Delta};
 use crate::interp::gate;
 use crate::ir::{self, TextPart};
@@ -29,7 +31,7 @@ use std::sync::Arc;
 
 /// A marker's messages, defined in the module, before finalization.
 pub(crate) struct Defined {
-    funcs: Vec<render::DefinedFn>,
+    funcs: Vec<label::DefinedFn>,
     requires: Vec<Option<Label>>,
     rejects: Vec<Label>,
     requires_frame: usize,
@@ -105,7 +107,7 @@ pub(crate) fn define(
 
 /// The finalized functions of defined messages.
 pub(crate) fn resolve(module: &JITModule, d: Defined) -> Messages {
-    let (funcs, texts) = render::resolve_fns(module, d.funcs);
+    let (funcs, texts) = label::resolve_fns(module, d.funcs);
     Messages {
         funcs,
         texts,
@@ -176,6 +178,40 @@ impl Messages {
             .get(n)
             .ok_or_else(|| JitFault::Input(format!("internal: no `reject` #{n}")))?;
         self.render(on, label, cells, self.body_frame, pool)
+    }
+}
+
+impl JitSite {
+    /// What alert messages read.
+    pub(super) fn on<'a>(&'a self, state: &'a [u8]) -> On<'a> {
+        On {
+            program: &self.gate.program,
+            layout: &self.gate.layout,
+            state,
+        }
+    }
+
+    /// The alert of a body that stopped: its fault, the table an insert
+    /// found full, or the message of the `reject` it reached.
+    pub(super) fn stop_alert(
+        &self,
+        messages: &Messages,
+        def: &ir::MarkerDef,
+        state: &[u8],
+        fault: Option<Fault>,
+        (reject, full): (Option<(usize, Vec<i64>)>, Option<usize>),
+        pool: &mut TextPool,
+    ) -> Result<String, JitFault> {
+        let program = &self.gate.program;
+        if let Some(f) = fault {
+            return Ok(alert::failed(program, &def.name, &f));
+        }
+        if let Some(table) = full.and_then(|t| program.tables.get(t)) {
+            return Ok(alert::full(table));
+        }
+        let (n, cells) = reject
+            .ok_or_else(|| JitFault::Input("internal: a body rejected without a cause".into()))?;
+        messages.reject(&self.on(state), n, &cells, pool)
     }
 }
 

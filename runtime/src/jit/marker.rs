@@ -1047,7 +1047,7 @@ impl JitSite {
                 // The message is rendered on the state the body left, as
                 // the interpreter renders it on its copy of the world.
                 let text = match alert {
-                    Some(_) => self.stop_alert(native, def, state, fault, stop, pool),
+                    Some(_) => self.stop_alert(&native.messages, def, state, fault, stop, pool),
                     None => Ok(String::new()),
                 };
                 undo.rollback(state);
@@ -1139,38 +1139,6 @@ impl JitSite {
         };
         undo.clear();
         Ok(MarkerOutcome::Committed { go })
-    }
-
-    /// What alert messages read.
-    fn on<'a>(&'a self, state: &'a [u8]) -> alert::On<'a> {
-        alert::On {
-            program: &self.gate.program,
-            layout: &self.gate.layout,
-            state,
-        }
-    }
-
-    /// The alert of a body that stopped: its fault, the table an insert
-    /// found full, or the message of the `reject` it reached.
-    fn stop_alert(
-        &self,
-        native: &MarkerNative,
-        def: &ir::MarkerDef,
-        state: &[u8],
-        fault: Option<Fault>,
-        (reject, full): (Option<(usize, Vec<i64>)>, Option<usize>),
-        pool: &mut TextPool,
-    ) -> Result<String, JitFault> {
-        let program = &self.gate.program;
-        if let Some(f) = fault {
-            return Ok(exec_alert::failed(program, &def.name, &f));
-        }
-        if let Some(table) = full.and_then(|t| program.tables.get(t)) {
-            return Ok(exec_alert::full(table));
-        }
-        let (n, cells) = reject
-            .ok_or_else(|| JitFault::Input("internal: a body rejected without a cause".into()))?;
-        native.messages.reject(&self.on(state), n, &cells, pool)
     }
 
     /// Evaluates `go` number `n` in its frame snapshot; `Err` with the fault

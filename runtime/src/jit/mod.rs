@@ -45,6 +45,7 @@ mod alert;
 mod codegen;
 mod frames;
 mod helpers;
+mod label;
 mod marker;
 mod render;
 mod step;

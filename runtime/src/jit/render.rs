@@ -13,18 +13,18 @@
 //! items' type is not evident, an expression the lowering refuses) is
 //! reported as not compiled, never approximated.
 
-use super::helpers::JitCtx;
-use super::marker::{fault_of, pool_has};
+use super::label::resolve_fns;
+pub(super) use super::label::{Calls, DefinedFn, FnKind, Label, NativeFn, Part, F};
+use super::marker::pool_has;
 use super::text::{i64_at, u32_at, Templates, TextCtx};
-use super::{codegen, JitError, JitFault, JitSite, PredFn, Tag};
+use super::{codegen, JitError, JitFault, JitSite, Tag};
 use crate::interp::eval::Fault;
-use crate::interp::render::FAILED;
 use crate::ir::{self, ElementKind, Expr, PageId, Slot, Ty, Value};
 use crate::layout::{StateLayout, TextPool, WORD};
 use cranelift_codegen::ir::{Signature, UserFuncName};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule;
-use cranelift_module::{FuncId, Linkage, Module};
+use cranelift_module::{Linkage, Module};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -145,26 +145,12 @@ pub(crate) fn word_of(
     crate::layout::to_word(v, &Tag::of(v).ty(), pool)
 }
 
-/// An expression's function: index into the page's functions.
-pub(super) type F = usize;
-
 /// A form input's value before the agent touches it.
 #[derive(Clone, Copy, Debug)]
 enum Init {
     Word(i64),
     None,
     EmptyText,
-}
-
-/// A label: literal pieces and interpolated values (each rendered by its
-/// function's tag and the interpolation's static type; a fault shows `—`).
-/// Also the compiled form of a refused marker's message (`alert`).
-pub(super) type Label = Vec<Part>;
-
-#[derive(Debug)]
-pub(super) enum Part {
-    Lit(Arc<str>),
-    Interp(F, Ty),
 }
 
 #[derive(Debug)]
@@ -247,28 +233,11 @@ enum Source {
     List(Vec<F>),
 }
 
-/// How a function's result reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum FnKind {
-    /// 0, 1 or a fault.
-    Cond,
-    /// A fault, 0 (`none`) or 1 (the word in `JitCtx::out`), of this kind.
-    Value(Tag),
-}
-
-/// A defined function: its id, how its result reads, its text constants.
-pub(super) type DefinedFn = (FuncId, FnKind, Vec<(u32, Arc<str>)>);
-
 /// A page's plan before finalization.
 pub(crate) struct DefinedPage {
     body: Vec<Node>,
     funcs: Vec<DefinedFn>,
     frame: usize,
-}
-
-pub(super) struct NativeFn {
-    func: PredFn,
-    kind: FnKind,
 }
 
 struct PageNative {
@@ -705,27 +674,6 @@ impl Definer<'_> {
     }
 }
 
-/// The finalized functions of `defined`, and their text constants.
-pub(super) fn resolve_fns(
-    module: &JITModule,
-    defined: Vec<DefinedFn>,
-) -> (Vec<NativeFn>, Vec<(u32, Arc<str>)>) {
-    let mut texts = Vec::new();
-    let funcs = defined
-        .into_iter()
-        .map(|(id, kind, t)| {
-            texts.extend(t);
-            let code = module.get_finalized_function(id);
-            // SAFETY: `code` is the finalized body of a function declared
-            // with the predicate signature (three pointers, an `i64`
-            // result, the host's C calling convention), which is `PredFn`.
-            let func = unsafe { std::mem::transmute::<*const u8, PredFn>(code) };
-            NativeFn { func, kind }
-        })
-        .collect();
-    (funcs, texts)
-}
-
 /// The finalized functions of a defined page.
 pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
     let status = d.map(|d| {
@@ -758,122 +706,6 @@ struct Walk<'a> {
     frame: usize,
     path: Vec<i64>,
     out: &'a mut PageStructure,
-}
-
-/// One frame's functions ready to run: the functions (defined by a
-/// [`Definer`] over `frame` slots), the program and layout, the state and
-/// the frame's cells. Shared by the page walk and `alert`.
-pub(super) struct Calls<'a> {
-    pub funcs: &'a [NativeFn],
-    pub program: &'a ir::Program,
-    pub layout: &'a StateLayout,
-    pub state: &'a [u8],
-    /// The frame as cells: `[word₀, present₀, …]`.
-    pub cells: &'a [i64],
-    /// The slots the functions were defined for (each reads below it).
-    pub frame: usize,
-}
-
-impl Calls<'_> {
-    /// Runs function `f`: its raw result and `JitCtx::out`.
-    fn call(&self, f: F, pool: &mut TextPool) -> Result<(i64, JitCtx), JitFault> {
-        let native = self
-            .funcs
-            .get(f)
-            .ok_or_else(|| JitFault::Input("internal: no such function".into()))?;
-        if self.state.len() != self.layout.size || self.cells.len() < 2 * self.frame {
-            return Err(JitFault::Input(
-                "internal: a state or frame of the wrong size".into(),
-            ));
-        }
-        let mut ctx = JitCtx {
-            pool: pool as *mut TextPool,
-            missing_table: 0,
-            missing_id: 0,
-            body: std::ptr::null_mut(),
-            out: 0,
-        };
-        // SAFETY: `func` was finalized by the module the site owns, which
-        // outlives this call. It reads `state` (whose length is checked
-        // equal to the layout's size above) only below that size, and the
-        // frame cells only below `2 * frame` (checked above; every function's
-        // reads were checked to be within the frame when it was compiled).
-        // Its helpers reach the pool through `ctx.pool`, borrowed from
-        // `pool` for this call alone. It writes only `ctx`.
-        let r = unsafe { (native.func)(self.state.as_ptr(), self.cells.as_ptr(), &mut ctx) };
-        Ok((r, ctx))
-    }
-
-    fn fault(r: i64, ctx: &JitCtx) -> Fault {
-        fault_of(r, ctx).unwrap_or(Fault::TypeConfusion(
-            "compiled code returned an unknown code",
-        ))
-    }
-
-    /// `eval_bool`: the condition, or its fault.
-    fn cond(&self, f: F, pool: &mut TextPool) -> Result<Result<bool, Fault>, JitFault> {
-        let (r, ctx) = self.call(f, pool)?;
-        Ok(match r {
-            0 => Ok(false),
-            1 => Ok(true),
-            r => Err(Self::fault(r, &ctx)),
-        })
-    }
-
-    /// `eval`: the value's word (`None` for `none`), or its fault.
-    fn value(&self, f: F, pool: &mut TextPool) -> Result<Result<Option<i64>, Fault>, JitFault> {
-        let (r, ctx) = self.call(f, pool)?;
-        Ok(match r {
-            0 => Ok(None),
-            1 => Ok(Some(ctx.out)),
-            r => Err(Self::fault(r, &ctx)),
-        })
-    }
-
-    fn tag(&self, f: F) -> Tag {
-        match self.funcs.get(f).map(|n| n.kind) {
-            Some(FnKind::Value(t)) => t,
-            _ => Tag::None,
-        }
-    }
-
-    /// Appends `label`'s text as `interp::render::render_text` renders it:
-    /// each interpolation by its value's kind and static type, one whose
-    /// evaluation faults as `—`. `shown` gets every other non-empty
-    /// interpolated piece (what the interpreter's page renderer keeps).
-    pub fn label(
-        &self,
-        label: &[Part],
-        pool: &mut TextPool,
-        out: &mut String,
-        mut shown: impl FnMut(&str),
-    ) -> Result<(), JitFault> {
-        for part in label {
-            match part {
-                Part::Lit(s) => out.push_str(s),
-                Part::Interp(f, ty) => {
-                    let start = out.len();
-                    match self.value(*f, pool)? {
-                        Ok(w) => {
-                            let text = TextCtx {
-                                program: self.program,
-                                layout: self.layout,
-                                state: self.state,
-                                pool,
-                            };
-                            text.render_word(w, self.tag(*f), ty, out)?;
-                        }
-                        Err(_) => out.push_str(FAILED),
-                    }
-                    let piece = out.get(start..).unwrap_or_default();
-                    if !piece.is_empty() && piece != FAILED {
-                        shown(piece);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The walk's [`Calls`], borrowing only the fields it needs (so that the
