@@ -26,6 +26,9 @@ struct Tally {
     committed: usize,
     rejected: usize,
     by_cause: std::collections::BTreeMap<String, usize>,
+    /// Rejections by the kind of alert (the gate's value checks and
+    /// invariants, the author's messages, the runtime's words).
+    by_alert: std::collections::BTreeMap<&'static str, usize>,
     inputs_refused: usize,
 }
 
@@ -36,6 +39,21 @@ fn cause_matches(i: &Rejection, j: &MarkerRejection) -> bool {
             | (Rejection::Gate(_), MarkerRejection::Gate)
             | (Rejection::Call, MarkerRejection::Call)
     ) || matches!((i, j), (Rejection::Requires { index: a }, MarkerRejection::Requires { index: b }) if a == b)
+}
+
+/// The kind of an alert, for the tally.
+fn alert_kind(alert: &str) -> &'static str {
+    if alert.contains(" must be ") || alert.contains(" refers to no ") {
+        "gate value"
+    } else if alert.starts_with("invariant `") {
+        "gate invariant"
+    } else if alert.contains("` failed: ") || alert.contains("` was rejected") {
+        "runtime"
+    } else if alert.ends_with("` is full") {
+        "full table"
+    } else {
+        "message"
+    }
 }
 
 /// Every compiled marker on the state `bytes` hold, `tuples` random argument
@@ -130,6 +148,7 @@ fn check_state(
                         marker.name
                     );
                     tally.rejected += 1;
+                    *tally.by_alert.entry(alert_kind(alert)).or_default() += 1;
                     *tally.by_cause.entry(format!("{jc:?}")).or_default() += 1;
                 }
                 _ => panic!(
@@ -190,8 +209,8 @@ fn compiled_markers_and_interpreter_agree_on_every_example() {
         }
     }
     eprintln!(
-        "all examples: {compiled} markers compiled, {fallback} fall back; {} runs compared ({} committed, {} rejected: {:?}; {} inputs refused)",
-        tally.compared, tally.committed, tally.rejected, tally.by_cause, tally.inputs_refused
+        "all examples: {compiled} markers compiled, {fallback} fall back; {} runs compared ({} committed, {} rejected: {:?}, alerts {:?}; {} inputs refused)",
+        tally.compared, tally.committed, tally.rejected, tally.by_cause, tally.by_alert, tally.inputs_refused
     );
     assert!(compiled > 0);
     assert!(
