@@ -626,6 +626,7 @@ fn bench_reports_every_column_as_json() {
         report["machine"]["cores"].as_u64().unwrap_or(0) > 0,
         "{report}"
     );
+    assert_eq!(report["prover"]["fingerprint_bits"], 128, "{report}");
     let sites = report["sites"].as_array().expect("a sites array");
     assert_eq!(sites.len(), 1, "{report}");
     let row = &sites[0];

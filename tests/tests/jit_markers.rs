@@ -5,7 +5,9 @@
 //! in place on the bytes. They must agree on commit or rejection (and its
 //! cause); on a commit the JIT's bytes must be the encoding of the
 //! interpreter's new world and the `go` targets equal; on a rejection the
-//! bytes must be exactly the original ones.
+//! bytes must be exactly the original ones and the alert text
+//! (`run_marker_alert`) the interpreter's, word for word. `run_marker`
+//! (which renders no alert) must give the same outcome and bytes.
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
@@ -24,6 +26,9 @@ struct Tally {
     committed: usize,
     rejected: usize,
     by_cause: std::collections::BTreeMap<String, usize>,
+    /// Rejections by the kind of alert (the gate's value checks and
+    /// invariants, the author's messages, the runtime's words).
+    by_alert: std::collections::BTreeMap<&'static str, usize>,
     inputs_refused: usize,
 }
 
@@ -34,6 +39,21 @@ fn cause_matches(i: &Rejection, j: &MarkerRejection) -> bool {
             | (Rejection::Gate(_), MarkerRejection::Gate)
             | (Rejection::Call, MarkerRejection::Call)
     ) || matches!((i, j), (Rejection::Requires { index: a }, MarkerRejection::Requires { index: b }) if a == b)
+}
+
+/// The kind of an alert, for the tally.
+fn alert_kind(alert: &str) -> &'static str {
+    if alert.contains(" must be ") || alert.contains(" refers to no ") {
+        "gate value"
+    } else if alert.starts_with("invariant `") {
+        "gate invariant"
+    } else if alert.contains("` failed: ") || alert.contains("` was rejected") {
+        "runtime"
+    } else if alert.ends_with("` is full") {
+        "full table"
+    } else {
+        "message"
+    }
 }
 
 /// Every compiled marker on the state `bytes` hold, `tuples` random argument
@@ -75,7 +95,21 @@ fn check_state(
             let mut after = world.clone();
             let interp = run_marker(program, &mut after, Some(&nav), m as u32, args.clone());
             let mut b = bytes.to_vec();
-            let jit = match site.run_marker(m as u32, &mut b, &args, pool, undo) {
+            let mut jit_alert = String::new();
+            let jit = site.run_marker_alert(m as u32, &mut b, &args, pool, undo, &mut jit_alert);
+            let mut quiet = bytes.to_vec();
+            let plain = site.run_marker(m as u32, &mut quiet, &args, pool, undo);
+            assert_eq!(
+                jit, plain,
+                "{what}: `{}` {args:?}: with and without the alert",
+                marker.name
+            );
+            assert!(
+                quiet == b,
+                "{what}: `{}` {args:?}: bytes with and without the alert",
+                marker.name
+            );
+            let jit = match jit {
                 Ok(o) => o,
                 Err(JitFault::Input(why)) => {
                     assert_eq!(b, bytes, "{what}: refused input changed the state");
@@ -108,7 +142,13 @@ fn check_state(
                         "{what}: `{}` {args:?}: rejection changed bytes",
                         marker.name
                     );
+                    assert_eq!(
+                        &jit_alert, alert,
+                        "{what}: `{}` {args:?}: alert texts differ",
+                        marker.name
+                    );
                     tally.rejected += 1;
+                    *tally.by_alert.entry(alert_kind(alert)).or_default() += 1;
                     *tally.by_cause.entry(format!("{jc:?}")).or_default() += 1;
                 }
                 _ => panic!(
@@ -169,8 +209,8 @@ fn compiled_markers_and_interpreter_agree_on_every_example() {
         }
     }
     eprintln!(
-        "all examples: {compiled} markers compiled, {fallback} fall back; {} runs compared ({} committed, {} rejected: {:?}; {} inputs refused)",
-        tally.compared, tally.committed, tally.rejected, tally.by_cause, tally.inputs_refused
+        "all examples: {compiled} markers compiled, {fallback} fall back; {} runs compared ({} committed, {} rejected: {:?}, alerts {:?}; {} inputs refused)",
+        tally.compared, tally.committed, tally.rejected, tally.by_cause, tally.by_alert, tally.inputs_refused
     );
     assert!(compiled > 0);
     assert!(

@@ -6,7 +6,14 @@
 //! same candidates (kinds, elements and texts, `answer`s included), and give
 //! the same reward (to 1e-12), `done` and `success`; the flat bytes must equal
 //! `Env::encode_state` (same pool) in the identity and visited regions and in
-//! the header's step and flags (the alert's text id may differ).
+//! the whole header, and the alert texts must be equal (a rejected step's
+//! included). Marker buttons are clicked more often than other candidates,
+//! so refusals are frequent; `tests/sites/refusals.wsite` and two fixtures
+//! refuse markers in every way there is (`requires` with interpolated
+//! messages and without, `reject`, faults, a full table, an invariant) and
+//! each of those alerts is demanded word for word. `FlatEnv::probe` must
+//! agree with `step` on every candidate: the same verdict and the same
+//! bytes past the header.
 //!
 //! Also prints the throughput of both engines on the same play (release:
 //! `cargo test --release -p wsite-tests --test jit_step -- --nocapture`).
@@ -15,8 +22,9 @@
 
 use std::time::{Duration, Instant};
 use wsite_runtime::env::{self, ActionKind, Env, RewardConfig};
-use wsite_runtime::jit::{FlatEnv, HandleWords, JitSite};
-use wsite_runtime::layout::{StateLayout, TextPool, FLAGS_AT};
+use wsite_runtime::ir::Program;
+use wsite_runtime::jit::{FlatAction, FlatEnv, HandleWords, JitSite};
+use wsite_runtime::layout::{StateLayout, TextPool, HEADER_SIZE};
 use wsite_tests::Lcg;
 
 const STEPS: usize = 300;
@@ -24,9 +32,9 @@ const STEPS: usize = 300;
 fn compare_bytes(layout: &StateLayout, flat: &[u8], interp: &[u8], what: &str) {
     assert_eq!(flat.len(), interp.len(), "{what}: sizes differ");
     assert_eq!(
-        flat[..FLAGS_AT + 4],
-        interp[..FLAGS_AT + 4],
-        "{what}: header step/flags differ"
+        flat[..HEADER_SIZE],
+        interp[..HEADER_SIZE],
+        "{what}: headers (step, flags, alert id) differ"
     );
     for (region, r) in [
         ("identity", layout.identity.clone()),
@@ -73,11 +81,87 @@ fn compare_observations(env: &Env, flat: &FlatEnv, what: &str) {
 /// One instance's play: `None` is a reset, `Some(k)` candidate `k`.
 type Trace = Vec<Option<usize>>;
 
+/// Whether flat candidate `a` clicks a marker button (with its arguments).
+fn on_marker(flat: &FlatEnv, a: &FlatAction) -> bool {
+    a.kind == ActionKind::Click
+        && a.element > 0
+        && matches!(
+            flat.structure().elements[a.element - 1].handle,
+            HandleWords::Marker(_, Ok(_))
+        )
+}
+
+/// The random policy: half the time a click (links and buttons move the
+/// play on; inputs offer many more candidates than they deserve), and half
+/// of those on a marker button, so that refused markers are met often.
+fn choose(flat: &FlatEnv, rng: &mut Lcg) -> usize {
+    let fa = flat.actions();
+    let pick = |keep: &dyn Fn(&FlatAction) -> bool, rng: &mut Lcg| {
+        let ks: Vec<usize> = (0..fa.len()).filter(|&k| keep(&fa[k])).collect();
+        (!ks.is_empty()).then(|| ks[rng.next(ks.len())])
+    };
+    if rng.next(2) == 0 {
+        if rng.next(2) == 0 {
+            if let Some(k) = pick(&|a| on_marker(flat, a), rng) {
+                return k;
+            }
+        }
+        if let Some(k) = pick(&|a| a.kind == ActionKind::Click, rng) {
+            return k;
+        }
+    }
+    rng.next(fa.len())
+}
+
+/// Every candidate of the current state probed, then stepped on a copy:
+/// `probe` must give `step`'s verdict and leave the same bytes past the
+/// header, and put the state back exactly with `unprobe`.
+fn check_probes(
+    flat: &mut FlatEnv,
+    pool: &mut TextPool,
+    config: RewardConfig,
+    what: &str,
+) -> usize {
+    let before = flat.state().to_vec();
+    let mut other = FlatEnv::from_start(flat.site(), flat.start().clone(), config, pool)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    for k in 0..flat.actions().len() {
+        let probe = flat
+            .probe(k, pool)
+            .unwrap_or_else(|e| panic!("{what}: probe {k}: {e}"));
+        let probed = flat.state()[HEADER_SIZE..].to_vec();
+        flat.unprobe(&before).unwrap();
+        assert_eq!(flat.state(), &before[..], "{what}: unprobe {k}");
+        other.restore_from(flat).unwrap();
+        let r = other
+            .step(k, pool)
+            .unwrap_or_else(|e| panic!("{what}: step {k}: {e}"));
+        assert_eq!(
+            probe.rejected,
+            r.epsilon == 1,
+            "{what}: candidate {k}: verdicts"
+        );
+        assert_eq!(probe.success, r.success, "{what}: candidate {k}: success");
+        assert!(
+            probed == other.state()[HEADER_SIZE..],
+            "{what}: candidate {k}: probe and step leave different states"
+        );
+    }
+    flat.actions().len()
+}
+
+/// The alert both engines show after a step.
+fn compare_alerts(env: &Env, flat: &FlatEnv, pool: &TextPool, what: &str) -> Option<String> {
+    let want = env.observation().alert;
+    assert_eq!(flat.alert(pool), want.as_deref(), "{what}: alerts differ");
+    want
+}
+
 #[test]
 fn flat_steps_match_the_interpreter_on_every_example() {
     let config = RewardConfig::default();
     let (mut played, mut refused, mut steps, mut rejected, mut successes) = (0, 0, 0, 0, 0);
-    let (mut commits, mut selects, mut answers) = (0, 0, 0);
+    let (mut commits, mut selects, mut answers, mut probes) = (0, 0, 0, 0);
     let (mut t_env, mut t_flat, mut timed_steps) = (Duration::ZERO, Duration::ZERO, 0usize);
     for (name, program) in wsite_tests::example_programs() {
         let layout = StateLayout::for_program(&program).unwrap();
@@ -107,6 +191,9 @@ fn flat_steps_match_the_interpreter_on_every_example() {
             for step in 0..STEPS {
                 let what = format!("{name} {} step {step}", inst.name);
                 compare_observations(&env, &flat, &what);
+                if step % 25 == 0 && !flat.done() {
+                    probes += check_probes(&mut flat, &mut pool, config, &what);
+                }
                 let (ea, fa) = (env.actions(), flat.actions());
                 if env.done() || ea.is_empty() {
                     assert_eq!(env.done(), flat.done(), "{what}: done differs");
@@ -117,22 +204,9 @@ fn flat_steps_match_the_interpreter_on_every_example() {
                     compare_bytes(&layout, flat.state(), &expected, &format!("{what} reset"));
                     continue;
                 }
-                // Half the time a click (links and buttons move the play on;
-                // inputs offer many more candidates than they deserve).
-                let clicks: Vec<usize> = (0..ea.len())
-                    .filter(|&k| ea[k].kind == ActionKind::Click)
-                    .collect();
-                let k = if !clicks.is_empty() && rng.next(2) == 0 {
-                    clicks[rng.next(clicks.len())]
-                } else {
-                    rng.next(ea.len())
-                };
+                let k = choose(&flat, &mut rng);
                 let action = ea[k].clone();
-                let on_marker = fa[k].element > 0
-                    && matches!(
-                        flat.structure().elements[fa[k].element - 1].handle,
-                        HandleWords::Marker(_, Ok(_))
-                    );
+                let on_marker = on_marker(&flat, &fa[k]);
                 let r1 = env.step(&action).unwrap();
                 let r2 = flat
                     .step(k, &mut pool)
@@ -152,8 +226,14 @@ fn flat_steps_match_the_interpreter_on_every_example() {
                     (r1.progress - r2.progress).abs() < 1e-12,
                     "{what}: progress"
                 );
+                let alert = compare_alerts(&env, &flat, &pool, &what);
                 let expected = env.encode_state(&layout, &mut pool).unwrap();
                 compare_bytes(&layout, flat.state(), &expected, &what);
+                assert_eq!(
+                    alert.is_some(),
+                    r1.epsilon == 1,
+                    "{what}: alert iff rejected"
+                );
                 steps += 1;
                 rejected += usize::from(r1.epsilon);
                 successes += usize::from(r1.success);
@@ -194,7 +274,7 @@ fn flat_steps_match_the_interpreter_on_every_example() {
     }
     let rate = |d: Duration| timed_steps as f64 / d.as_secs_f64().max(1e-9);
     eprintln!(
-        "{played} instances played ({refused} refused), {steps} steps compared ({rejected} rejected, {commits} marker commits, {selects} selects, {answers} answers, {successes} successes)"
+        "{played} instances played ({refused} refused), {steps} steps compared ({rejected} rejected, {commits} marker commits, {selects} selects, {answers} answers, {successes} successes), {probes} probes checked"
     );
     eprintln!(
         "throughput over {timed_steps} steps/resets: Env {:.0} steps/s, FlatEnv {:.0} steps/s ({:.1}x)",
@@ -208,4 +288,91 @@ fn flat_steps_match_the_interpreter_on_every_example() {
         commits > 0 && rejected > 0 && selects > 0 && answers > 0,
         "markers, rejections, selects and answers must all be exercised"
     );
+}
+
+/// A site outside the examples, compiled clean.
+fn program_at(path: &std::path::Path) -> (String, Program) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.display().to_string();
+    let program = wsitec::compile_str(&name, &text)
+        .program
+        .unwrap_or_else(|| panic!("{name} does not compile"));
+    (name, program)
+}
+
+/// Plays every instance of `program` in both engines, comparing every
+/// step's state, alert and reward, and every candidate's probe; returns the
+/// alerts of the rejected steps.
+fn play_refusals(name: &str, program: &Program, steps: usize) -> Vec<String> {
+    let config = RewardConfig::default();
+    let layout = StateLayout::for_program(program).unwrap();
+    let mut pool = TextPool::for_program(program);
+    let site = JitSite::compile(program, &layout, &mut pool).unwrap();
+    let mut alerts = Vec::new();
+    for (i, inst) in env::instances(program).iter().enumerate() {
+        let mut env = Env::new(program, inst, config).unwrap();
+        let mut flat = FlatEnv::new(&site, inst, config, &mut pool)
+            .unwrap_or_else(|e| panic!("{name} {}: refused: {e}", inst.name));
+        let mut rng = Lcg(7 + i as u64);
+        for step in 0..steps {
+            let what = format!("{name} {} step {step}", inst.name);
+            compare_observations(&env, &flat, &what);
+            if env.done() || env.actions().is_empty() {
+                env.reset().unwrap();
+                flat.reset(&mut pool).unwrap();
+                continue;
+            }
+            check_probes(&mut flat, &mut pool, config, &what);
+            let k = choose(&flat, &mut rng);
+            let action = env.actions()[k].clone();
+            let r1 = env.step(&action).unwrap();
+            let r2 = flat
+                .step(k, &mut pool)
+                .unwrap_or_else(|e| panic!("{what}: {action:?}: flat step failed: {e}"));
+            let what = format!("{what} {action:?}");
+            assert_eq!(r1.epsilon, r2.epsilon, "{what}: epsilon");
+            assert_eq!((r1.done, r1.success), (r2.done, r2.success), "{what}");
+            assert!((r1.reward - r2.reward).abs() < 1e-12, "{what}: rewards");
+            if let Some(a) = compare_alerts(&env, &flat, &pool, &what) {
+                alerts.push(a);
+            }
+            let expected = env.encode_state(&layout, &mut pool).unwrap();
+            compare_bytes(&layout, flat.state(), &expected, &what);
+        }
+    }
+    alerts
+}
+
+#[test]
+fn flat_alerts_match_the_interpreter_on_every_refusal() {
+    let ui = wsite_tests::ui_dir();
+    let mut seen = std::collections::BTreeSet::new();
+    for path in [
+        wsite_tests::repo_root().join("tests/sites/refusals.wsite"),
+        ui.join("F401_precondition_never_met.wsite"),
+        ui.join("C302_invariant_refuses_marker.wsite"),
+    ] {
+        let (name, program) = program_at(&path);
+        seen.extend(play_refusals(&name, &program, 400));
+    }
+    eprintln!("{} distinct alerts: {seen:#?}", seen.len());
+    // Each kind of refusal, word for word (both engines gave these).
+    for want in [
+        "Enter a quantity for Lamp",
+        "Only 3 Lamp left, not 5 (that is 2 too many)",
+        "`plain` was rejected",
+        "`ratio` was rejected: division by zero",
+        "Holding 3 Desk is too many; 0 held before, 1 now, ratio —",
+        "Holding 5 Lamp is too many; 1 held before, 2 now, ratio —",
+        "`Hold` is full",
+        "`split` failed: division by zero",
+        "`show` failed: division by zero",
+        "invariant `stock_never_negative` would be broken",
+        "Nothing to refuse for Desk",
+        "Refused 5 of Lamp",
+        "At most 5 per order",
+        "invariant `no_overdraft` would be broken",
+    ] {
+        assert!(seen.contains(want), "no step was refused with {want:?}");
+    }
 }

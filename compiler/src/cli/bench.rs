@@ -630,6 +630,11 @@ fn print_human(rows: &[Row], cores: usize) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "machine: {cores} available cores");
+    let _ = writeln!(
+        out,
+        "prover: {}-bit state fingerprints",
+        prove::FINGERPRINT_BITS
+    );
 }
 
 fn human_cells(row: &Row) -> Vec<String> {
@@ -718,7 +723,11 @@ fn align(table: &[Vec<String>]) -> Vec<String> {
 
 fn print_json(rows: &[Row], cores: usize) {
     let sites: Vec<serde_json::Value> = rows.iter().map(json_row).collect();
-    let report = serde_json::json!({ "machine": { "cores": cores }, "sites": sites });
+    let report = serde_json::json!({
+        "machine": { "cores": cores },
+        "prover": { "fingerprint_bits": prove::FINGERPRINT_BITS },
+        "sites": sites,
+    });
     let _ = writeln!(std::io::stdout().lock(), "{report}");
 }
 

@@ -91,6 +91,45 @@ pub enum Rejection {
     Call,
 }
 
+/// The alert texts of refused markers that the runtime words itself (a
+/// `requires … else` or `reject` message is the author's): one place for the
+/// interpreter and the JIT's runner (`jit::alert`), which must show the same.
+pub(crate) mod alert {
+    use super::super::eval::Fault;
+    use crate::ir;
+
+    /// A `requires` that was false without a message, or that faulted.
+    pub fn rejected(program: &ir::Program, def: &ir::MarkerDef, fault: Option<&Fault>) -> String {
+        match fault {
+            None => format!("`{}` was rejected", def.name),
+            Some(f) => format!("`{}` was rejected: {}", def.name, f.describe(program)),
+        }
+    }
+
+    /// A body (or `setup`, or a `go`'s arguments) that faulted.
+    pub fn failed(program: &ir::Program, name: &str, fault: &Fault) -> String {
+        format!("`{name}` failed: {}", fault.describe(program))
+    }
+
+    /// An `insert` into a full table.
+    pub fn full(table: &ir::TableDef) -> String {
+        format!("`{}` is full", table.name)
+    }
+
+    pub fn unknown_marker(marker: ir::MarkerId) -> String {
+        format!("unknown marker #{marker}")
+    }
+
+    pub fn arity(def: &ir::MarkerDef, given: usize) -> String {
+        format!(
+            "`{}` takes {} arguments, not {}",
+            def.name,
+            def.params.len(),
+            given
+        )
+    }
+}
+
 /// Frames never need more slots than this (as in `eval`); a larger slot is a
 /// broken IR, refused rather than allocated.
 const MAX_SLOTS: usize = 1 << 16;
@@ -135,12 +174,10 @@ fn try_marker(
     gate::validate_commit(program, def, &after, &delta)
         .map_err(|v| (v.to_string(), Rejection::Gate(v)))?;
     let go = match go {
-        Some((call, mut at)) => {
-            Some(eval_call(program, &after, nav, &mut at, call).map_err(|f| {
-                let alert = format!("`{}` failed: {}", def.name, f.describe(program));
-                (alert, Rejection::Body)
-            })?)
-        }
+        Some((call, mut at)) => Some(
+            eval_call(program, &after, nav, &mut at, call)
+                .map_err(|f| (alert::failed(program, &def.name, &f), Rejection::Body))?,
+        ),
         None => None,
     };
     *world = after;
@@ -171,14 +208,9 @@ fn called_marker(
     let def = program
         .markers
         .get(idx(marker))
-        .ok_or_else(|| (format!("unknown marker #{marker}"), Rejection::Call))?;
+        .ok_or_else(|| (alert::unknown_marker(marker), Rejection::Call))?;
     if arity != def.params.len() {
-        let alert = format!(
-            "`{}` takes {} arguments, not {arity}",
-            def.name,
-            def.params.len(),
-        );
-        return Err((alert, Rejection::Call));
+        return Err((alert::arity(def, arity), Rejection::Call));
     }
     Ok(def)
 }
@@ -198,9 +230,9 @@ fn check_requires(
             Ok(true) => continue,
             Ok(false) => match &req.message {
                 Some(parts) => render_text(&ctx, frame, parts),
-                None => format!("`{}` was rejected", def.name),
+                None => alert::rejected(program, def, None),
             },
-            Err(fault) => format!("`{}` was rejected: {}", def.name, fault.describe(program)),
+            Err(fault) => alert::rejected(program, def, Some(&fault)),
         };
         return Err((alert, Rejection::Requires { index }));
     }
@@ -264,7 +296,7 @@ impl Stop {
     fn alert(self, program: &ir::Program, name: &str) -> String {
         match self {
             Stop::Reject(alert) => alert,
-            Stop::Fault(f) => format!("`{name}` failed: {}", f.describe(program)),
+            Stop::Fault(f) => alert::failed(program, name, &f),
         }
     }
 }
@@ -390,7 +422,7 @@ impl<'a> Exec<'a> {
         }
         let state = self.table_mut(table)?;
         if !gate::fits_capacity(state.rows().len().saturating_add(1), def.capacity) {
-            return Err(Stop::Reject(format!("`{}` is full", def.name)));
+            return Err(Stop::Reject(alert::full(def)));
         }
         let id = state.issue_id().ok_or(Fault::Overflow)?;
         state.rows_mut().push(RowData { id, values });

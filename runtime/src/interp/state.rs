@@ -11,6 +11,7 @@
 use crate::ir::{self, RowData, TableId};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
+use xxhash_rust::xxh3::Xxh3;
 
 /// One table's rows, sorted by id, ids unique.
 #[derive(Clone, Debug, Default)]
@@ -20,9 +21,11 @@ pub struct TableState {
     /// takes one more, so a deleted row's id is never issued again and a stale
     /// reference can never come to point at a new row. Part of the state.
     high: i64,
-    /// A hash of `rows`, computed on first use and forgotten on every write:
-    /// a state's fingerprint rehashes only the tables that changed.
-    digest: OnceLock<u64>,
+    /// A 128-bit hash of `rows`, computed on first use and forgotten on
+    /// every write: a state's fingerprint rehashes only the tables that
+    /// changed. 128 bits like the fingerprint it feeds, so a collision of
+    /// two tables is as unlikely as one of two whole states.
+    digest: OnceLock<u128>,
 }
 
 impl PartialEq for TableState {
@@ -35,8 +38,55 @@ impl Eq for TableState {}
 
 impl Hash for TableState {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.digest());
+        state.write_u128(self.digest());
         state.write_i64(self.high);
+    }
+}
+
+/// A [`Hasher`] feeding xxh3's 128-bit streaming state, for the prover's
+/// state fingerprints and the table digests inside them: whatever implements
+/// `Hash` gets a 128-bit digest ([`Digest128::finish128`]). Integers are fed
+/// little-endian, so a digest is the same on every machine.
+#[derive(Clone, Default)]
+pub struct Digest128(Xxh3);
+
+impl Digest128 {
+    pub fn new() -> Digest128 {
+        Digest128::default()
+    }
+
+    /// The 128-bit digest of everything written so far.
+    pub fn finish128(&self) -> u128 {
+        self.0.digest128()
+    }
+}
+
+impl Hasher for Digest128 {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0.update(&[i]);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0.update(&i.to_le_bytes());
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0.update(&i.to_le_bytes());
+    }
+    fn write_u128(&mut self, i: u128) {
+        self.0.update(&i.to_le_bytes());
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.0.update(&i.to_le_bytes());
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.0.update(&(i as u64).to_le_bytes());
+    }
+    /// The low half of the 128-bit digest (`Hasher` wants a `u64`); the
+    /// prover uses [`Digest128::finish128`].
+    fn finish(&self) -> u64 {
+        self.finish128() as u64
     }
 }
 
@@ -90,14 +140,14 @@ impl TableState {
         Arc::make_mut(&mut self.rows)
     }
 
-    /// A 64-bit hash of the rows (SipHash with fixed keys, so the same rows
-    /// give the same digest in every run), cached until the next write.
-    pub fn digest(&self) -> u64 {
+    /// A 128-bit hash of the rows ([`Digest128`]: xxh3, unkeyed, so the
+    /// same rows give the same digest in every run), cached until the next
+    /// write.
+    pub fn digest(&self) -> u128 {
         *self.digest.get_or_init(|| {
-            #[allow(deprecated)]
-            let mut h = std::hash::SipHasher::new();
+            let mut h = Digest128::new();
             self.rows.hash(&mut h);
-            h.finish()
+            h.finish128()
         })
     }
 

@@ -67,6 +67,8 @@ pub(crate) struct Lowered {
     pub locals: usize,
     /// For a marker body: the `go` statements, numbered in lowering order.
     pub gos: Vec<ir::PageCall>,
+    /// For a marker body: the `reject` messages, numbered in lowering order.
+    pub rejects: Vec<Vec<ir::TextPart>>,
 }
 
 /// Why a predicate is not lowered.
@@ -96,6 +98,7 @@ pub(crate) fn lower(
         texts,
         locals,
         gos: Vec::new(),
+        rejects: Vec::new(),
     })
 }
 
@@ -208,6 +211,8 @@ struct Gen<'a, 'f> {
     vars: Vec<Option<(Variable, Variable, Kind)>>,
     /// In a marker body: the `go` statements met so far.
     gos: Vec<ir::PageCall>,
+    /// In a marker body: the `reject` messages met so far.
+    rejects: Vec<Vec<ir::TextPart>>,
 }
 
 impl<'a, 'f> Gen<'a, 'f> {
@@ -240,6 +245,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             texts: Vec::new(),
             vars: Vec::new(),
             gos: Vec::new(),
+            rejects: Vec::new(),
         })
     }
 }

@@ -19,21 +19,23 @@
 //! What is not compiled: a marker whose body uses something the expression
 //! lowering refuses (a slot of changing type, an IR the checker could not
 //! have produced),
-//! whose `requires` are not all compiled, or whose writes could touch an
-//! invariant that is not compiled. Those are reported per marker
+//! whose `requires` are not all compiled, whose `requires`/`reject`
+//! messages do not compile, or whose writes could touch an invariant that
+//! is not compiled. Those are reported per marker
 //! ([`JitSite::marker_fallback_reason`]) and must be run by the interpreter.
-//! `reject` messages are not rendered here: a rejection reports its cause
-//! ([`MarkerRejection`]); a caller that shows the alert renders it with the
-//! interpreter on the (restored, unchanged) state — `run_marker` on the
-//! decoded world gives the same rejection with its text.
+//! A rejection reports its cause ([`MarkerRejection`]), and with
+//! [`JitSite::run_marker_alert`] the interpreter's alert text, which `alert`
+//! renders before the log is rolled back (a `reject` message reads the
+//! state the body left).
 
+use super::alert;
 use super::codegen;
 use super::frames;
 use super::helpers::JitCtx;
 use super::text::{i64_at, u32_at, Templates};
 use super::{code, JitError, JitFault, JitSite, PredFn, PredicateRef, Tag};
 use crate::interp::eval::Fault;
-use crate::interp::exec::Delta;
+use crate::interp::exec::{alert as exec_alert, Delta};
 use crate::interp::gate;
 use crate::interp::state::idx;
 use crate::ir::reads::{self as footprint, Locs};
@@ -125,6 +127,8 @@ pub(crate) struct MarkerNative {
     gos: Vec<GoNative>,
     /// The body's frame slots (for the `go` snapshot) and their kinds.
     slot_tags: Vec<Tag>,
+    /// The `requires` and `reject` messages, for the alert of a refusal.
+    messages: alert::Messages,
 }
 
 /// One marker of a site: compiled, or why not.
@@ -147,6 +151,7 @@ pub(crate) struct Defined {
     gos: Vec<(FuncId, codegen::Lowered, Vec<Tag>, PageId)>,
     params: Vec<Tag>,
     slot_tags: Vec<Tag>,
+    messages: alert::Defined,
 }
 
 /// Lowers and defines every marker's body and `go`s; `compiled` says which
@@ -262,9 +267,22 @@ fn define_marker(
         gos.push((id, lowered, tags, call.page));
     }
     module.clear_context(ctx);
+    let messages = alert::define(
+        module,
+        ctx,
+        sig,
+        program,
+        layout,
+        pool,
+        templates,
+        m,
+        marker,
+        &body.rejects,
+    )?;
     Ok(Defined {
         body: (body_id, body),
         gos,
+        messages,
         params: marker.params.iter().map(|p| Tag::of_ty(&p.ty)).collect(),
         slot_tags: slots
             .iter()
@@ -298,6 +316,7 @@ pub(crate) fn resolve(module: &JITModule, d: Defined) -> MarkerNative {
             })
             .collect(),
         slot_tags: d.slot_tags,
+        messages: alert::resolve(module, d.messages),
     }
 }
 
@@ -315,6 +334,10 @@ pub(crate) struct BodyCtx<'a> {
     snap: Vec<i64>,
     /// The `go` reached last and the frame there (word, presence per slot).
     go: Option<(usize, Vec<i64>)>,
+    /// The `reject` that stopped the body and the frame there.
+    reject: Option<(usize, Vec<i64>)>,
+    /// The table an `insert` found full (which stopped the body).
+    full: Option<usize>,
     frame_len: usize,
     /// The values a `go` function produced.
     go_out: Vec<(i64, bool)>,
@@ -486,6 +509,7 @@ pub(crate) extern "C" fn body_insert(ctx: *mut JitCtx, table: i64) -> i64 {
         return code::INTERNAL;
     };
     if !gate::fits_capacity(n.saturating_add(1), def.capacity) || n >= tl.capacity {
+        b.full = Some(t);
         return code::REJECTED;
     }
     // One past the highest id ever held (`TableState::issue_id`).
@@ -646,7 +670,7 @@ pub(crate) extern "C" fn snap_truncate(ctx: *mut JitCtx, n: i64) -> i64 {
     0
 }
 
-/// `go` number `n` was reached; the frame follows (`go_save`).
+/// `go` number `n` was reached; the frame follows (`frame_save`).
 pub(crate) extern "C" fn go_begin(ctx: *mut JitCtx, n: i64) -> i64 {
     // SAFETY: called only by a compiled body, with the `ctx` the runner passed.
     let Some((_, b)) = (unsafe { body(ctx) }) else {
@@ -657,12 +681,31 @@ pub(crate) extern "C" fn go_begin(ctx: *mut JitCtx, n: i64) -> i64 {
     0
 }
 
-pub(crate) extern "C" fn go_save(ctx: *mut JitCtx, slot: i64, word: i64, present: i64) -> i64 {
+/// `reject` number `n` was reached; the frame follows (`frame_save`), for
+/// rendering its message, and then the body returns `code::REJECTED`.
+pub(crate) extern "C" fn reject_begin(ctx: *mut JitCtx, n: i64) -> i64 {
     // SAFETY: called only by a compiled body, with the `ctx` the runner passed.
     let Some((_, b)) = (unsafe { body(ctx) }) else {
         return 0;
     };
-    if let (Some((_, cells)), Ok(i)) = (&mut b.go, usize::try_from(slot)) {
+    let cells = vec![0; 2 * b.frame_len];
+    b.reject = usize::try_from(n).ok().map(|n| (n, cells));
+    0
+}
+
+/// One frame slot of the snapshot being taken: a `reject`'s when one was
+/// begun (it ends the body, so it is always the last), else the `go`'s.
+pub(crate) extern "C" fn frame_save(ctx: *mut JitCtx, slot: i64, word: i64, present: i64) -> i64 {
+    // SAFETY: called only by a compiled body, with the `ctx` the runner passed.
+    let Some((_, b)) = (unsafe { body(ctx) }) else {
+        return 0;
+    };
+    let snapshot = if b.reject.is_some() {
+        &mut b.reject
+    } else {
+        &mut b.go
+    };
+    if let (Some((_, cells)), Ok(i)) = (snapshot, usize::try_from(slot)) {
         if let Some([w, p]) = cells.get_mut(2 * i..2 * i + 2) {
             *w = word;
             *p = present;
@@ -863,20 +906,54 @@ impl JitSite {
         pool: &mut TextPool,
         undo: &mut UndoLog,
     ) -> Result<MarkerOutcome, JitFault> {
+        self.run(marker, state, args, pool, undo, None)
+    }
+
+    /// [`JitSite::run_marker`], and on a rejection the alert the interpreter
+    /// gives (`exec::Outcome::Rejected`'s), written to `alert`; messages
+    /// with interpolations intern the texts they compute into `pool`. Which
+    /// outcome, and the bytes, are those of `run_marker`.
+    pub fn run_marker_alert(
+        &self,
+        marker: MarkerId,
+        state: &mut [u8],
+        args: &[Value],
+        pool: &mut TextPool,
+        undo: &mut UndoLog,
+        alert: &mut String,
+    ) -> Result<MarkerOutcome, JitFault> {
+        alert.clear();
+        self.run(marker, state, args, pool, undo, Some(alert))
+    }
+
+    /// The runner; with `alert`, a rejection's text is rendered into it (on
+    /// the bytes as the refusal found them, before any rollback).
+    fn run(
+        &self,
+        marker: MarkerId,
+        state: &mut [u8],
+        args: &[Value],
+        pool: &mut TextPool,
+        undo: &mut UndoLog,
+        mut alert: Option<&mut String>,
+    ) -> Result<MarkerOutcome, JitFault> {
         let gi = &self.gate;
         let program = &gi.program;
+        let mut say = |text: &dyn Fn() -> String| {
+            if let Some(a) = alert.as_deref_mut() {
+                a.push_str(&text());
+            }
+        };
         let (Some(def), Some(jm)) = (
             program.markers.get(idx(marker)),
             self.markers.get(idx(marker)),
         ) else {
-            return Ok(MarkerOutcome::Rejected {
-                cause: MarkerRejection::Call,
-            });
+            say(&|| exec_alert::unknown_marker(marker));
+            return Ok(rejected(MarkerRejection::Call));
         };
         if args.len() != def.params.len() {
-            return Ok(MarkerOutcome::Rejected {
-                cause: MarkerRejection::Call,
-            });
+            say(&|| exec_alert::arity(def, args.len()));
+            return Ok(rejected(MarkerRejection::Call));
         }
         let native = jm.status.as_ref().map_err(|_| JitFault::NotCompiled)?;
         if state.len() != gi.layout.size {
@@ -896,8 +973,9 @@ impl JitSite {
             }
         }
         check_enum_args(program, def, args)?;
-        let texts_ok =
-            pool_has(pool, &native.texts) && native.gos.iter().all(|g| pool_has(pool, &g.texts));
+        let texts_ok = pool_has(pool, &native.texts)
+            && pool_has(pool, &native.messages.texts)
+            && native.gos.iter().all(|g| pool_has(pool, &g.texts));
         if !texts_ok {
             return Err(JitFault::Input(
                 "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
@@ -910,19 +988,26 @@ impl JitSite {
             let pred = self
                 .requires(idx(marker), index)
                 .ok_or(JitFault::NotCompiled)?;
-            match pred.eval(state, &frame, pool) {
-                Ok(true) => {}
-                Ok(false) | Err(JitFault::Fault(_)) => {
-                    return Ok(MarkerOutcome::Rejected {
-                        cause: MarkerRejection::Requires { index },
-                    })
-                }
+            let fault = match pred.eval(state, &frame, pool) {
+                Ok(true) => continue,
+                Ok(false) => None,
+                Err(JitFault::Fault(f)) => Some(f),
                 Err(other) => return Err(other),
+            };
+            if let Some(a) = alert {
+                let on = self.on(state);
+                a.push_str(&match fault {
+                    None => native
+                        .messages
+                        .requires_false(&on, def, index, &frame.cells, pool)?,
+                    Some(f) => exec_alert::rejected(program, def, Some(&f)),
+                });
             }
+            return Ok(rejected(MarkerRejection::Requires { index }));
         }
 
         undo.clear();
-        let (r, delta, go, fault) = {
+        let (r, delta, go, fault, stop) = {
             // One pointer for the code and its helpers alike.
             let ptr = state.as_mut_ptr();
             let mut bctx = BodyCtx {
@@ -934,6 +1019,8 @@ impl JitSite {
                 delta: Delta::default(),
                 snap: Vec::new(),
                 go: None,
+                reject: None,
+                full: None,
                 frame_len: native.slot_tags.len(),
                 go_out: Vec::new(),
             };
@@ -954,15 +1041,22 @@ impl JitSite {
             // and `bctx` through `ctx`, both borrowed for the call alone.
             let r = unsafe { (native.body)(ptr, frame.cells.as_ptr(), &mut ctx) };
             let fault = fault_of(r, &ctx);
-            (r, bctx.delta, bctx.go, fault)
-        };
-        let reject = |undo: &mut UndoLog, state: &mut [u8], cause| {
-            undo.rollback(state);
-            Ok(MarkerOutcome::Rejected { cause })
+            let stop = (bctx.reject, bctx.full);
+            (r, bctx.delta, bctx.go, fault, stop)
         };
         if r != 1 {
             if r == code::REJECTED || fault.is_some() {
-                return reject(undo, state, MarkerRejection::Body);
+                // The message is rendered on the state the body left, as
+                // the interpreter renders it on its copy of the world.
+                let text = match alert {
+                    Some(_) => self.stop_alert(&native.messages, def, state, fault, stop, pool),
+                    None => Ok(String::new()),
+                };
+                undo.rollback(state);
+                if let Some(a) = alert {
+                    a.push_str(&text?);
+                }
+                return Ok(rejected(MarkerRejection::Body));
             }
             undo.rollback(state);
             return Err(JitFault::Input(format!(
@@ -971,11 +1065,22 @@ impl JitSite {
             )));
         }
 
-        // The gate.
-        if gate::check_permissions(program, def, &delta).is_err()
-            || !values_fit(program, &gi.layout, state, &delta)
-        {
-            return reject(undo, state, MarkerRejection::Gate);
+        // The gate, in `gate::validate_commit`'s order: permissions, values,
+        // invariants (capacities were checked by each insert).
+        let refusal = match gate::check_permissions(program, def, &delta) {
+            Err(v) => Some(Ok(v.to_string())),
+            Ok(()) if !values_fit(program, &gi.layout, state, &delta) => Some(match alert {
+                Some(_) => alert::values_violation(&self.on(state), def, &delta, pool),
+                None => Ok(String::new()),
+            }),
+            Ok(()) => None,
+        };
+        if let Some(text) = refusal {
+            undo.rollback(state);
+            if let Some(a) = alert {
+                a.push_str(&text?);
+            }
+            return Ok(rejected(MarkerRejection::Gate));
         }
         let written = gate::written_locs(program, &delta);
         let empty = self
@@ -999,7 +1104,15 @@ impl JitSite {
             match result {
                 Ok(true) => {}
                 Ok(false) | Err(JitFault::Fault(_)) => {
-                    return reject(undo, state, MarkerRejection::Gate)
+                    undo.rollback(state);
+                    if let Some(a) = alert {
+                        let name = program.invariants.get(i).map(|d| d.name.clone());
+                        let v = gate::Violation::Invariant {
+                            name: name.unwrap_or_default(),
+                        };
+                        a.push_str(&v.to_string());
+                    }
+                    return Ok(rejected(MarkerRejection::Gate));
                 }
                 Err(other) => {
                     undo.rollback(state);
@@ -1012,8 +1125,14 @@ impl JitSite {
         let go = match go {
             None => None,
             Some((n, cells)) => match self.run_go(native, n, state, &cells, pool) {
-                Ok(Some(target)) => Some(target),
-                Ok(None) => return reject(undo, state, MarkerRejection::Body),
+                Ok(Ok(target)) => Some(target),
+                Ok(Err(f)) => {
+                    undo.rollback(state);
+                    if let Some(a) = alert {
+                        a.push_str(&exec_alert::failed(program, &def.name, &f));
+                    }
+                    return Ok(rejected(MarkerRejection::Body));
+                }
                 Err(e) => {
                     undo.rollback(state);
                     return Err(e);
@@ -1024,8 +1143,8 @@ impl JitSite {
         Ok(MarkerOutcome::Committed { go })
     }
 
-    /// Evaluates `go` number `n` in its frame snapshot; `None` when an
-    /// argument faults.
+    /// Evaluates `go` number `n` in its frame snapshot; `Err` with the fault
+    /// when an argument faults.
     fn run_go(
         &self,
         native: &MarkerNative,
@@ -1033,7 +1152,7 @@ impl JitSite {
         state: &mut [u8],
         cells: &[i64],
         pool: &mut TextPool,
-    ) -> Result<Option<(PageId, Vec<Value>)>, JitFault> {
+    ) -> Result<Result<(PageId, Vec<Value>), Fault>, JitFault> {
         let gi = &self.gate;
         let go = native
             .gos
@@ -1050,6 +1169,8 @@ impl JitSite {
             delta: Delta::default(),
             snap: Vec::new(),
             go: None,
+            reject: None,
+            full: None,
             frame_len: 0,
             go_out: Vec::new(),
         };
@@ -1069,8 +1190,8 @@ impl JitSite {
         // for the call alone.
         let r = unsafe { (go.func)(ptr, cells.as_ptr(), &mut ctx) };
         if r != 1 {
-            return if fault_of(r, &ctx).is_some() {
-                Ok(None)
+            return if let Some(f) = fault_of(r, &ctx) {
+                Ok(Err(f))
             } else {
                 Err(JitFault::Input(format!("a compiled `go` returned {r}")))
             };
@@ -1083,8 +1204,12 @@ impl JitSite {
                 .ok_or_else(|| JitFault::Input("a `go` argument is not a value".into()))?;
             args.push(v);
         }
-        Ok(Some((go.page, args)))
+        Ok(Ok((go.page, args)))
     }
+}
+
+fn rejected(cause: MarkerRejection) -> MarkerOutcome {
+    MarkerOutcome::Rejected { cause }
 }
 
 /// Enum arguments must be variants of their parameter's enum (the code

@@ -26,7 +26,8 @@
 //! [`JitSite::run_marker`] runs a marker in place on the flat state, writing
 //! through helpers that keep an [`UndoLog`], and gives the interpreter's
 //! outcome (`interp::exec::run_marker`); a rejection restores the bytes
-//! exactly. Markers the JIT cannot run are reported per marker.
+//! exactly, and [`JitSite::run_marker_alert`] also gives its alert text
+//! (`alert`). Markers the JIT cannot run are reported per marker.
 //!
 //! [`FlatEnv`] (`step`) plays a whole §5.3 step of an operation task on the
 //! flat bytes with all of the above; the interpreter's `Env` stays the
@@ -40,9 +41,11 @@
 // Every unsafe block says why it is sound.
 #![allow(unsafe_code)]
 
+mod alert;
 mod codegen;
 mod frames;
 mod helpers;
+mod label;
 mod marker;
 mod render;
 mod step;

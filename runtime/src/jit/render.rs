@@ -13,18 +13,18 @@
 //! items' type is not evident, an expression the lowering refuses) is
 //! reported as not compiled, never approximated.
 
-use super::helpers::JitCtx;
-use super::marker::{fault_of, pool_has};
+use super::label::resolve_fns;
+pub(super) use super::label::{Calls, DefinedFn, FnKind, Label, NativeFn, Part, F};
+use super::marker::pool_has;
 use super::text::{i64_at, u32_at, Templates, TextCtx};
-use super::{codegen, JitError, JitFault, JitSite, PredFn, Tag};
+use super::{codegen, JitError, JitFault, JitSite, Tag};
 use crate::interp::eval::Fault;
-use crate::interp::render::FAILED;
 use crate::ir::{self, ElementKind, Expr, PageId, Slot, Ty, Value};
 use crate::layout::{StateLayout, TextPool, WORD};
 use cranelift_codegen::ir::{Signature, UserFuncName};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule;
-use cranelift_module::{FuncId, Linkage, Module};
+use cranelift_module::{Linkage, Module};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -145,25 +145,12 @@ pub(crate) fn word_of(
     crate::layout::to_word(v, &Tag::of(v).ty(), pool)
 }
 
-/// An expression's function: index into the page's functions.
-type F = usize;
-
 /// A form input's value before the agent touches it.
 #[derive(Clone, Copy, Debug)]
 enum Init {
     Word(i64),
     None,
     EmptyText,
-}
-
-/// A label: literal pieces and interpolated values (each rendered by its
-/// function's tag and the interpolation's static type; a fault shows `—`).
-type Label = Vec<Part>;
-
-#[derive(Debug)]
-enum Part {
-    Lit(Arc<str>),
-    Interp(F, Ty),
 }
 
 #[derive(Debug)]
@@ -246,28 +233,11 @@ enum Source {
     List(Vec<F>),
 }
 
-/// How a function's result reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FnKind {
-    /// 0, 1 or a fault.
-    Cond,
-    /// A fault, 0 (`none`) or 1 (the word in `JitCtx::out`), of this kind.
-    Value(Tag),
-}
-
-/// A defined function: its id, how its result reads, its text constants.
-type DefinedFn = (FuncId, FnKind, Vec<(u32, Arc<str>)>);
-
 /// A page's plan before finalization.
 pub(crate) struct DefinedPage {
     body: Vec<Node>,
     funcs: Vec<DefinedFn>,
     frame: usize,
-}
-
-struct NativeFn {
-    func: PredFn,
-    kind: FnKind,
 }
 
 struct PageNative {
@@ -313,7 +283,7 @@ pub(crate) fn define_pages(
                 pool: &mut *pool,
                 templates,
                 slots: &slots,
-                page: p,
+                symbol: format!("wsite_page_{p}"),
                 funcs: Vec::new(),
             };
             let body = d.nodes(&page.body)?;
@@ -452,18 +422,20 @@ fn list_item_ty(program: &ir::Program, slots: &[Option<Ty>], items: &[Expr]) -> 
     Ok(found.unwrap_or(Ty::Int))
 }
 
-struct Definer<'a> {
-    module: &'a mut JITModule,
-    ctx: &'a mut cranelift_codegen::Context,
-    sig: &'a Signature,
-    program: &'a ir::Program,
-    layout: &'a StateLayout,
-    pool: &'a mut TextPool,
+/// Defines the functions of one frame's expressions (a page's; the messages
+/// of a marker, `alert`), each named `{symbol}_{n}`.
+pub(super) struct Definer<'a> {
+    pub module: &'a mut JITModule,
+    pub ctx: &'a mut cranelift_codegen::Context,
+    pub sig: &'a Signature,
+    pub program: &'a ir::Program,
+    pub layout: &'a StateLayout,
+    pub pool: &'a mut TextPool,
     /// Where text interpolations register their templates.
-    templates: &'a Templates,
-    slots: &'a [Option<Ty>],
-    page: usize,
-    funcs: Vec<DefinedFn>,
+    pub templates: &'a Templates,
+    pub slots: &'a [Option<Ty>],
+    pub symbol: String,
+    pub funcs: Vec<DefinedFn>,
 }
 
 fn slot_index(slot: Slot) -> R<usize> {
@@ -508,7 +480,7 @@ impl Definer<'_> {
             return unsupported("an expression reads past the page's frame");
         }
         let n = self.funcs.len();
-        let symbol = format!("wsite_page_{}_{n}", self.page);
+        let symbol = format!("{}_{n}", self.symbol);
         let id = self
             .module
             .declare_function(&symbol, Linkage::Local, self.sig)
@@ -516,7 +488,7 @@ impl Definer<'_> {
         self.ctx.func.name = UserFuncName::user(0, id.as_u32());
         self.module
             .define_function(id, self.ctx)
-            .map_err(|e| JitError::Codegen(format!("page #{}: {e:?}", self.page)))?;
+            .map_err(|e| JitError::Codegen(format!("{}: {e:?}", self.symbol)))?;
         self.module.clear_context(self.ctx);
         self.funcs.push((id, kind, lowered.texts));
         Ok(n)
@@ -681,7 +653,7 @@ impl Definer<'_> {
         es.iter().map(|e| self.func(e, false)).collect()
     }
 
-    fn label(&mut self, parts: &[ir::TextPart]) -> R<Label> {
+    pub(super) fn label(&mut self, parts: &[ir::TextPart]) -> R<Label> {
         parts
             .iter()
             .map(|p| {
@@ -705,20 +677,7 @@ impl Definer<'_> {
 /// The finalized functions of a defined page.
 pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
     let status = d.map(|d| {
-        let mut texts = Vec::new();
-        let funcs = d
-            .funcs
-            .into_iter()
-            .map(|(id, kind, t)| {
-                texts.extend(t);
-                let code = module.get_finalized_function(id);
-                // SAFETY: `code` is the finalized body of a function declared
-                // with the predicate signature (three pointers, an `i64`
-                // result, the host's C calling convention), which is `PredFn`.
-                let func = unsafe { std::mem::transmute::<*const u8, PredFn>(code) };
-                NativeFn { func, kind }
-            })
-            .collect();
+        let (funcs, texts) = resolve_fns(module, d.funcs);
         PageNative {
             body: d.body,
             funcs,
@@ -743,66 +702,40 @@ struct Walk<'a> {
     funcs: &'a [NativeFn],
     /// The frame as cells: `[word₀, present₀, …]`.
     cells: Vec<i64>,
+    /// The page's frame slots (`cells` has at least twice as many).
+    frame: usize,
     path: Vec<i64>,
     out: &'a mut PageStructure,
 }
 
+/// The walk's [`Calls`], borrowing only the fields it needs (so that the
+/// pool and the output stay free).
+macro_rules! calls {
+    ($w:expr) => {
+        Calls {
+            funcs: $w.funcs,
+            program: $w.program,
+            layout: $w.layout,
+            state: $w.state,
+            cells: &$w.cells,
+            frame: $w.frame,
+        }
+    };
+}
+
 impl Walk<'_> {
-    /// Runs function `f`: its raw result and `JitCtx::out`.
-    fn call(&mut self, f: F) -> Result<(i64, JitCtx), JitFault> {
-        let native = self
-            .funcs
-            .get(f)
-            .ok_or_else(|| JitFault::Input("internal: no such function".into()))?;
-        let mut ctx = JitCtx {
-            pool: &mut *self.pool as *mut TextPool,
-            missing_table: 0,
-            missing_id: 0,
-            body: std::ptr::null_mut(),
-            out: 0,
-        };
-        // SAFETY: `func` was finalized by the module the site owns, which
-        // outlives this call. It reads `state` (whose length the caller checked
-        // equal to the layout's size) only below that size, and the frame
-        // cells only below `2 * frame` (`cells` has that length, and every
-        // function's reads were checked to be within the frame when it was
-        // compiled). Its helpers reach the pool through `ctx.pool`, borrowed
-        // from `self.pool` for this call alone. It writes only `ctx`.
-        let r = unsafe { (native.func)(self.state.as_ptr(), self.cells.as_ptr(), &mut ctx) };
-        Ok((r, ctx))
-    }
-
-    fn fault(r: i64, ctx: &JitCtx) -> Fault {
-        fault_of(r, ctx).unwrap_or(Fault::TypeConfusion(
-            "compiled code returned an unknown code",
-        ))
-    }
-
     /// `eval_bool`: the condition, or its fault.
     fn cond(&mut self, f: F) -> Result<Result<bool, Fault>, JitFault> {
-        let (r, ctx) = self.call(f)?;
-        Ok(match r {
-            0 => Ok(false),
-            1 => Ok(true),
-            r => Err(Self::fault(r, &ctx)),
-        })
+        calls!(self).cond(f, self.pool)
     }
 
     /// `eval`: the value's word (`None` for `none`), or its fault.
     fn value(&mut self, f: F) -> Result<Result<Option<i64>, Fault>, JitFault> {
-        let (r, ctx) = self.call(f)?;
-        Ok(match r {
-            0 => Ok(None),
-            1 => Ok(Some(ctx.out)),
-            r => Err(Self::fault(r, &ctx)),
-        })
+        calls!(self).value(f, self.pool)
     }
 
     fn tag(&self, f: F) -> Tag {
-        match self.funcs.get(f).map(|n| n.kind) {
-            Some(FnKind::Value(t)) => t,
-            _ => Tag::None,
-        }
+        calls!(self).tag(f)
     }
 
     fn get(&self, slot: usize) -> (i64, i64) {
@@ -920,27 +853,12 @@ impl Walk<'_> {
     /// `shown` (as the interpreter's renderer keeps it).
     fn label(&mut self, label: &Label) -> Result<String, JitFault> {
         let mut out = self.out.string();
-        for part in label {
-            match part {
-                Part::Lit(s) => out.push_str(s),
-                Part::Interp(f, ty) => {
-                    let start = out.len();
-                    match self.value(*f)? {
-                        Ok(w) => {
-                            let tag = self.tag(*f);
-                            self.text_ctx().render_word(w, tag, ty, &mut out)?;
-                        }
-                        Err(_) => out.push_str(FAILED),
-                    }
-                    let piece = out.get(start..).unwrap_or_default();
-                    if !piece.is_empty() && piece != FAILED {
-                        let mut kept = self.out.string();
-                        kept.push_str(piece);
-                        self.out.shown.push(kept);
-                    }
-                }
-            }
-        }
+        let kept = &mut *self.out;
+        calls!(self).label(label, self.pool, &mut out, |piece| {
+            let mut s = kept.string();
+            s.push_str(piece);
+            kept.shown.push(s);
+        })?;
         Ok(out)
     }
 
@@ -1340,6 +1258,7 @@ impl JitSite {
             pool,
             funcs: &native.funcs,
             cells,
+            frame: native.frame,
             path: Vec::new(),
             out,
         };

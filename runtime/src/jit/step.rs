@@ -14,16 +14,16 @@
 //!   here one per distinct option *value* (first kept). The two agree
 //!   whenever distinct values show distinct texts (always for rows, whose
 //!   values are unique ids; for value lists unless two values render alike).
-//! - **Alert texts.** A rejected step sets the header's alert flag exactly as
-//!   the interpreter does. Where the alert's text is known here (a faulting
-//!   link or marker argument, typed text that does not parse, a `go` to a
-//!   missing page) it is interned and its id written, as the interpreter's
-//!   encoding would; a marker's own rejection (`requires`, `reject`, the
-//!   gate) has no text in the compiled runner, so its alert id is 0. Compare
-//!   headers by step and flags only.
 //! - **Retrieval tasks** (their `answer` actions need rendered texts) are
 //!   refused by [`FlatEnv::new`], as is an instance whose pages, markers, goal
 //!   or progress predicates are not all compiled: play those with `Env`.
+//!
+//! A rejected step's alert is the interpreter's text (a faulting link or
+//! marker argument, typed text that does not parse, a `go` to a missing page,
+//! and a refused marker's, which `JitSite::run_marker_alert` renders),
+//! interned and its id written in the header as `Env::encode_state` writes
+//! it. [`FlatEnv::probe`] renders no alert (the prover ignores it), and is
+//! otherwise `step`: the same verdict and the same bytes past the header.
 
 use super::{HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, UndoLog};
 use crate::env::actions::parse_input;
@@ -195,6 +195,13 @@ pub struct Probe {
     pub rejected: bool,
 }
 
+/// Whether applying an action renders the alert of a refused marker.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Alert {
+    Render,
+    Skip,
+}
+
 /// How applying an action ended.
 enum Applied {
     Done,
@@ -272,6 +279,11 @@ impl<'s> FlatEnv<'s> {
         self.initial_psi = self.potential(pool)?;
         self.psi = self.initial_psi;
         self.refresh(pool)
+    }
+
+    /// The compiled site this engine plays on.
+    pub fn site(&self) -> &'s JitSite {
+        self.site
     }
 
     /// The prepared instance this engine plays.
@@ -392,6 +404,16 @@ impl<'s> FlatEnv<'s> {
                 .map(String::as_str),
             ActionKind::Answer => self.answers.get(action.arg).map(String::as_str),
         }
+    }
+
+    /// The alert the last step set (the text of the header's alert id in
+    /// `pool`, the pool the states are encoded with), if it set one.
+    pub fn alert<'p>(&self, pool: &'p TextPool) -> Option<&'p str> {
+        if self.flags() & FLAG_ALERT == 0 {
+            return None;
+        }
+        let id = u32_at(&self.state, ALERT_AT).ok()?;
+        pool.get(id).map(|s| &**s)
     }
 
     /// Steps taken this episode (rejected ones included).
@@ -540,7 +562,7 @@ impl<'s> FlatEnv<'s> {
             .actions
             .get(index)
             .ok_or_else(|| format!("there is no candidate #{index}"))?;
-        let applied = self.apply(action, pool)?;
+        let applied = self.apply(action, pool, Alert::Render)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
         put_u32(&mut self.state, STEP_AT, step)?;
         let (epsilon, alert, answered) = match applied {
@@ -596,9 +618,7 @@ impl<'s> FlatEnv<'s> {
             .actions
             .get(index)
             .ok_or_else(|| format!("there is no candidate #{index}"))?;
-        Ok(match self.apply(action, pool)? {
-            // A refused step is still a step: the goal may hold after it
-            // (when it held before), as `step` and the interpreter say.
+        Ok(match self.apply(action, pool, Alert::Skip)? {
             Applied::Rejected(_) => Probe {
                 success: self.goal_holds(pool)?,
                 rejected: true,
@@ -622,7 +642,7 @@ impl<'s> FlatEnv<'s> {
 
     /// Applies `action` to the bytes (not the header); a rejection changes
     /// nothing.
-    fn apply(&mut self, action: FlatAction, pool: &mut TextPool) -> R<Applied> {
+    fn apply(&mut self, action: FlatAction, pool: &mut TextPool, alert: Alert) -> R<Applied> {
         if action.kind == ActionKind::Answer {
             let text = self
                 .answers
@@ -669,10 +689,22 @@ impl<'s> FlatEnv<'s> {
                 if args.len() != words.len() {
                     return Err(format!("marker `{}`: wrong number of arguments", def.name));
                 }
-                let outcome = self
-                    .site
-                    .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
-                    .map_err(fault)?;
+                let mut text = String::new();
+                let outcome = match alert {
+                    Alert::Render => self.site.run_marker_alert(
+                        m,
+                        &mut self.state,
+                        &args,
+                        pool,
+                        &mut self.undo,
+                        &mut text,
+                    ),
+                    Alert::Skip => {
+                        self.site
+                            .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
+                    }
+                }
+                .map_err(fault)?;
                 match outcome {
                     MarkerOutcome::Committed {
                         go: Some((page, args)),
@@ -690,7 +722,9 @@ impl<'s> FlatEnv<'s> {
                         self.navigate(page, &words)
                     }
                     MarkerOutcome::Committed { go: None } => Ok(Applied::Done),
-                    MarkerOutcome::Rejected { .. } => Ok(Applied::Rejected(None)),
+                    MarkerOutcome::Rejected { .. } => {
+                        Ok(Applied::Rejected((alert == Alert::Render).then_some(text)))
+                    }
                 }
             }
             (ActionKind::Click, HandleWords::Checkbox { on }) => {

@@ -24,7 +24,7 @@ use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 use std::ops::Range;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::xxh3_128;
 
 type R<T> = Result<T, String>;
 
@@ -299,7 +299,7 @@ struct FlatSearch<'s> {
     /// A full state, written from a compact one.
     scratch: Vec<u8>,
     nodes: Vec<Node>,
-    seen: HashSet<u64, BuildHasherDefault<Prehashed>>,
+    seen: HashSet<u128, BuildHasherDefault<Prehashed>>,
     /// New states were still being found at the horizon.
     cut_by_horizon: bool,
 }
@@ -404,7 +404,7 @@ impl FlatSearch<'_> {
 
     /// Appends the compact form of `engine`'s state (of `scratch` when
     /// `None`) to `out` and returns its fingerprint.
-    fn store(&self, out: &mut Vec<u8>, engine: Option<&FlatEnv<'_>>) -> R<u64> {
+    fn store(&self, out: &mut Vec<u8>, engine: Option<&FlatEnv<'_>>) -> R<u128> {
         let state = engine.map_or(self.scratch.as_slice(), FlatEnv::state);
         let start = out.len();
         let identity = self.shape.compact(state, out)?;
@@ -414,7 +414,7 @@ impl FlatSearch<'_> {
             out.get(start..start + identity)
         };
         hashed
-            .map(xxh3_64)
+            .map(xxh3_128)
             .ok_or_else(|| "a compact state is shorter than its identity".into())
     }
 

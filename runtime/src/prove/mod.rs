@@ -27,6 +27,12 @@ use std::fmt;
 /// Distinct states per task instance the spec allows by default.
 pub const DEFAULT_BUDGET: usize = 1_000_000;
 
+/// The width of the fingerprints the searches tell states apart by (both
+/// engines, and the invariant sweep): a collision would merge two states and
+/// could make a verdict wrong, so 128 bits, with odds of about n²/2¹²⁹ for
+/// n states (≈ 1.5·10⁻²⁷ at the default budget).
+pub const FINGERPRINT_BITS: u32 = 128;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Distinct states explored before the verdict is undecided.

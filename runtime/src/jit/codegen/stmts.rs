@@ -10,7 +10,9 @@
 //! `readonly`, so no load moves across a helper call). The function returns
 //! 1 when the body completes, or a negative code: a fault (`code::*`), or
 //! `code::REJECTED` for `reject` and a full table. The gate and the `go`
-//! arguments are the runner's business (`marker::run`).
+//! arguments are the runner's business (`marker::run`), and so is a
+//! `reject`'s message: the body only says which `reject` it reached and
+//! snapshots the frame there, as for `go` (`jit::alert` renders it).
 
 use super::*;
 use crate::jit::marker as m;
@@ -273,8 +275,15 @@ impl Gen<'_, '_> {
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
             }
-            // The alert is rendered by the interpreter (see `marker`).
-            Stmt::Reject(_) => self.fault(code::REJECTED),
+            Stmt::Reject(parts) => {
+                let n = i64::try_from(self.rejects.len())
+                    .map_err(|_| "too many `reject`s".to_string())?;
+                self.rejects.push(parts.clone());
+                let n = self.word(n);
+                self.call_addr(m::reject_begin as *const () as usize, &[n])?;
+                self.save_frame()?;
+                self.fault(code::REJECTED);
+            }
             Stmt::Go(call) => self.go(call)?,
         }
         Ok(())
@@ -287,6 +296,12 @@ impl Gen<'_, '_> {
         self.gos.push(call.clone());
         let n = self.word(n);
         self.call_addr(m::go_begin as *const () as usize, &[n])?;
+        self.save_frame()
+    }
+
+    /// Hands every frame slot of known type to `marker::frame_save`, for the
+    /// snapshot the last `go_begin` or `reject_begin` started.
+    fn save_frame(&mut self) -> R<()> {
         for i in 0..self.vars.len() {
             let Some((w, p, _)) = self.vars.get(i).copied().flatten() else {
                 continue;
@@ -295,7 +310,7 @@ impl Gen<'_, '_> {
             let word = self.b.use_var(w);
             let present = self.b.use_var(p);
             let present = self.b.ins().uextend(types::I64, present);
-            self.call_addr(m::go_save as *const () as usize, &[slot, word, present])?;
+            self.call_addr(m::frame_save as *const () as usize, &[slot, word, present])?;
         }
         Ok(())
     }
@@ -328,6 +343,7 @@ fn finish(g: Gen<'_, '_>, site: &Site<'_>) -> Lowered {
         reads,
         texts,
         gos,
+        rejects,
         ..
     } = one;
     b.finalize(site.config);
@@ -337,6 +353,7 @@ fn finish(g: Gen<'_, '_>, site: &Site<'_>) -> Lowered {
         texts,
         locals,
         gos,
+        rejects,
     }
 }
 
@@ -436,6 +453,7 @@ pub(crate) fn lower_value(
             texts,
             locals,
             gos: Vec::new(),
+            rejects: Vec::new(),
         },
         tag,
     ))

@@ -1,0 +1,189 @@
+//! Compiled expression functions of one frame and the labels made of them:
+//! what a page's walk (`render`) and a refused marker's alert (`alert`) both
+//! run. A function returns a condition or a value (word and kind) computed
+//! by native code over the flat state and a frame of cells; a label is text
+//! with interpolations, rendered as `interp::render::render_text` renders it
+//! (each value as the page shows it, a fault as `—`).
+//!
+//! This module owns running such functions safely (the sizes they rely on
+//! are checked per call) and the one rendering of a label; it does not
+//! define them (`render::Definer` does) nor decide when they run.
+
+use super::helpers::JitCtx;
+use super::marker::fault_of;
+use super::text::TextCtx;
+use super::{JitFault, PredFn, Tag};
+use crate::interp::eval::Fault;
+use crate::interp::render::FAILED;
+use crate::ir::{self, Ty};
+use crate::layout::{StateLayout, TextPool};
+use cranelift_jit::JITModule;
+use cranelift_module::FuncId;
+use std::sync::Arc;
+
+/// An expression's function: index into the page's functions.
+pub(super) type F = usize;
+
+/// A label: literal pieces and interpolated values (each rendered by its
+/// function's tag and the interpolation's static type; a fault shows `—`).
+pub(super) type Label = Vec<Part>;
+
+#[derive(Debug)]
+pub(super) enum Part {
+    Lit(Arc<str>),
+    Interp(F, Ty),
+}
+
+/// How a function's result reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FnKind {
+    /// 0, 1 or a fault.
+    Cond,
+    /// A fault, 0 (`none`) or 1 (the word in `JitCtx::out`), of this kind.
+    Value(Tag),
+}
+
+/// A defined function: its id, how its result reads, its text constants.
+pub(super) type DefinedFn = (FuncId, FnKind, Vec<(u32, Arc<str>)>);
+
+pub(super) struct NativeFn {
+    func: PredFn,
+    kind: FnKind,
+}
+
+/// The finalized functions of `defined`, and their text constants.
+pub(super) fn resolve_fns(
+    module: &JITModule,
+    defined: Vec<DefinedFn>,
+) -> (Vec<NativeFn>, Vec<(u32, Arc<str>)>) {
+    let mut texts = Vec::new();
+    let funcs = defined
+        .into_iter()
+        .map(|(id, kind, t)| {
+            texts.extend(t);
+            let code = module.get_finalized_function(id);
+            // SAFETY: `code` is the finalized body of a function declared
+            // with the predicate signature (three pointers, an `i64`
+            // result, the host's C calling convention), which is `PredFn`.
+            let func = unsafe { std::mem::transmute::<*const u8, PredFn>(code) };
+            NativeFn { func, kind }
+        })
+        .collect();
+    (funcs, texts)
+}
+
+/// One frame's functions ready to run: the functions (defined by a
+/// [`Definer`] over `frame` slots), the program and layout, the state and
+/// the frame's cells. Shared by the page walk and `alert`.
+pub(super) struct Calls<'a> {
+    pub funcs: &'a [NativeFn],
+    pub program: &'a ir::Program,
+    pub layout: &'a StateLayout,
+    pub state: &'a [u8],
+    /// The frame as cells: `[word₀, present₀, …]`.
+    pub cells: &'a [i64],
+    /// The slots the functions were defined for (each reads below it).
+    pub frame: usize,
+}
+
+impl Calls<'_> {
+    /// Runs function `f`: its raw result and `JitCtx::out`.
+    fn call(&self, f: F, pool: &mut TextPool) -> Result<(i64, JitCtx), JitFault> {
+        let native = self
+            .funcs
+            .get(f)
+            .ok_or_else(|| JitFault::Input("internal: no such function".into()))?;
+        if self.state.len() != self.layout.size || self.cells.len() < 2 * self.frame {
+            return Err(JitFault::Input(
+                "internal: a state or frame of the wrong size".into(),
+            ));
+        }
+        let mut ctx = JitCtx {
+            pool: pool as *mut TextPool,
+            missing_table: 0,
+            missing_id: 0,
+            body: std::ptr::null_mut(),
+            out: 0,
+        };
+        // SAFETY: `func` was finalized by the module the site owns, which
+        // outlives this call. It reads `state` (whose length is checked
+        // equal to the layout's size above) only below that size, and the
+        // frame cells only below `2 * frame` (checked above; every function's
+        // reads were checked to be within the frame when it was compiled).
+        // Its helpers reach the pool through `ctx.pool`, borrowed from
+        // `pool` for this call alone. It writes only `ctx`.
+        let r = unsafe { (native.func)(self.state.as_ptr(), self.cells.as_ptr(), &mut ctx) };
+        Ok((r, ctx))
+    }
+
+    fn fault(r: i64, ctx: &JitCtx) -> Fault {
+        fault_of(r, ctx).unwrap_or(Fault::TypeConfusion(
+            "compiled code returned an unknown code",
+        ))
+    }
+
+    /// `eval_bool`: the condition, or its fault.
+    pub fn cond(&self, f: F, pool: &mut TextPool) -> Result<Result<bool, Fault>, JitFault> {
+        let (r, ctx) = self.call(f, pool)?;
+        Ok(match r {
+            0 => Ok(false),
+            1 => Ok(true),
+            r => Err(Self::fault(r, &ctx)),
+        })
+    }
+
+    /// `eval`: the value's word (`None` for `none`), or its fault.
+    pub fn value(&self, f: F, pool: &mut TextPool) -> Result<Result<Option<i64>, Fault>, JitFault> {
+        let (r, ctx) = self.call(f, pool)?;
+        Ok(match r {
+            0 => Ok(None),
+            1 => Ok(Some(ctx.out)),
+            r => Err(Self::fault(r, &ctx)),
+        })
+    }
+
+    pub fn tag(&self, f: F) -> Tag {
+        match self.funcs.get(f).map(|n| n.kind) {
+            Some(FnKind::Value(t)) => t,
+            _ => Tag::None,
+        }
+    }
+
+    /// Appends `label`'s text as `interp::render::render_text` renders it:
+    /// each interpolation by its value's kind and static type, one whose
+    /// evaluation faults as `—`. `shown` gets every other non-empty
+    /// interpolated piece (what the interpreter's page renderer keeps).
+    pub fn label(
+        &self,
+        label: &[Part],
+        pool: &mut TextPool,
+        out: &mut String,
+        mut shown: impl FnMut(&str),
+    ) -> Result<(), JitFault> {
+        for part in label {
+            match part {
+                Part::Lit(s) => out.push_str(s),
+                Part::Interp(f, ty) => {
+                    let start = out.len();
+                    match self.value(*f, pool)? {
+                        Ok(w) => {
+                            let text = TextCtx {
+                                program: self.program,
+                                layout: self.layout,
+                                state: self.state,
+                                pool,
+                            };
+                            text.render_word(w, self.tag(*f), ty, out)?;
+                        }
+                        Err(_) => out.push_str(FAILED),
+                    }
+                    let piece = out.get(start..).unwrap_or_default();
+                    if !piece.is_empty() && piece != FAILED {
+                        shown(piece);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
