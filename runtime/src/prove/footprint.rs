@@ -36,7 +36,10 @@
 //! takes the same actions to the same navigation and the same R, and reaches
 //! the goal one step sooner. Hence the pruned search finds a witness exactly
 //! when the full one does, of the same shortest length: "infeasible" under
-//! pruning means infeasible. Step counts, alerts and rewards are not part of
+//! pruning means infeasible. One case escapes the deletion: a goal that
+//! holds before any step, where every single step is a witness and deleting
+//! it leaves the empty sequence, which is none (the goal is checked after a
+//! step). Such instances are searched without pruning (`search::prunes`). Step counts, alerts and rewards are not part of
 //! the state and change nothing here.
 //!
 //! What keeps the argument honest as the language grows: the read analysis
