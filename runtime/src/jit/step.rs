@@ -7,16 +7,11 @@
 //! differential test (`tests/tests/jit_step.rs`) demands the interpreter's
 //! rewards, flags and identity and visited bytes at every step.
 //!
-//! What the flat engine does not have, and so does not pretend to:
-//! - **Texts.** The page structure carries no rendered text, so a `select`
-//!   choice is an option *index* ([`FlatAction::arg`]), not the option's
-//!   text. The interpreter offers one `select` per distinct option *text*;
-//!   here one per distinct option *value* (first kept). The two agree
-//!   whenever distinct values show distinct texts (always for rows, whose
-//!   values are unique ids; for value lists unless two values render alike).
-//! - **Retrieval tasks** (their `answer` actions need rendered texts) are
-//!   refused by [`FlatEnv::new`], as is an instance whose pages, markers, goal
-//!   or progress predicates are not all compiled: play those with `Env`.
+//! Candidates are the interpreter's: one `select` per distinct option *text*
+//! (the first option with that text kept, as `env::actions` offers them), and
+//! in retrieval tasks the `answer`s from the texts the compiled page shows.
+//! [`FlatEnv::new`] refuses an instance whose pages, markers, goal or progress
+//! predicates are not all compiled: play those with `Env`.
 //!
 //! A rejected step's alert is the interpreter's text (a faulting link or
 //! marker argument, typed text that does not parse, a `go` to a missing page,
