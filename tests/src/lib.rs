@@ -14,6 +14,8 @@
 //! unterminated string). The text after `:` is a prefix of the expected message;
 //! it may only follow a single expectation.
 
+pub mod fuzz_harness;
+
 use std::path::{Path, PathBuf};
 use wsite_runtime::ir::{Program, Ty, Value};
 use wsite_runtime::value::{Date, Time};
