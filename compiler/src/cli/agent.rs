@@ -46,7 +46,14 @@ pub fn run(args: AgentArgs) -> ExitCode {
         ..RewardConfig::default()
     };
     let stdin = std::io::stdin().lock();
-    serve(&program, args.task, config, writer, stdin, std::io::stdout().lock());
+    serve(
+        &program,
+        args.task,
+        config,
+        writer,
+        stdin,
+        std::io::stdout().lock(),
+    );
     ExitCode::SUCCESS
 }
 

@@ -76,10 +76,12 @@ pub fn read(input: &mut impl BufRead) -> std::io::Result<Option<Result<Message, 
     if (body.len() as u64) < size {
         return Ok(None);
     }
-    Ok(Some(serde_json::from_slice::<Message>(&body).map_err(|e| {
-        let text = String::from_utf8_lossy(&body);
-        format!("malformed LSP payload `{e}`: {text:?}")
-    })))
+    Ok(Some(serde_json::from_slice::<Message>(&body).map_err(
+        |e| {
+            let text = String::from_utf8_lossy(&body);
+            format!("malformed LSP payload `{e}`: {text:?}")
+        },
+    )))
 }
 
 /// Writes one message, framed; a closed output is reported to the caller.
