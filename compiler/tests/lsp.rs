@@ -249,7 +249,7 @@ fn bad_input_gets_an_error_and_the_server_goes_on() {
     assert_eq!(c.child.wait().unwrap().code(), Some(0));
 }
 
-/// Found by fuzzing (`lsp_message`): a header claiming a body of terabytes
+/// Found writing the `lsp_message` fuzz target: a header claiming terabytes
 /// aborted the server, which allocated the claimed size up front. Now a bad
 /// length is a parse error, a huge one is read only as far as bytes come,
 /// and the server goes on.

@@ -6,8 +6,9 @@
 //! never ends the session. (lsp-server's own stdio thread stops at the first
 //! one, which is why this small reader exists.) The framing is done here too:
 //! lsp-server allocates a body's declared `Content-Length` up front, so one
-//! header claiming terabytes aborted the server (found by fuzzing); here a
-//! body's buffer grows only with the bytes that actually arrive.
+//! header claiming terabytes aborted the server (found writing the
+//! `lsp_message` fuzz target); here a body's buffer grows only with the
+//! bytes that actually arrive.
 
 use lsp_server::Message;
 use std::io::{BufRead, Read, Write};
