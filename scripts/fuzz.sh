@@ -35,8 +35,11 @@ for t in "${targets[@]}"; do
   cargo +nightly fuzz run -s none "$t" "corpus/$t" "seeds/$t" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
     >"$logs/$t.log" 2>&1 || status=$?
-  # libFuzzer's last stats line, `#N DONE ...` (or the last `#N` before a crash).
-  execs[$t]=$(grep -o '^#[0-9]*' "$logs/$t.log" | tail -n 1 | tr -d '#')
+  # libFuzzer's `Done N runs`, or after a crash its last `#N` stats line.
+  execs[$t]=$(grep -a -oE '^Done [0-9]+ runs' "$logs/$t.log" | grep -oE '[0-9]+' || true)
+  if [ -z "${execs[$t]}" ]; then
+    execs[$t]=$(grep -a -oE '^#[0-9]+' "$logs/$t.log" | tail -n 1 | tr -d '#' || true)
+  fi
   after=$(find "artifacts/$t" -type f | wc -l)
   crashes[$t]=$((after - before))
   if [ "$status" -ne 0 ] || [ "${crashes[$t]}" -ne 0 ]; then
