@@ -391,6 +391,37 @@ fn use_joins_files_into_one_program() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A `use` of something that is not a regular file (a FIFO blocked the
+/// checker forever, a device never ends) is an E101, at once.
+#[test]
+fn use_of_a_fifo_or_a_device_is_an_error_not_a_hang() {
+    let dir = scratch("use-special");
+    let fifo = dir.join("pipe.wsite");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let mut targets = vec!["/dev/zero".to_string()];
+    if made.is_ok_and(|s| s.success()) {
+        targets.push(fifo.display().to_string());
+    }
+    for target in targets {
+        let main = dir.join("main.wsite");
+        std::fs::write(
+            &main,
+            format!("use \"{target}\"\nsite S {{ title \"t\" domain other start Home }}\npage Home {{ text \"x\" }}\n"),
+        )
+        .expect("write");
+        let out = wsitec(&[
+            "check",
+            "--color",
+            "never",
+            main.to_str().unwrap_or_default(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{target}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{target}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn files_that_use_each_other_or_themselves_load_once() {
     let dir = std::env::temp_dir().join(format!("wsitec-cycle-{}", std::process::id()));

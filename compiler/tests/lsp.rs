@@ -248,3 +248,27 @@ fn bad_input_gets_an_error_and_the_server_goes_on() {
     c.notify("exit", Value::Null);
     assert_eq!(c.child.wait().unwrap().code(), Some(0));
 }
+
+/// Found writing the `lsp_message` fuzz target: a header claiming terabytes
+/// aborted the server, which allocated the claimed size up front. Now a bad
+/// length is a parse error, a huge one is read only as far as bytes come,
+/// and the server goes on.
+#[test]
+fn a_huge_or_bad_content_length_does_not_end_the_server() {
+    let mut c = Client::start();
+    c.initialize();
+    write!(c.stdin, "Content-Length: -1\r\n\r\n").unwrap();
+    let parse_error = c.wait(|m| m["id"].is_null() && m.get("error").is_some());
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+    let hover = c.request("textDocument/hover", at(0, 0));
+    assert!(hover.get("error").is_none(), "{hover}");
+    // The claimed body never arrives; the input ends and so does the server,
+    // with a status, not an abort.
+    write!(c.stdin, "Content-Length: 99999999999999\r\n\r\n{{}}").unwrap();
+    c.stdin.flush().unwrap();
+    let Client {
+        mut child, stdin, ..
+    } = c;
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}

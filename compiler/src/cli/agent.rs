@@ -45,26 +45,49 @@ pub fn run(args: AgentArgs) -> ExitCode {
         terminal: args.terminal_reward,
         ..RewardConfig::default()
     };
+    let stdin = std::io::stdin().lock();
+    serve(
+        &program,
+        args.task,
+        config,
+        writer,
+        stdin,
+        std::io::stdout().lock(),
+    );
+    ExitCode::SUCCESS
+}
+
+/// The protocol loop: one reply per non-blank request line of `input`, until
+/// the input ends or the output closes. Separate from [`run`] so the fuzz
+/// harness (`tests/src/fuzz_harness.rs`) drives this very code on bytes.
+pub fn serve(
+    program: &Program,
+    default_task: String,
+    config: RewardConfig,
+    writer: Option<SharedWriter>,
+    input: impl BufRead,
+    mut output: impl Write,
+) {
     let mut session = Session {
-        program: &program,
+        program,
         config,
         env: None,
-        default_task: args.task,
+        default_task,
         writer,
     };
-    let stdout = std::io::stdout();
-    for line in std::io::stdin().lock().lines() {
+    for line in input.lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
             continue;
         }
         let reply = session.handle(&line);
-        let mut out = stdout.lock();
-        if writeln!(out, "{reply}").and_then(|_| out.flush()).is_err() {
+        if writeln!(output, "{reply}")
+            .and_then(|_| output.flush())
+            .is_err()
+        {
             break;
         }
     }
-    ExitCode::SUCCESS
 }
 
 struct Session<'p> {

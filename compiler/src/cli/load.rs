@@ -118,6 +118,12 @@ fn normalize(path: &Path) -> PathBuf {
 fn read_source(path: &Path) -> Result<Source, String> {
     let path = normalize(path);
     let name = path.display().to_string();
+    // Only a regular file: opening a FIFO named by a `use` blocked the
+    // checker (and the language server) forever, and a device never ends.
+    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("`{name}` is not a regular file"));
+    }
     let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| format!("`{name}` is not UTF-8 text"))?;
     Ok(Source { name, text })

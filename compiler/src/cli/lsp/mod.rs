@@ -39,8 +39,20 @@ pub struct LspArgs {
 
 pub fn run(args: LspArgs) -> ExitCode {
     let input = std::io::BufReader::new(std::io::stdin());
-    let mut output = std::io::stdout();
-    let mut server = Server::new(&mut output, &args);
+    let debounce = Duration::from_millis(args.debounce_ms);
+    serve(input, &mut std::io::stdout(), debounce, args.budget)
+}
+
+/// The server on any framed input, until `exit` or the input's end. Separate
+/// from [`run`] so the fuzz harness (`tests/src/fuzz_harness.rs`) drives this
+/// very code on bytes.
+pub fn serve(
+    input: impl std::io::BufRead + Send + 'static,
+    output: &mut dyn Write,
+    debounce: Duration,
+    budget: usize,
+) -> ExitCode {
+    let mut server = Server::new(output, debounce, budget);
     server.serve(transport::spawn_reader(input))
 }
 
@@ -65,14 +77,14 @@ struct Server<'o> {
 }
 
 impl<'o> Server<'o> {
-    fn new(out: &'o mut dyn Write, args: &LspArgs) -> Server<'o> {
+    fn new(out: &'o mut dyn Write, debounce: Duration, budget: usize) -> Server<'o> {
         Server {
             out,
             docs: BTreeMap::new(),
             initialized: false,
             shutting_down: false,
-            debounce: Duration::from_millis(args.debounce_ms),
-            budget: args.budget,
+            debounce,
+            budget,
         }
     }
 

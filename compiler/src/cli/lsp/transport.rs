@@ -4,10 +4,14 @@
 //! with a timeout (the debounce). A body that is not a JSON-RPC message is
 //! passed on as [`Incoming::Malformed`] and reading goes on: one bad message
 //! never ends the session. (lsp-server's own stdio thread stops at the first
-//! one, which is why this small reader exists.)
+//! one, which is why this small reader exists.) The framing is done here too:
+//! lsp-server allocates a body's declared `Content-Length` up front, so one
+//! header claiming terabytes aborted the server (found writing the
+//! `lsp_message` fuzz target); here a body's buffer grows only with the
+//! bytes that actually arrive.
 
 use lsp_server::Message;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::sync::mpsc::{channel, Receiver};
 
 pub enum Incoming {
@@ -21,19 +25,64 @@ pub enum Incoming {
 pub fn spawn_reader(mut input: impl BufRead + Send + 'static) -> Receiver<Incoming> {
     let (tx, rx) = channel();
     std::thread::spawn(move || loop {
-        let next = match Message::read(&mut input) {
-            Ok(Some(message)) => Incoming::Message(message),
-            Ok(None) => return,
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                Incoming::Malformed(e.to_string())
-            }
-            Err(_) => return,
+        let next = match read(&mut input) {
+            Ok(Some(Ok(message))) => Incoming::Message(message),
+            Ok(Some(Err(why))) => Incoming::Malformed(why),
+            Ok(None) | Err(_) => return,
         };
         if tx.send(next).is_err() {
             return;
         }
     });
     rx
+}
+
+/// Reads one framed message: `None` at the end of the input (a body cut
+/// short included), an `Err` for a message that is not one. Headers other
+/// than `Content-Length` are ignored, as lsp-server does.
+pub fn read(input: &mut impl BufRead) -> std::io::Result<Option<Result<Message, String>>> {
+    let mut size: Option<Result<u64, String>> = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        let Some(header) = line.strip_suffix("\r\n") else {
+            return Ok(Some(Err(format!("malformed header: {line:?}"))));
+        };
+        if header.is_empty() {
+            break;
+        }
+        let Some((name, value)) = header.split_once(": ") else {
+            return Ok(Some(Err(format!("malformed header: {header:?}"))));
+        };
+        if name.eq_ignore_ascii_case("Content-Length") {
+            size = Some(
+                value
+                    .parse::<u64>()
+                    .map_err(|e| format!("bad Content-Length {value:?}: {e}")),
+            );
+        }
+    }
+    let size = match size {
+        Some(Ok(size)) => size,
+        Some(Err(why)) => return Ok(Some(Err(why))),
+        None => return Ok(Some(Err("no Content-Length".into()))),
+    };
+    // `take` + `read_to_end`: the buffer grows with what arrives, never to
+    // the size a header merely claims.
+    let mut body = Vec::new();
+    input.take(size).read_to_end(&mut body)?;
+    if (body.len() as u64) < size {
+        return Ok(None);
+    }
+    Ok(Some(serde_json::from_slice::<Message>(&body).map_err(
+        |e| {
+            let text = String::from_utf8_lossy(&body);
+            format!("malformed LSP payload `{e}`: {text:?}")
+        },
+    )))
 }
 
 /// Writes one message, framed; a closed output is reported to the caller.
