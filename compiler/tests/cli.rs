@@ -492,66 +492,17 @@ fn sarif_carries_the_same_defects_as_json() {
     }
 }
 
-/// A running `wsitec agent`: one request line in, one reply line out.
-struct Agent {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: std::io::BufReader<std::process::ChildStdout>,
-}
-
-impl Agent {
-    fn start(site: &str, task: &str) -> Agent {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
-            .args(["agent", site, "--task", task])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("wsitec agent starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        Agent {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    fn send(&mut self, request: &str) -> serde_json::Value {
-        use std::io::{BufRead, Write};
-        writeln!(self.stdin, "{request}").expect("write request");
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("read reply");
-        serde_json::from_str(&line).expect("a JSON reply")
-    }
-
-    /// Clicks the element whose stable key is `key` (or whose text starts so).
-    fn click(&mut self, last: &serde_json::Value, key: &str) -> serde_json::Value {
-        let index = last["obs"]["elements"]
-            .as_array()
-            .and_then(|els| {
-                els.iter().find(|e| {
-                    e["key"] == key || e["text"].as_str().is_some_and(|t| t.starts_with(key))
-                })
-            })
-            .and_then(|e| e["index"].as_u64())
-            .unwrap_or_else(|| panic!("no element `{key}` in {last}"));
-        self.send(&format!(
-            "{{\"act\": {{\"kind\": \"click\", \"element\": {index}}}}}"
-        ))
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A running `wsitec agent` on `site`, starting with `task`.
+fn agent(site: &str, task: &str) -> wsite_tests::agent_process::AgentProcess {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wsitec"));
+    command.args(["agent", site, "--task", task]);
+    wsite_tests::agent_process::AgentProcess::spawn(command)
 }
 
 #[test]
 fn an_external_script_completes_a_task_over_the_agent_protocol() {
     let site = wsite_tests::repo_root().join("examples/ecommerce/trailhead.wsite");
-    let mut agent = Agent::start(site.to_str().unwrap_or_default(), "cancel_unshipped_order");
+    let mut agent = agent(site.to_str().unwrap_or_default(), "cancel_unshipped_order");
     let start = agent.send("{\"reset\": {\"task\": \"cancel_unshipped_order\", \"seed\": 0}}");
     let orders = agent.click(&start, "#orders_link");
     // Bad lines get an error and leave the episode as it was.

@@ -9,108 +9,45 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
 use serde_json::Value as Json;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use wsite_tests::agent_process::{AgentProcess, WAIT};
 
 const SITE: &str = "tests/sites/helpdesk.wsite";
 const TASK: &str = "answer_printer";
-/// Longer than any reply may take: a test fails rather than hangs.
-const WAIT: Duration = Duration::from_secs(30);
 
-/// A running `wsitec agent` in the repository root.
-struct Agent {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    replies: Receiver<String>,
-}
+/// A running `wsitec agent` in the repository root, reset to `TASK`.
+struct Agent(AgentProcess);
 
 impl Agent {
     fn start(simulator: &str, timeout: &str) -> Agent {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wsitec"));
+        command
             .current_dir(wsite_tests::repo_root())
             .args(["agent", SITE, "--task", TASK])
             .args(["--simulator", simulator, "--simulator-timeout", timeout])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("wsitec agent starts");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, replies) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut agent = Agent {
-            child,
-            stdin,
-            replies,
-        };
-        let first = agent.send(&format!("{{\"reset\": {{\"task\": \"{TASK}\"}}}}"));
+            .stderr(Stdio::null());
+        let mut agent = Agent(AgentProcess::spawn(command));
+        let first = agent.reset();
         assert!(first.get("obs").is_some(), "{first}");
         agent
     }
 
-    fn send(&mut self, request: &str) -> Json {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{request}").expect("write request");
-        let line = self
-            .replies
-            .recv_timeout(WAIT)
-            .unwrap_or_else(|e| panic!("no reply to {request} within {WAIT:?}: {e}"));
-        serde_json::from_str(&line).expect("a JSON reply")
-    }
-
-    /// Clicks the element whose key is `key` (or whose text starts so) in
-    /// the observation of `last`.
     fn click(&mut self, last: &Json, key: &str) -> Json {
-        let index = last["obs"]["elements"]
-            .as_array()
-            .and_then(|els| {
-                els.iter().find(|e| {
-                    e["key"] == key || e["text"].as_str().is_some_and(|t| t.starts_with(key))
-                })
-            })
-            .and_then(|e| e["index"].as_u64())
-            .unwrap_or_else(|| panic!("no element `{key}` in {last}"));
-        self.send(&format!(
-            "{{\"act\": {{\"kind\": \"click\", \"element\": {index}}}}}"
-        ))
+        self.0.click(last, key)
     }
 
     fn reset(&mut self) -> Json {
-        self.send(&format!("{{\"reset\": {{\"task\": \"{TASK}\"}}}}"))
+        self.0
+            .send(&format!("{{\"reset\": {{\"task\": \"{TASK}\"}}}}"))
     }
 
-    /// Closes stdin and waits for the agent to exit, at most `WAIT`.
-    fn finish(mut self) {
-        self.stdin = None;
-        let start = Instant::now();
-        while start.elapsed() < WAIT {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                assert!(status.success(), "{status}");
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("wsitec agent did not exit after its input closed");
+    fn finish(self) {
+        self.0.finish();
     }
 }
 
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The echo writer proposing `delta` (JSON) for every request.
 fn echo(delta: &str) -> String {
     format!("python3 examples/simulators/echo_writer.py '{delta}'")
 }

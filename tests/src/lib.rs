@@ -16,6 +16,7 @@
 //! unterminated string). The text after `:` is a prefix of the expected message;
 //! it may only follow a single expectation.
 
+pub mod agent_process;
 pub mod fuzz_harness;
 pub mod soundness;
 
