@@ -29,6 +29,21 @@ pub(crate) struct JitCtx {
     pub out: i64,
 }
 
+impl JitCtx {
+    /// The context for one call of compiled code: `pool` for texts, and
+    /// `body` a marker body's `marker::BodyCtx` (null for predicates and
+    /// page code).
+    pub(crate) fn new(pool: *mut TextPool, body: *mut std::ffi::c_void) -> JitCtx {
+        JitCtx {
+            pool,
+            missing_table: 0,
+            missing_id: 0,
+            body,
+            out: 0,
+        }
+    }
+}
+
 /// What `text_cmp` returns for an unknown id (its results are otherwise -1, 0
 /// and 1).
 pub(crate) const CMP_ERROR: i64 = 2;
@@ -190,13 +205,7 @@ mod tests {
             .iter()
             .map(|t| i64::from(pool.intern(&Arc::from(*t)).unwrap()))
             .collect();
-        let mut ctx = JitCtx {
-            pool: &mut pool,
-            missing_table: 0,
-            missing_id: 0,
-            body: std::ptr::null_mut(),
-            out: 0,
-        };
+        let mut ctx = JitCtx::new(&mut pool, std::ptr::null_mut());
         f(&mut ctx, &ids)
     }
 

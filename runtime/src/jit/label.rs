@@ -98,13 +98,7 @@ impl Calls<'_> {
                 "internal: a state or frame of the wrong size".into(),
             ));
         }
-        let mut ctx = JitCtx {
-            pool: pool as *mut TextPool,
-            missing_table: 0,
-            missing_id: 0,
-            body: std::ptr::null_mut(),
-            out: 0,
-        };
+        let mut ctx = JitCtx::new(pool as *mut TextPool, std::ptr::null_mut());
         // SAFETY: `func` was finalized by the module the site owns, which
         // outlives this call. It reads `state` (whose length is checked
         // equal to the layout's size above) only below that size, and the

@@ -1024,13 +1024,10 @@ impl JitSite {
                 frame_len: native.slot_tags.len(),
                 go_out: Vec::new(),
             };
-            let mut ctx = JitCtx {
-                pool: pool as *mut TextPool,
-                missing_table: 0,
-                missing_id: 0,
-                body: (&mut bctx as *mut BodyCtx<'_>).cast(),
-                out: 0,
-            };
+            let mut ctx = JitCtx::new(
+                pool as *mut TextPool,
+                (&mut bctx as *mut BodyCtx<'_>).cast(),
+            );
             // SAFETY: `body` was finalized by this site's module, which
             // outlives `&self`. The code reads the state only below the
             // layout's size (checked equal to `state.len()`), the frame only
@@ -1174,13 +1171,10 @@ impl JitSite {
             frame_len: 0,
             go_out: Vec::new(),
         };
-        let mut ctx = JitCtx {
-            pool: pool as *mut TextPool,
-            missing_table: 0,
-            missing_id: 0,
-            body: (&mut bctx as *mut BodyCtx<'_>).cast(),
-            out: 0,
-        };
+        let mut ctx = JitCtx::new(
+            pool as *mut TextPool,
+            (&mut bctx as *mut BodyCtx<'_>).cast(),
+        );
         // SAFETY: `func` was finalized by this site's module, which outlives
         // `&self`. It reads the state below the layout's size (checked by the
         // caller) and the frame `cells` below the body's frame length (the

@@ -318,13 +318,7 @@ impl JitPredicate {
                 }
             }
         }
-        let mut ctx = JitCtx {
-            pool: pool as *mut TextPool,
-            missing_table: 0,
-            missing_id: 0,
-            body: std::ptr::null_mut(),
-            out: 0,
-        };
+        let mut ctx = JitCtx::new(pool as *mut TextPool, std::ptr::null_mut());
         // SAFETY: `func` was finalized by the module this predicate's site
         // owns, and the site outlives `&self`. The code reads `state` only at
         // offsets below the layout's size (checked equal to `state.len()`

@@ -126,13 +126,7 @@ fn draw_marker(
         Role::Navigate => body.features.push("navigate-only"),
         Role::Idle => body.features.push("idle-marker"),
         Role::SetFlag => {
-            let flags: Vec<String> = ex
-                .schema
-                .session_of(Ty::Bool)
-                .iter()
-                .map(|v| v.name.clone())
-                .collect();
-            let flag = rng.pick_or(&flags, "flag0".into());
+            let flag = pick_flag(rng, ex);
             body.set_session(&flag, "true");
             body.effects.push(format!("session.{flag}"));
             flags_set.push(flag);
@@ -199,6 +193,18 @@ impl Body<'_> {
         self.lines.push(format!("set session.{var} = {value}"));
         self.perms.session_writes.insert(var.into());
     }
+}
+
+/// A Bool session variable to set (`flag0` when the site has none, which
+/// the schema always declares).
+fn pick_flag(rng: &mut Rng, ex: &Exprs<'_>) -> String {
+    let flags: Vec<String> = ex
+        .schema
+        .session_of(Ty::Bool)
+        .iter()
+        .map(|v| v.name.clone())
+        .collect();
+    rng.pick_or(&flags, "flag0".into())
 }
 
 fn rename(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, t: usize) {
@@ -388,13 +394,7 @@ fn mixed_stmt(rng: &mut Rng, ex: &mut Exprs<'_>, body: &mut Body<'_>, depth: u32
             None => rename(rng, ex, body, 0),
         },
         _ => {
-            let flags: Vec<String> = ex
-                .schema
-                .session_of(Ty::Bool)
-                .iter()
-                .map(|v| v.name.clone())
-                .collect();
-            let flag = rng.pick_or(&flags, "flag0".into());
+            let flag = pick_flag(rng, ex);
             let value = if rng.chance(75) { "true" } else { "false" };
             body.set_session(&flag, value);
         }
