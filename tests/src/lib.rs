@@ -1,7 +1,9 @@
 //! Shared pieces of the wsite test suites: finding the conformance fixtures in
-//! `tests/ui/` and reading the diagnostics they expect; the random sites and
-//! the four-way proof comparison of the prover's soundness campaign live in
-//! [`soundness`].
+//! `tests/ui/` and the authoring benchmark in `tests/authoring/`, and reading
+//! the diagnostics they expect; checking a fixture is [`harness`], the
+//! generated "common mistakes" chapter [`mistakes_chapter`]; the random sites
+//! and the four-way proof comparison of the prover's soundness campaign live
+//! in [`soundness`].
 //!
 //! A fixture states its expected diagnostics inline, as a comment at the end of
 //! the line the diagnostic's primary span starts on:
@@ -18,6 +20,8 @@
 
 pub mod agent_process;
 pub mod fuzz_harness;
+pub mod harness;
+pub mod mistakes_chapter;
 pub mod soundness;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +58,41 @@ pub fn fixtures() -> Vec<PathBuf> {
     files.retain(|p| p.extension().is_some_and(|x| x == "wsite"));
     files.sort();
     files
+}
+
+/// The authoring benchmark: one folder per site, holding the final
+/// `site.wsite` and its first-draft mistakes `NN_short_name.wsite`.
+pub fn authoring_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("authoring")
+}
+
+/// The benchmark's site folders (every folder of `tests/authoring/` with a
+/// `site.wsite`), sorted.
+pub fn authoring_sites() -> Vec<PathBuf> {
+    let mut sites: Vec<PathBuf> = std::fs::read_dir(authoring_dir())
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    sites.retain(|p| p.join("site.wsite").is_file());
+    sites.sort();
+    sites
+}
+
+/// The mistake fixtures of one benchmark site: its `.wsite` files other than
+/// `site.wsite`, sorted by name.
+pub fn site_mistakes(site: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(site)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        p.extension().is_some_and(|x| x == "wsite") && !p.ends_with("site.wsite")
+    });
+    files.sort();
+    files
+}
+
+/// Every mistake fixture of the authoring benchmark, site by site.
+pub fn authoring_fixtures() -> Vec<PathBuf> {
+    authoring_sites().iter().flat_map(|s| site_mistakes(s)).collect()
 }
 
 /// Every example site (`examples/<domain>/*.wsite`), sorted.
@@ -118,7 +157,7 @@ pub fn expectations(text: &str) -> Vec<Expected> {
 }
 
 /// The byte offset of an annotation comment in `line`, and the text after `//`.
-fn find_annotation(line: &str) -> Option<(usize, &str)> {
+pub(crate) fn find_annotation(line: &str) -> Option<(usize, &str)> {
     let mut from = 0;
     while let Some(rel) = line.get(from..)?.find("//") {
         let at = from + rel;
