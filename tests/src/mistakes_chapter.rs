@@ -214,14 +214,11 @@ pub fn read_mistake(path: &Path, text: &str) -> Result<Mistake, ChapterError> {
 fn diagnostics_of(name: &str, text: &str) -> String {
     let mut out = String::new();
     for d in compile_fixture(name, text).diagnostics {
-        out.push_str(&format!(
-            "- **{}[{}]** {}\n",
-            d.severity().as_str(),
-            d.code.as_str(),
-            d.message
-        ));
-        if let Some(help) = d.help.as_deref().filter(|h| !h.is_empty()) {
-            out.push_str(&format!("  \n  *help:* {help}\n"));
+        let head = format!("**{}[{}]** {}", d.severity().as_str(), d.code.as_str(), d.message);
+        match d.help.as_deref().filter(|h| !h.is_empty()) {
+            // A backslash at the end of the line breaks it inside the item.
+            Some(help) => out.push_str(&format!("- {head}\\\n  *help:* {help}\n")),
+            None => out.push_str(&format!("- {head}\n")),
         }
     }
     if out.is_empty() {
