@@ -83,16 +83,17 @@ pub fn site_mistakes(site: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(site)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
-    files.retain(|p| {
-        p.extension().is_some_and(|x| x == "wsite") && !p.ends_with("site.wsite")
-    });
+    files.retain(|p| p.extension().is_some_and(|x| x == "wsite") && !p.ends_with("site.wsite"));
     files.sort();
     files
 }
 
 /// Every mistake fixture of the authoring benchmark, site by site.
 pub fn authoring_fixtures() -> Vec<PathBuf> {
-    authoring_sites().iter().flat_map(|s| site_mistakes(s)).collect()
+    authoring_sites()
+        .iter()
+        .flat_map(|s| site_mistakes(s))
+        .collect()
 }
 
 /// Every example site (`examples/<domain>/*.wsite`), sorted.

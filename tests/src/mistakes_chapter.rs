@@ -199,7 +199,10 @@ pub fn read_mistake(path: &Path, text: &str) -> Result<Mistake, ChapterError> {
     if excerpt.is_empty() {
         return Err(ChapterError::NoExcerpt { fixture });
     }
-    let wishes = headers(text, "wish").iter().map(|w| w.to_string()).collect();
+    let wishes = headers(text, "wish")
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
     Ok(Mistake {
         fixture,
         title,
@@ -214,7 +217,12 @@ pub fn read_mistake(path: &Path, text: &str) -> Result<Mistake, ChapterError> {
 fn diagnostics_of(name: &str, text: &str) -> String {
     let mut out = String::new();
     for d in compile_fixture(name, text).diagnostics {
-        let head = format!("**{}[{}]** {}", d.severity().as_str(), d.code.as_str(), d.message);
+        let head = format!(
+            "**{}[{}]** {}",
+            d.severity().as_str(),
+            d.code.as_str(),
+            d.message
+        );
         match d.help.as_deref().filter(|h| !h.is_empty()) {
             // A backslash at the end of the line breaks it inside the item.
             Some(help) => out.push_str(&format!("- {head}\\\n  *help:* {help}\n")),

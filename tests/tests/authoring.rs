@@ -43,7 +43,11 @@ fn final_sites_check_clean_and_every_task_is_proven() {
         };
         let instances = wsite_runtime::env::instances(program);
         if program.tasks.len() < MIN_TASKS {
-            failures.push(format!("{}: only {} tasks", path.display(), program.tasks.len()));
+            failures.push(format!(
+                "{}: only {} tasks",
+                path.display(),
+                program.tasks.len()
+            ));
         }
         for proof in &checked.compiled.proofs {
             if proof.verdict != Verdict::Feasible {
