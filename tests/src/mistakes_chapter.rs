@@ -235,6 +235,15 @@ fn diagnostics_of(name: &str, text: &str) -> String {
     out
 }
 
+/// A title with its first letter in upper case (headings read better so).
+fn capitalised(title: &str) -> String {
+    let mut chars = title.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 fn code_block(lines: &[String]) -> String {
     format!("```wsite\n{}\n```\n", lines.join("\n"))
 }
@@ -261,7 +270,7 @@ pub fn render(fixtures: &[PathBuf]) -> Result<String, ChapterError> {
         for (m, said) in entries.iter().filter(|(m, _)| m.kind == *key) {
             out.push_str(&format!(
                 "\n### {}\n\n*From [{}](../{}).*\n\n{}\n**What `wsitec check` says:**\n\n{}\n**The fix:**\n\n{}",
-                m.title,
+                capitalised(&m.title),
                 m.fixture.trim_start_matches("tests/authoring/"),
                 m.fixture,
                 code_block(&m.excerpt),
