@@ -148,22 +148,25 @@ fn excerpt(text: &str) -> Vec<String> {
     );
     wanted.sort_unstable();
     wanted.dedup();
-    let mut shown: Vec<&str> = Vec::new();
+    // `None` marks skipped lines; it stays out of the indentation count.
+    let mut shown: Vec<Option<&str>> = Vec::new();
     let mut previous = None;
     for line_no in wanted {
         if previous.is_some_and(|p: usize| p + 1 != line_no) {
-            shown.push("...");
+            shown.push(None);
         }
-        shown.push(lines.get(line_no - 1).map_or("", |l| code_part(l)));
+        shown.push(Some(lines.get(line_no - 1).map_or("", |l| code_part(l))));
         previous = Some(line_no);
     }
-    let mut out = dedent(&shown);
-    for (line, raw) in out.iter_mut().zip(&shown) {
-        if *raw == "..." {
-            *line = "...".to_string();
-        }
-    }
-    out
+    let code: Vec<&str> = shown.iter().flatten().copied().collect();
+    let mut dedented = dedent(&code).into_iter();
+    shown
+        .iter()
+        .map(|line| match line {
+            Some(_) => dedented.next().unwrap_or_default(),
+            None => "...".to_string(),
+        })
+        .collect()
 }
 
 /// Reads a fixture's headers and excerpt.
@@ -300,3 +303,44 @@ WSITE_UPDATE_DOCS=1 cargo test -p wsite-tests --test authoring
 (without the variable, that test fails when this file is stale).
 
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &str = "// mistake: `&&` for `and`\n// kind: habit\n// fix:   if a and b {\n// fix:     text \"x\"\n// wish: name `and`\npage P {\n  heading \"h\" // show\n  text \"t\"\n  if a && b { // error[E001]: expected\n  }\n}\n";
+
+    #[test]
+    fn reads_headers_and_the_excerpt_without_annotations() {
+        let m = read_mistake(Path::new("f.wsite"), FIXTURE).expect("a valid fixture");
+        assert_eq!(m.title, "`&&` for `and`");
+        assert_eq!(m.kind, "habit");
+        assert_eq!(m.fix, vec!["if a and b {", "  text \"x\""]);
+        assert_eq!(m.wishes, vec!["name `and`"]);
+        assert_eq!(m.excerpt, vec!["heading \"h\"", "...", "if a && b {"]);
+    }
+
+    #[test]
+    fn refuses_an_unknown_kind_and_a_missing_fix() {
+        let unknown = FIXTURE.replace("kind: habit", "kind: style");
+        assert!(matches!(
+            read_mistake(Path::new("f.wsite"), &unknown),
+            Err(ChapterError::UnknownKind { .. })
+        ));
+        let no_fix: String = FIXTURE
+            .lines()
+            .filter(|l| !l.starts_with("// fix:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(matches!(
+            read_mistake(Path::new("f.wsite"), &no_fix),
+            Err(ChapterError::MissingHeader { header: "fix", .. })
+        ));
+    }
+
+    #[test]
+    fn capitalises_titles_but_leaves_code_alone() {
+        assert_eq!(capitalised("a task"), "A task");
+        assert_eq!(capitalised("`&&` for"), "`&&` for");
+    }
+}
