@@ -105,6 +105,16 @@ impl DeclKindName {
             DeclKindName::Marker => "marker",
         }
     }
+
+    /// The kind with its indefinite article: `an enum`, `a table`.
+    fn with_article(self) -> &'static str {
+        match self {
+            DeclKindName::Enum => "an enum",
+            DeclKindName::Table => "a table",
+            DeclKindName::Page => "a page",
+            DeclKindName::Marker => "a marker",
+        }
+    }
 }
 
 /// Records `name` in `seen`; reports E102 and returns false if it was there.
@@ -137,11 +147,12 @@ fn name_clash(
     first: Span,
     first_kind: DeclKindName,
 ) -> Diagnostic {
-    let (n, kind, first_kind) = (&name.name, kind.as_str(), first_kind.as_str());
+    let (n, a_first_kind) = (&name.name, first_kind.with_article());
+    let (kind, first_kind) = (kind.as_str(), first_kind.as_str());
     Diagnostic::new(
         Code::E102,
         name.span,
-        format!("{kind} `{n}` has the name of a {first_kind}"),
+        format!("{kind} `{n}` has the name of {a_first_kind}"),
     )
     .label(format!("this {kind} is named like the {first_kind}"))
     .related(first, format!("the {first_kind} `{n}` is declared here"))

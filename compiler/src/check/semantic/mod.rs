@@ -134,7 +134,7 @@ fn check_say(t: &TaskDecl, diags: &mut Diagnostics) {
     diags.push(
         Diagnostic::new(Code::M207, t.name.span, format!("task `{name}` has no `say`"))
             .label("the agent would get no instruction")
-            .help("add `say \"...\"` with the instruction the agent reads, for example `say \"Renew the loan of Dune.\"`")
+            .help("add `say \"...\"` with the instruction the agent reads, as you would tell a person")
             .object(format!("task {name}")),
     );
 }

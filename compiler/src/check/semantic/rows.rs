@@ -85,7 +85,7 @@ impl<'a> Rows<'a> {
             };
             match self.tables.get(table) {
                 Some(rows) if !rows.may_exist(n) => diags.push(with_object(
-                    missing_row(table, n, expr.span, &rows.ids, when),
+                    missing_row(table, n, expr.span, rows, when),
                     object,
                 )),
                 _ => {}
@@ -194,17 +194,27 @@ fn literal_reference(expr: &Expr) -> Option<(&str, i64)> {
     Some((table.name.as_str(), const_int(index)?))
 }
 
-fn missing_row(table: &str, n: i64, span: Span, known: &BTreeSet<i64>, when: When) -> Diagnostic {
+fn missing_row(table: &str, n: i64, span: Span, rows: &TableRows, when: When) -> Diagnostic {
     let label = match when {
         When::Start => format!("`{table}[{n}]` is not a seeded row"),
         When::InSetup => format!("`{table}[{n}]` does not exist at this point of `setup`"),
         When::AfterSetup => format!("`{table}[{n}]` does not exist after this task's `setup`"),
     };
     let d = Diagnostic::new(Code::M205, span, format!("no `{table}` row with id `{n}`")).label(label);
-    let shown: Vec<String> = known.iter().take(10).map(i64::to_string).collect();
-    let more = if known.len() > 10 { ", ..." } else { "" };
-    let ids = format!("{}{more}", shown.join(", "));
-    d.help(match (when, known.is_empty()) {
+    let mut shown: Vec<String> = rows.ids.iter().take(10).map(i64::to_string).collect();
+    if rows.ids.len() > 10 {
+        shown.push("...".to_string());
+    }
+    if let Some(h) = rows.open_above {
+        shown.push(format!("any id above {h}"));
+    }
+    let ids = shown.join(", ");
+    let exist = if rows.open_above.is_some() {
+        "may exist"
+    } else {
+        "exist"
+    };
+    d.help(match (when, shown.is_empty()) {
         (When::Start, true) => format!(
             "`{table}` has no seed rows, so no row exists at the start; add `seed {table} [ {{ id: {n}, ... }} ]`"
         ),
@@ -215,7 +225,7 @@ fn missing_row(table: &str, n: i64, span: Span, known: &BTreeSet<i64>, when: Whe
             "no `{table}` row exists here; a row that `setup` inserts gets 1 + the highest id the table has held"
         ),
         (_, false) => format!(
-            "the `{table}` ids that exist here are {ids}; a row that `setup` inserts gets 1 + the highest id the table has held"
+            "the `{table}` ids that {exist} here are {ids}; a row that `setup` inserts gets 1 + the highest id the table has held"
         ),
     })
 }
