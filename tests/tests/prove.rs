@@ -246,7 +246,11 @@ fn tasks_naming_rows_their_setup_inserts_are_proven_and_replay() {
         ..wsitec::Options::default()
     };
     let compiled = wsitec::compile_str_with("library.wsite", LIBRARY_WITH_SETUP_ROWS, options);
-    assert!(compiled.diagnostics.is_empty(), "{:#?}", compiled.diagnostics);
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:#?}",
+        compiled.diagnostics
+    );
     let program = compiled.program.as_ref().unwrap();
     assert_eq!(compiled.proven_instances().len(), 2);
     let jit = prove::JitProver::new(program).unwrap();

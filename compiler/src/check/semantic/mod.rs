@@ -20,8 +20,8 @@ mod walk;
 use super::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::syntax::ast::*;
-pub use placeholder::find_placeholder;
 use placeholder::check_placeholder;
+pub use placeholder::find_placeholder;
 use rows::Rows;
 use std::collections::BTreeMap;
 use walk::Walk;
@@ -132,10 +132,14 @@ fn check_say(t: &TaskDecl, diags: &mut Diagnostics) {
     }
     let name = &t.name.name;
     diags.push(
-        Diagnostic::new(Code::M207, t.name.span, format!("task `{name}` has no `say`"))
-            .label("the agent would get no instruction")
-            .help("add `say \"...\"` with the instruction the agent reads, as you would tell a person")
-            .object(format!("task {name}")),
+        Diagnostic::new(
+            Code::M207,
+            t.name.span,
+            format!("task `{name}` has no `say`"),
+        )
+        .label("the agent would get no instruction")
+        .help("add `say \"...\"` with the instruction the agent reads, as you would tell a person")
+        .object(format!("task {name}")),
     );
 }
 

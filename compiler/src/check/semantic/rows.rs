@@ -94,13 +94,23 @@ impl<'a> Rows<'a> {
     }
 
     /// M205 outside tasks: every reference against the seeded rows.
-    pub(super) fn check_start(&self, walk: &Walk<'_>, object: Option<&str>, diags: &mut Diagnostics) {
+    pub(super) fn check_start(
+        &self,
+        walk: &Walk<'_>,
+        object: Option<&str>,
+        diags: &mut Diagnostics,
+    ) {
         self.check(&walk.exprs, When::Start, object, diags);
     }
 
     /// M205 in a task: the template against the seed, each `setup` statement
     /// against the rows before it, the rest against the rows after `setup`.
-    pub(super) fn check_task(&self, task: &TaskDecl, object: Option<&str>, diags: &mut Diagnostics) {
+    pub(super) fn check_task(
+        &self,
+        task: &TaskDecl,
+        object: Option<&str>,
+        diags: &mut Diagnostics,
+    ) {
         let mut walk = Walk::default();
         walk.task_template(task);
         self.check(&walk.exprs, When::Start, object, diags);
@@ -153,7 +163,10 @@ impl<'a> Rows<'a> {
             StmtKind::For { body, .. } => body.iter().for_each(|s| self.apply(s, false)),
             StmtKind::If {
                 then, otherwise, ..
-            } => then.iter().chain(otherwise).for_each(|s| self.apply(s, false)),
+            } => then
+                .iter()
+                .chain(otherwise)
+                .for_each(|s| self.apply(s, false)),
             // A `delete` of a row not named by a literal, or one that may not
             // run, leaves a superset: nothing to take away.
             StmtKind::Delete(_)
@@ -200,7 +213,8 @@ fn missing_row(table: &str, n: i64, span: Span, rows: &TableRows, when: When) ->
         When::InSetup => format!("`{table}[{n}]` does not exist at this point of `setup`"),
         When::AfterSetup => format!("`{table}[{n}]` does not exist after this task's `setup`"),
     };
-    let d = Diagnostic::new(Code::M205, span, format!("no `{table}` row with id `{n}`")).label(label);
+    let d =
+        Diagnostic::new(Code::M205, span, format!("no `{table}` row with id `{n}`")).label(label);
     let mut shown: Vec<String> = rows.ids.iter().take(10).map(i64::to_string).collect();
     if rows.ids.len() > 10 {
         shown.push("...".to_string());

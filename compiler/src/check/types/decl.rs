@@ -441,10 +441,14 @@ fn not_constant(e: &Expr, want: &Ty) -> Option<(&'static str, String)> {
         | ExprKind::Name(_)
         | ExprKind::Error => return None,
         ExprKind::Text(t) if t.interpolations().next().is_none() => return None,
-        ExprKind::Unary(UnaryOp::Neg, x) if matches!(x.kind, ExprKind::Int(_) | ExprKind::Money(_)) => {
+        ExprKind::Unary(UnaryOp::Neg, x)
+            if matches!(x.kind, ExprKind::Int(_) | ExprKind::Money(_)) =>
+        {
             return None
         }
-        ExprKind::Index(base, index) if matches!(base.kind, ExprKind::Name(_)) && literal_int(index) => {
+        ExprKind::Index(base, index)
+            if matches!(base.kind, ExprKind::Name(_)) && literal_int(index) =>
+        {
             return None
         }
         ExprKind::Text(_) => (
@@ -466,7 +470,10 @@ fn not_constant(e: &Expr, want: &Ty) -> Option<(&'static str, String)> {
             "an operation is computed",
             "write the value it would compute".to_string(),
         ),
-        ExprKind::Call(..) => ("a call is computed", "write the value it would return".to_string()),
+        ExprKind::Call(..) => (
+            "a call is computed",
+            "write the value it would return".to_string(),
+        ),
         _ => ("not a constant", "write the value itself".to_string()),
     };
     Some(reason)

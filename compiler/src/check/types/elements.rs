@@ -189,14 +189,18 @@ impl<'a> Checker<'a, '_> {
             // Options come from table rows only; an enum's are listed instead.
             let variants: Vec<&str> = e.variants.iter().map(|v| v.name.as_str()).collect();
             self.report(
-                Diagnostic::new(Code::E101, table.span, format!("unknown table `{}`", table.name))
-                    .label("an enum, not a table")
-                    .help(format!(
-                        "a select over an enum lists its variants: `select {}: {} \"...\" [{}]`",
-                        var.name,
-                        table.name,
-                        variants.join(", ")
-                    )),
+                Diagnostic::new(
+                    Code::E101,
+                    table.span,
+                    format!("unknown table `{}`", table.name),
+                )
+                .label("an enum, not a table")
+                .help(format!(
+                    "a select over an enum lists its variants: `select {}: {} \"...\" [{}]`",
+                    var.name,
+                    table.name,
+                    variants.join(", ")
+                )),
             );
             return Ty::Error;
         }
