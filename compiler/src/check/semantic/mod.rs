@@ -22,6 +22,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::syntax::ast::*;
 use placeholder::check_placeholder;
 pub use placeholder::find_placeholder;
+pub use rows::check_setup_runs;
 use rows::Rows;
 use std::collections::BTreeMap;
 use walk::Walk;

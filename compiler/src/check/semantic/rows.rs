@@ -11,15 +11,20 @@
 //! runs, so it keeps a superset: rows such a statement deletes still count as
 //! existing, and every id above the table's highest may have been inserted. A
 //! reference is reported only when its row is certainly missing, so M205 never
-//! rejects a task that runs; what the superset lets through fails at run time
-//! like any missing row (the goal does not hold: F401/F402).
+//! rejects a task that runs. What the superset lets through is decided exactly
+//! once the program is lowered ([`check_setup_runs`], called with the
+//! consistency checks): each instance's `setup` runs on the reference
+//! interpreter and the task's references are looked up in the rows it leaves.
 
 use super::walk::Walk;
 use super::{const_int, with_object, SeedId};
 use crate::check::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::syntax::ast::{Expr, ExprKind, Span, Stmt, StmtKind, TaskDecl};
+use crate::syntax::ast::{DeclKind, Expr, ExprKind, SourceFile, Span, Stmt, StmtKind, TaskDecl};
 use std::collections::{BTreeMap, BTreeSet};
+use wsite_runtime::env::{self, TaskInstance};
+use wsite_runtime::interp::exec::{run_setup, World};
+use wsite_runtime::ir::{self, TableId, Value};
 
 /// The rows of one table that may exist at some point of a program.
 #[derive(Clone, Debug, Default)]
@@ -177,6 +182,89 @@ impl<'a> Rows<'a> {
             | StmtKind::Go(_) => {}
         }
     }
+}
+
+/// M205, exactly, for the tasks whose `setup` holds a `for` or an `if` (where
+/// the static walk keeps a superset): every instance's `setup` runs on the
+/// seed with the reference interpreter, and each `T[n]` the task evaluates
+/// after it is looked up in the rows it leaves. `program` is the lowering of
+/// `files`, so it has no errors and the static walk reported nothing: what this
+/// finds is new. A `setup` that fails is left to the prover, which says so.
+pub fn check_setup_runs(program: &ir::Program, files: &[SourceFile], diags: &mut Diagnostics) {
+    let instances = env::instances(program);
+    let tasks = files
+        .iter()
+        .flat_map(|f| &f.decls)
+        .filter_map(|d| match &d.kind {
+            DeclKind::Task(t) => Some(t),
+            _ => None,
+        });
+    for task in tasks {
+        if !task.setup.iter().flatten().any(is_compound) {
+            continue;
+        }
+        let Some(index) = program.tasks.iter().position(|t| t.name == task.name.name) else {
+            continue;
+        };
+        let mut walk = Walk::default();
+        walk.task_after_setup(task);
+        let references: Vec<(&str, i64, Span, TableId)> = walk
+            .exprs
+            .iter()
+            .filter_map(|e| {
+                let (table, n) = literal_reference(e)?;
+                let id = program.tables.iter().position(|t| t.name == table)?;
+                Some((table, n, e.span, TableId::try_from(id).ok()?))
+            })
+            .collect();
+        let object = format!("task {}", task.name.name);
+        let mut reported = BTreeSet::new();
+        for inst in instances.iter().filter(|i| i.task == index) {
+            let Some(world) = world_after_setup(program, inst) else {
+                continue;
+            };
+            for &(table, n, span, id) in &references {
+                if world.db.row(id, n).is_some() || !reported.insert(span) {
+                    continue;
+                }
+                let rows = TableRows {
+                    ids: world
+                        .db
+                        .table(id)
+                        .into_iter()
+                        .flat_map(|t| t.rows())
+                        .map(|r| r.id)
+                        .collect(),
+                    ..TableRows::default()
+                };
+                let mut d =
+                    missing_row(table, n, span, &rows, When::AfterSetup).object(object.clone());
+                if inst.binding.is_some() {
+                    // Other instances may have the row: say which one lacks it.
+                    d = d
+                        .label(format!(
+                            "`{table}[{n}]` does not exist after the `setup` of `{}`",
+                            inst.name
+                        ))
+                        .evidence(serde_json::json!({ "instance": inst.name }));
+                }
+                diags.push(d);
+            }
+        }
+    }
+}
+
+/// The state `inst` starts from: the seed, then its `setup` with the template
+/// binder bound (what `Env::reset` does before rendering the start page).
+fn world_after_setup(program: &ir::Program, inst: &TaskInstance) -> Option<World> {
+    let task = program.tasks.get(inst.task)?;
+    let mut frame = vec![Value::None; usize::try_from(task.frame).ok()?];
+    if let (Some(template), Some(id)) = (&task.template, inst.binding) {
+        *frame.get_mut(usize::try_from(template.scan.binder).ok()?)? = Value::Row(id);
+    }
+    let mut world = World::initial(program);
+    run_setup(program, &mut world, &mut frame, &task.setup).ok()?;
+    Some(world)
 }
 
 impl TableRows {
