@@ -190,3 +190,122 @@ fn pruning_skips_idle_actions_without_changing_verdicts() {
         );
     }
 }
+
+/// A library whose tasks name the loan their `setup` inserts (spec §3, 1.1):
+/// the seed's highest `Loan` id is 6, so the inserted loan is `Loan[7]`, also
+/// after `setup` deletes `Loan[6]` first (ids are never reused).
+const LIBRARY_WITH_SETUP_ROWS: &str = r#"site Library {
+  title "Northfield Library"
+  domain education
+  start Home
+}
+table Book { title: Text }
+table Loan { book: Book  renewals: Int }
+seed Book [ { title: "Dune" }, { title: "Emma" } ]
+seed Loan [ { id: 6, book: Book[1], renewals: 0 } ]
+page Home {
+  heading "Your loans"
+  for l in Loan {
+    link "{l.book.title}" -> LoanPage(l)
+  }
+}
+page LoanPage(l: Loan) {
+  heading "{l.book.title}"
+  text "Renewed {l.renewals} times"
+  button #renew "Renew" -> renew(l)
+  link "Back" -> Home
+}
+marker renew(l: Loan)
+  writes Loan.renewals
+  requires l.renewals < 2 else "No more renewals"
+{
+  set l.renewals = l.renewals + 1
+}
+task renew_new_loan {
+  say "Renew your loan of {Loan[7].book.title}."
+  start LoanPage(Loan[7])
+  setup {
+    delete Loan[6]
+    insert Loan { book: Book[2], renewals: 0 }
+  }
+  goal Loan[7].renewals == 1
+  progress { 1: page is LoanPage(Loan[7]) }
+  key [LoanPage(Loan[7]), #renew]
+}
+task renew_from_home {
+  say "Renew the loan of Emma."
+  setup { insert Loan { book: Book[2], renewals: 1 } }
+  goal Loan[7].renewals == 2
+}
+"#;
+
+#[test]
+fn tasks_naming_rows_their_setup_inserts_are_proven_and_replay() {
+    let options = wsitec::Options {
+        prove: Some(Options::default()),
+        ..wsitec::Options::default()
+    };
+    let compiled = wsitec::compile_str_with("library.wsite", LIBRARY_WITH_SETUP_ROWS, options);
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:#?}",
+        compiled.diagnostics
+    );
+    let program = compiled.program.as_ref().unwrap();
+    assert_eq!(compiled.proven_instances().len(), 2);
+    let jit = prove::JitProver::new(program).unwrap();
+    for inst in env::instances(program) {
+        let proof = prove::prove_instance(program, &inst, Options::default()).unwrap();
+        assert_eq!(proof.verdict, Verdict::Feasible, "{}", inst.name);
+        assert!(!proof.initially_true, "{}", inst.name);
+        assert_eq!(prove::replay(program, &inst, &proof.witness), Ok(true));
+        let flat = jit.prove(&inst, Options::default()).unwrap();
+        assert_eq!(flat.witness, proof.witness, "{}", inst.name);
+    }
+    // The reset state is the one after `setup`: the episode opens on the new
+    // loan's page, and the instruction names its book.
+    let first = &env::instances(program)[0];
+    let env = env::Env::new(program, first, env::RewardConfig::default()).unwrap();
+    let observation = env.observation();
+    assert_eq!(observation.instruction, "Renew your loan of Emma.");
+    assert_eq!(observation.url, "/loan_page/7");
+    // From the site's start page, the new loan is one more link to follow.
+    let from_home = prove::prove_instance(program, &env::instances(program)[1], Options::default());
+    assert_eq!(from_home.unwrap().witness.len(), 2);
+}
+
+/// A typed list select over an enum's variants: its options are the variants
+/// as written, and the prover selects one and hands it to a marker.
+const SHOP_WITH_ENUM_SELECT: &str = r#"site Shop { title "Shop" domain ecommerce start Home }
+enum Size { small, medium, large }
+table Item { name: Text  size: Size }
+seed Item [ { name: "Pen", size: small } ]
+page Home {
+  text "The pen is {Item[1].size}"
+  select #size t: Size "Size" [small, medium, large]
+  button #resize "Resize" -> resize(Item[1], t)
+}
+marker resize(i: Item, s: Size) writes Item.size { set i.size = s }
+task make_it_large { say "Make the pen large." goal Item[1].size == large }
+"#;
+
+#[test]
+fn a_select_over_enum_variants_offers_each_and_is_proven() {
+    let compiled = wsitec::compile_str("sizes.wsite", SHOP_WITH_ENUM_SELECT);
+    let program = compiled
+        .program
+        .unwrap_or_else(|| panic!("{:#?}", compiled.diagnostics));
+    let inst = &env::instances(&program)[0];
+    let env = env::Env::new(&program, inst, env::RewardConfig::default()).unwrap();
+    let select = env
+        .observation()
+        .elements
+        .into_iter()
+        .find(|e| e.key == "#size")
+        .unwrap();
+    assert_eq!(select.options, vec!["small", "medium", "large"]);
+    let proof = prove::prove_instance(&program, inst, Options::default()).unwrap();
+    assert_eq!(proof.verdict, Verdict::Feasible);
+    assert_eq!(proof.witness.len(), 2);
+    assert_eq!(prove::replay(&program, inst, &proof.witness), Ok(true));
+}

@@ -1,7 +1,9 @@
 //! Consistency checks that run the program: C301 (the seed data breaks an
 //! invariant) and C303 (a hard-coded literal duplicates a field the page could
 //! show, in [`hardcoded`]). They need the lowered IR and the reference
-//! interpreter, so they run after lowering, on programs with no errors.
+//! interpreter, so they run after lowering, on programs with no errors; so
+//! does the exact half of M205 for task `setup`s with loops or conditions
+//! ([`super::semantic::check_setup_runs`]).
 
 pub mod hardcoded;
 
@@ -19,6 +21,7 @@ use wsite_runtime::ir::{Expr, Ty, Value};
 pub fn check(lowered: &Lowered, files: &[SourceFile], diags: &mut Diagnostics) {
     check_invariants(lowered, diags);
     hardcoded::check(lowered, files, diags);
+    super::semantic::check_setup_runs(&lowered.program, files, diags);
 }
 
 /// C301: every invariant must hold on the seed data and the session's initial

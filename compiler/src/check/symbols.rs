@@ -4,6 +4,8 @@
 //! look names up here. It reports the name-level problems it can see on its own:
 //! duplicate declarations (E102) and a missing or repeated `site` (E104).
 
+mod routes;
+
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::syntax::ast::*;
 use std::collections::BTreeMap;
@@ -29,30 +31,30 @@ impl<'a> Symbols<'a> {
     pub fn collect(files: &'a [SourceFile], diags: &mut Diagnostics) -> Symbols<'a> {
         let mut syms = Symbols::default();
         let mut sites: Vec<&'a SiteDecl> = Vec::new();
-        // Types share one namespace (a field type names a table or an enum), as do
-        // pages and markers (a button's target names either).
-        let mut types: BTreeMap<&'a str, Span> = BTreeMap::new();
-        let mut actions: BTreeMap<&'a str, Span> = BTreeMap::new();
+        // Pages, tables, enums and markers share one namespace (spec §3, 1.1): a
+        // field type names a table or an enum, a button's target a page or a
+        // marker, and a reader should never have to ask which `Book` is meant.
+        let mut named: BTreeMap<&'a str, (Span, DeclKindName)> = BTreeMap::new();
         for decl in files.iter().flat_map(|f| &f.decls) {
             match &decl.kind {
                 DeclKind::Site(s) => sites.push(s),
                 DeclKind::Enum(e) => {
-                    if claim(&mut types, &e.name, "type", diags) {
+                    if claim(&mut named, &e.name, DeclKindName::Enum, diags) {
                         syms.enums.insert(&e.name.name, e);
                     }
                 }
                 DeclKind::Table(t) => {
-                    if claim(&mut types, &t.name, "type", diags) {
+                    if claim(&mut named, &t.name, DeclKindName::Table, diags) {
                         syms.tables.insert(&t.name.name, t);
                     }
                 }
                 DeclKind::Page(p) => {
-                    if claim(&mut actions, &p.name, "page or marker", diags) {
+                    if claim(&mut named, &p.name, DeclKindName::Page, diags) {
                         syms.pages.insert(&p.name.name, p);
                     }
                 }
                 DeclKind::Marker(m) => {
-                    if claim(&mut actions, &m.name, "page or marker", diags) {
+                    if claim(&mut named, &m.name, DeclKindName::Marker, diags) {
                         syms.markers.insert(&m.name.name, m);
                     }
                 }
@@ -70,6 +72,7 @@ impl<'a> Symbols<'a> {
             }
         }
         check_site_count(&sites, files, diags);
+        routes::check(syms.pages.values().copied(), diags);
         syms.site = sites.first().copied();
         syms
     }
@@ -84,19 +87,78 @@ impl<'a> Symbols<'a> {
     }
 }
 
+/// The kinds of declaration that share the one global namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DeclKindName {
+    Enum,
+    Table,
+    Page,
+    Marker,
+}
+
+impl DeclKindName {
+    fn as_str(self) -> &'static str {
+        match self {
+            DeclKindName::Enum => "enum",
+            DeclKindName::Table => "table",
+            DeclKindName::Page => "page",
+            DeclKindName::Marker => "marker",
+        }
+    }
+
+    /// The kind with its indefinite article: `an enum`, `a table`.
+    fn with_article(self) -> &'static str {
+        match self {
+            DeclKindName::Enum => "an enum",
+            DeclKindName::Table => "a table",
+            DeclKindName::Page => "a page",
+            DeclKindName::Marker => "a marker",
+        }
+    }
+}
+
 /// Records `name` in `seen`; reports E102 and returns false if it was there.
 fn claim<'a>(
-    seen: &mut BTreeMap<&'a str, Span>,
+    seen: &mut BTreeMap<&'a str, (Span, DeclKindName)>,
     name: &'a Ident,
-    what: &str,
+    kind: DeclKindName,
     diags: &mut Diagnostics,
 ) -> bool {
-    if let Some(first) = seen.get(name.name.as_str()) {
-        diags.push(duplicate(name, *first, what));
-        return false;
+    match seen.get(name.name.as_str()) {
+        Some((first, first_kind)) if *first_kind == kind => {
+            diags.push(duplicate(name, *first, kind.as_str()));
+            false
+        }
+        Some((first, first_kind)) => {
+            diags.push(name_clash(name, kind, *first, *first_kind));
+            false
+        }
+        None => {
+            seen.insert(&name.name, (name.span, kind));
+            true
+        }
     }
-    seen.insert(&name.name, name.span);
-    true
+}
+
+/// E102 for a declaration that takes the name of one of another kind.
+fn name_clash(
+    name: &Ident,
+    kind: DeclKindName,
+    first: Span,
+    first_kind: DeclKindName,
+) -> Diagnostic {
+    let (n, a_first_kind) = (&name.name, first_kind.with_article());
+    let (kind, first_kind) = (kind.as_str(), first_kind.as_str());
+    Diagnostic::new(
+        Code::E102,
+        name.span,
+        format!("{kind} `{n}` has the name of {a_first_kind}"),
+    )
+    .label(format!("this {kind} is named like the {first_kind}"))
+    .related(first, format!("the {first_kind} `{n}` is declared here"))
+    .help(format!(
+        "pages, tables, enums and markers share one namespace; rename the {kind} or the {first_kind}"
+    ))
 }
 
 fn insert_unique<'a, T>(

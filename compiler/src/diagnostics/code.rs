@@ -112,6 +112,7 @@ codes! {
     M204 => Semantic, Error, "duplicate id in seed data";
     M205 => Semantic, Error, "reference to a row that does not exist";
     M206 => Semantic, Warning, "empty text in a required seed field";
+    M207 => Semantic, Error, "task without say";
     C301 => Consistency, Error, "seed data violates an invariant";
     C302 => Consistency, Warning, "a marker is rejected by an invariant from some reachable state";
     C303 => Consistency, Warning, "a hard-coded literal duplicates a field the page could show";

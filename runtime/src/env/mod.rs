@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use answer::answer_matches;
-pub use observe::axtree;
+pub use observe::{axtree, snake_case};
 pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
 pub use writer_json::ProposalError;
 

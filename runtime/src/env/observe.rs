@@ -133,8 +133,9 @@ fn route_value(ctx: &Context<'_>, v: &Value, ty: &Ty) -> String {
     }
 }
 
-/// `ProductPage` → `product_page`.
-fn snake_case(name: &str) -> String {
+/// `ProductPage` → `product_page`: the first segment of a page's default route
+/// (the checker compares routes with it, E102).
+pub fn snake_case(name: &str) -> String {
     let mut out = String::new();
     for (i, ch) in name.chars().enumerate() {
         if ch.is_uppercase() {

@@ -146,18 +146,19 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// A seed (or `today`) value: a constant of the expected type (spec §3).
+    /// A seed value, session initial value or `today`: a constant of the
+    /// expected type (spec §3).
     pub(super) fn seed_value(&mut self, value: &'a Expr, want: &Ty, what: &str) {
-        if is_constant(value) {
+        let Some((label, help)) = not_constant(value, want) else {
             self.expect(value, want, what);
             return;
-        }
+        };
         self.report(
             Diagnostic::new(Code::E201, value.span, format!("expected a constant for {what}"))
-                .label("not a constant")
-                .help(
-                "seed values are literals, `-` before a number or money, `none`, enum variants and `T[id]` references",
-            ),
+                .label(label)
+                .help(format!(
+                    "{help}; seed values and session initial values are constants: literals, `-` before a number or money, `none`, enum variants and `T[id]` references"
+                )),
         );
     }
 
@@ -165,7 +166,9 @@ impl<'a> Checker<'a, '_> {
         self.enter("session".to_string());
         for var in &s.vars {
             let ty = self.decl_type(&var.ty);
-            self.expect(
+            // Initial values are constants like seed values: the runtime
+            // starts every episode from them without evaluating anything.
+            self.seed_value(
                 &var.init,
                 &ty,
                 &format!("session variable `{}`", var.name.name),
@@ -418,10 +421,17 @@ impl<'a> Checker<'a, '_> {
     }
 }
 
-/// Whether `e` is a constant expression (spec §3): a literal, `-` before a
-/// number or money, `none`, an enum variant (a bare name) or `T[id]`.
-fn is_constant(e: &Expr) -> bool {
-    match &e.kind {
+/// Why `e` is not a constant expression (spec §3), as a label and a first
+/// sentence of help; `None` when it is one: a literal, `-` before a number or
+/// money, `none`, an enum variant (a bare name) or `T[id]` (the id possibly
+/// negative, as seed ids may be).
+fn not_constant(e: &Expr, want: &Ty) -> Option<(&'static str, String)> {
+    let literal_int = |x: &Expr| match &x.kind {
+        ExprKind::Int(_) => true,
+        ExprKind::Unary(UnaryOp::Neg, n) => matches!(n.kind, ExprKind::Int(_)),
+        _ => false,
+    };
+    let reason = match &e.kind {
         ExprKind::Int(_)
         | ExprKind::Money(_)
         | ExprKind::Bool(_)
@@ -429,12 +439,42 @@ fn is_constant(e: &Expr) -> bool {
         | ExprKind::Time(_)
         | ExprKind::None
         | ExprKind::Name(_)
-        | ExprKind::Error => true,
-        ExprKind::Text(t) => t.interpolations().next().is_none(),
-        ExprKind::Unary(UnaryOp::Neg, x) => matches!(x.kind, ExprKind::Int(_) | ExprKind::Money(_)),
-        ExprKind::Index(base, index) => {
-            matches!(base.kind, ExprKind::Name(_)) && matches!(index.kind, ExprKind::Int(_))
+        | ExprKind::Error => return None,
+        ExprKind::Text(t) if t.interpolations().next().is_none() => return None,
+        ExprKind::Unary(UnaryOp::Neg, x)
+            if matches!(x.kind, ExprKind::Int(_) | ExprKind::Money(_)) =>
+        {
+            return None
         }
-        _ => false,
-    }
+        ExprKind::Index(base, index)
+            if matches!(base.kind, ExprKind::Name(_)) && literal_int(index) =>
+        {
+            return None
+        }
+        ExprKind::Text(_) => (
+            "text with `{...}` is computed",
+            "write the text out in full (`\\{` and `\\}` for literal braces)".to_string(),
+        ),
+        ExprKind::Field(base, variant) => match (&base.kind, want.base()) {
+            (ExprKind::Name(ty), Ty::Enum(name)) if ty.name == *name => (
+                "a variant is written bare",
+                format!("write `{}` instead", variant.name),
+            ),
+            _ => (
+                "reads a field",
+                "write the value itself: seed rows cannot read other rows or the session"
+                    .to_string(),
+            ),
+        },
+        ExprKind::Binary(..) | ExprKind::Unary(..) => (
+            "an operation is computed",
+            "write the value it would compute".to_string(),
+        ),
+        ExprKind::Call(..) => (
+            "a call is computed",
+            "write the value it would return".to_string(),
+        ),
+        _ => ("not a constant", "write the value itself".to_string()),
+    };
+    Some(reason)
 }

@@ -185,6 +185,25 @@ impl<'a> Checker<'a, '_> {
         filter: Option<&'a Expr>,
         show: &'a Expr,
     ) -> Ty {
+        if let Some(e) = self.syms.enums.get(table.name.as_str()) {
+            // Options come from table rows only; an enum's are listed instead.
+            let variants: Vec<&str> = e.variants.iter().map(|v| v.name.as_str()).collect();
+            self.report(
+                Diagnostic::new(
+                    Code::E101,
+                    table.span,
+                    format!("unknown table `{}`", table.name),
+                )
+                .label("an enum, not a table")
+                .help(format!(
+                    "a select over an enum lists its variants: `select {}: {} \"...\" [{}]`",
+                    var.name,
+                    table.name,
+                    variants.join(", ")
+                )),
+            );
+            return Ty::Error;
+        }
         let declared = self.decl_type(ty);
         let row = self.with_row_binder(binder, table, |c| {
             c.filter(filter);
