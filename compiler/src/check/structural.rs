@@ -3,7 +3,9 @@
 //!
 //! The navigation graph (spec §4) has an edge from a page to every page its links
 //! and navigating buttons lead to, and to every page named by a `go` anywhere in the
-//! body of a marker one of its buttons triggers. Names that resolve to nothing are
+//! body of a marker one of its buttons triggers. Each such edge to a guarded page
+//! comes with edges to the pages its guards redirect to (§3, page guards), followed
+//! through guarded `else` pages; the start page's redirects are starts too. Names that resolve to nothing are
 //! skipped here: the resolver reports them (E101), and guessing would only add
 //! noise. Since such a name, like source the parser had to skip, may be the very
 //! edge or trigger a lint would miss, those lints hold back then (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
@@ -43,9 +45,36 @@ impl<'a> NavGraph<'a> {
         for (name, page) in &symbols.pages {
             let mut out = Vec::new();
             graph.walk_elements(symbols, name, &page.body, &mut out);
+            let out = out
+                .into_iter()
+                .flat_map(|edge| graph.with_redirects(symbols, edge))
+                .collect();
             graph.edges.insert(name, out);
         }
         graph
+    }
+
+    /// `edge`, then one edge with the same origin to every page a guard of its
+    /// target may redirect to, following guarded `else` pages in turn (§3,
+    /// page guards): a link to a guarded page may land on any of them.
+    fn with_redirects(&mut self, symbols: &Symbols<'a>, edge: Edge<'a>) -> Vec<Edge<'a>> {
+        let mut out = vec![edge.clone()];
+        let mut seen = BTreeSet::from([edge.to]);
+        let mut at = 0;
+        while let Some(page) = out.get(at).map(|e| e.to) {
+            at += 1;
+            for guard in symbols.pages.get(page).map_or(&[][..], |p| &p.guards) {
+                let Some((to, _)) = symbols.pages.get_key_value(guard.target.name.name.as_str())
+                else {
+                    self.unresolved.insert(edge.from);
+                    continue;
+                };
+                if seen.insert(to) {
+                    out.push(Edge { to, ..edge.clone() });
+                }
+            }
+        }
+        out
     }
 
     /// Edges leaving `page` (none for an unknown page).
@@ -53,10 +82,11 @@ impl<'a> NavGraph<'a> {
         self.edges.get(page).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Every page reachable from `start` (itself included), breadth-first.
-    pub fn reachable_from(&self, start: &'a str) -> BTreeSet<&'a str> {
-        let mut seen = BTreeSet::from([start]);
-        let mut queue = std::collections::VecDeque::from([start]);
+    /// Every page reachable from the `start` pages (themselves included),
+    /// breadth-first.
+    pub fn reachable_from(&self, start: &[&'a str]) -> BTreeSet<&'a str> {
+        let mut seen: BTreeSet<&'a str> = start.iter().copied().collect();
+        let mut queue: std::collections::VecDeque<&'a str> = start.iter().copied().collect();
         while let Some(page) = queue.pop_front() {
             for edge in self.out(page) {
                 if seen.insert(edge.to) {
@@ -211,12 +241,27 @@ fn start_page<'a>(symbols: &Symbols<'a>) -> Option<(&'a str, &'a PageRef)> {
     Some((name, start))
 }
 
+/// The start page and every page its guards may redirect to: where an episode
+/// may begin.
+fn start_pages<'a>(symbols: &Symbols<'a>, start: &'a str, via: Span) -> Vec<&'a str> {
+    let edge = Edge {
+        from: start,
+        to: start,
+        via,
+    };
+    // An unresolved guard target is recorded by the graph itself.
+    let mut scratch = NavGraph::default();
+    let edges = scratch.with_redirects(symbols, edge);
+    edges.iter().map(|e| e.to).collect()
+}
+
 /// S101: pages the start page cannot reach.
 fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
     let Some((start, start_ref)) = start_page(symbols) else {
         return;
     };
-    let reachable = graph.reachable_from(start);
+    let starts = start_pages(symbols, start, start_ref.name.span);
+    let reachable = graph.reachable_from(&starts);
     for (name, page) in &symbols.pages {
         if reachable.contains(name) {
             continue;
@@ -317,14 +362,14 @@ fn check_dead_ends_and_empty(
 }
 
 /// Whether an element puts anything into the observation (statements written
-/// among elements do not; loops and conditions do when something inside does).
+/// among elements and page `let`s do not; loops and conditions do when something inside does).
 fn renders(element: &Element) -> bool {
     match &element.kind {
         ElementKind::For(f) => f.body.iter().any(renders),
         ElementKind::If {
             then, otherwise, ..
         } => then.iter().chain(otherwise).any(renders),
-        ElementKind::Stmt(_) => false,
+        ElementKind::Stmt(_) | ElementKind::Let { .. } => false,
         _ => true,
     }
 }

@@ -25,6 +25,7 @@ fn program(conds: &[Expr], params: &[Ty]) -> Program {
         name: name.into(),
         params,
         route: None,
+        guards: Vec::new(),
         title: None,
         body: vec![],
         frame: 1,
@@ -938,6 +939,7 @@ fn list_loops_render_as_the_interpreter_does() {
         ),
         order: Some((local(1), true)),
         limit: Some(int(3)),
+        offset: None,
         body: vec![el(
             2,
             ElementKind::Button {
@@ -960,6 +962,7 @@ fn list_loops_render_as_the_interpreter_does() {
         ),
         order: None,
         limit: Some(faulty()),
+        offset: None,
         body: vec![el(
             4,
             ElementKind::Input {
