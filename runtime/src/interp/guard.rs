@@ -58,3 +58,97 @@ pub fn redirect(ctx: &Context<'_>, page: PageId, args: &[Value]) -> Option<(Page
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::*;
+    use super::super::state::Database;
+    use super::*;
+    use crate::ir::{BinaryOp, Expr, PageCall, PageDef, PageGuard, ParamDef, Program, Ty};
+
+    /// A page taking an `Int` `n`, with `guards`.
+    fn page(name: &str, guards: Vec<PageGuard>) -> PageDef {
+        PageDef {
+            name: name.into(),
+            params: vec![ParamDef {
+                name: "n".into(),
+                ty: Ty::Int,
+            }],
+            route: None,
+            guards,
+            title: None,
+            body: vec![],
+            frame: 1,
+        }
+    }
+
+    fn guard(cond: Expr, to: PageId, arg: Expr) -> PageGuard {
+        PageGuard {
+            cond,
+            redirect: PageCall {
+                page: to,
+                args: vec![arg],
+            },
+        }
+    }
+
+    fn landing(program: &Program, page: PageId, n: i64) -> (PageId, Vec<Value>) {
+        let db = Database::from_seed(program);
+        let ctx = Context {
+            program,
+            db: &db,
+            session: &[],
+            nav: None,
+        };
+        land(&ctx, page, vec![Value::Int(n)])
+    }
+
+    #[test]
+    fn guards_are_checked_in_order_and_chains_are_followed() {
+        let mut program = program();
+        let positive = bin(BinaryOp::Gt, local(0), int(0));
+        let small = bin(BinaryOp::Lt, local(0), int(10));
+        program.pages = vec![
+            // 0: n > 0 else 1(n + 100); n < 10 else 2(n)
+            page(
+                "A",
+                vec![
+                    guard(positive, 1, bin(BinaryOp::Add, local(0), int(100))),
+                    guard(small, 2, local(0)),
+                ],
+            ),
+            // 1: n > 50 else 0(1)
+            page(
+                "B",
+                vec![guard(bin(BinaryOp::Gt, local(0), int(50)), 0, int(1))],
+            ),
+            page("C", vec![]),
+        ];
+        assert_eq!(landing(&program, 0, 5), (0, vec![Value::Int(5)]));
+        // The first guard fails: B(100), whose guard holds.
+        assert_eq!(landing(&program, 0, -3), (1, vec![Value::Int(97)]));
+        // The second guard fails: C(12).
+        assert_eq!(landing(&program, 0, 12), (2, vec![Value::Int(12)]));
+        // B(7) fails its guard: A(1), which is shown.
+        assert_eq!(landing(&program, 1, 7), (0, vec![Value::Int(1)]));
+    }
+
+    #[test]
+    fn a_fault_redirects_and_faulting_arguments_or_a_cycle_stop_the_chain() {
+        let mut program = program();
+        let faulty = bin(BinaryOp::Div, int(1), int(0));
+        let no = Expr::Const(Value::Bool(false));
+        program.pages = vec![
+            // A condition that faults counts as false.
+            page("A", vec![guard(faulty.clone(), 2, int(7))]),
+            // `else` arguments that fault: the page shows.
+            page("B", vec![guard(no.clone(), 2, faulty)]),
+            // C and D redirect to each other for ever.
+            page("C", vec![guard(no.clone(), 3, local(0))]),
+            page("D", vec![guard(no, 2, bin(BinaryOp::Add, local(0), int(1)))]),
+        ];
+        assert_eq!(landing(&program, 1, 3), (1, vec![Value::Int(3)]));
+        // A → C(7) → D(7) → C(8) → D(8): four redirects, as many as pages.
+        assert_eq!(landing(&program, 0, 0), (3, vec![Value::Int(8)]));
+    }
+}
