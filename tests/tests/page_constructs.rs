@@ -143,7 +143,11 @@ fn the_prover_finds_the_witness_through_the_redirect() {
         let proof = prove::prove_instance(&program, &inst, options).unwrap();
         assert_eq!(proof.verdict, Verdict::Feasible, "prune {prune}");
         let keys: Vec<_> = proof.witness.iter().map(|s| s.key.as_deref()).collect();
-        assert_eq!(keys, [Some("#to_account"), Some("#sign_in")], "prune {prune}");
+        assert_eq!(
+            keys,
+            [Some("#to_account"), Some("#sign_in")],
+            "prune {prune}"
+        );
         assert_eq!(prove::replay(&program, &inst, &proof.witness), Ok(true));
     }
 }
@@ -159,7 +163,14 @@ fn the_flat_engine_follows_guards_as_the_interpreter_does() {
         ("reach_account", &["#to_account", "#sign_in"]),
         (
             "third_item",
-            &["#to_account", "#home", "#to_catalog", "#next", "#back", "#back"],
+            &[
+                "#to_account",
+                "#home",
+                "#to_catalog",
+                "#next",
+                "#back",
+                "#back",
+            ],
         ),
         ("more_caps", &["#to_cart", "#add"]),
     ];

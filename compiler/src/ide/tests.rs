@@ -426,7 +426,9 @@ fn guards_page_lets_and_offsets_are_navigable() {
         a.compilation.diagnostics
     );
     // From a guard's `else` page to its declaration.
-    let def = a.definition(FILE, at(GUARDED, "else SignIn", 0, 5)).unwrap();
+    let def = a
+        .definition(FILE, at(GUARDED, "else SignIn", 0, 5))
+        .unwrap();
     assert_eq!(def.start as usize, at(GUARDED, "page SignIn", 0, 5));
     // From a page `let`'s use to its name; hover gives its type.
     let def = a.definition(FILE, at(GUARDED, "{total}", 0, 1)).unwrap();
@@ -434,7 +436,9 @@ fn guards_page_lets_and_offsets_are_navigable() {
     let h = a.hover(FILE, at(GUARDED, "{total}", 0, 1)).unwrap();
     assert!(h.contents.contains("let total: Int"), "{}", h.contents);
     // A parameter used in `offset`.
-    let def = a.definition(FILE, at(GUARDED, "offset start", 0, 7)).unwrap();
+    let def = a
+        .definition(FILE, at(GUARDED, "offset start", 0, 7))
+        .unwrap();
     assert_eq!(def.start as usize, at(GUARDED, "Lines(start", 0, 6));
     // The outline lists the page `let` under its page.
     let symbols = a.document_symbols(FILE);
@@ -454,5 +458,7 @@ fn guards_page_lets_and_offsets_are_navigable() {
             "{word}"
         );
     }
-    assert!(c.iter().any(|x| x.label == "total" && x.kind == CompletionKind::Local));
+    assert!(c
+        .iter()
+        .any(|x| x.label == "total" && x.kind == CompletionKind::Local));
 }

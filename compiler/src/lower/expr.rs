@@ -207,8 +207,8 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
                 None => match self.inlined.get(span) {
                     Some(value) => Ok(value.clone()),
                     None => Err(bug(
-                    e.span,
-                    "a local used before its declaration was lowered".into(),
+                        e.span,
+                        "a local used before its declaration was lowered".into(),
                     )),
                 },
             },

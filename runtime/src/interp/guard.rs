@@ -145,7 +145,10 @@ mod tests {
             page("B", vec![guard(no.clone(), 2, faulty)]),
             // C and D redirect to each other for ever.
             page("C", vec![guard(no.clone(), 3, local(0))]),
-            page("D", vec![guard(no, 2, bin(BinaryOp::Add, local(0), int(1)))]),
+            page(
+                "D",
+                vec![guard(no, 2, bin(BinaryOp::Add, local(0), int(1)))],
+            ),
         ];
         assert_eq!(landing(&program, 1, 3), (1, vec![Value::Int(3)]));
         // A → C(7) → D(7) → C(8) → D(8): four redirects, as many as pages.

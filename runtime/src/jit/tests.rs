@@ -1286,7 +1286,11 @@ fn guards_land_where_the_interpreter_lands() {
     }];
     // Home: a condition that faults, so always on to Show(Product[50]).
     p.pages[1].guards = vec![PageGuard {
-        cond: bin(Gt, bin(Div, fld(at(PRODUCT, 42), PRODUCT, STOCK), int(0)), int(0)),
+        cond: bin(
+            Gt,
+            bin(Div, fld(at(PRODUCT, 42), PRODUCT, STOCK), int(0)),
+            int(0),
+        ),
         redirect: show(at(PRODUCT, 50)),
     }];
     let layout = StateLayout::for_program(&p).unwrap();
@@ -1303,9 +1307,16 @@ fn guards_land_where_the_interpreter_lands() {
         (1, vec![]),
     ] {
         let want = crate::interp::guard::land(&ctx, page, args.clone());
-        let words = args.iter().map(|v| word_of(v, &mut pool).unwrap()).collect();
+        let words = args
+            .iter()
+            .map(|v| word_of(v, &mut pool).unwrap())
+            .collect();
         let got = site.land(page, words, &bytes, &mut pool).unwrap();
-        let want_words: Vec<_> = want.1.iter().map(|v| word_of(v, &mut pool).unwrap()).collect();
+        let want_words: Vec<_> = want
+            .1
+            .iter()
+            .map(|v| word_of(v, &mut pool).unwrap())
+            .collect();
         assert_eq!(got, (want.0, want_words), "navigating to {page} {args:?}");
         redirected += usize::from(want.0 != page || want.1 != args);
     }

@@ -248,8 +248,8 @@ pub(super) fn describe_rule(rule: Rule) -> &'static str {
         close_brace => "`}`",
         close_bracket => "`]`",
         element | element_only | title_el | heading_el | text_el | image_el | link_el
-        | button_el | input_el | select_el | checkbox_el | section_el | for_el | if_el
-        | let_el | stmt_el => "an element (`text`, `link`, `button`, ...)",
+        | button_el | input_el | select_el | checkbox_el | section_el | for_el | if_el | let_el
+        | stmt_el => "an element (`text`, `link`, `button`, ...)",
         stmt | stmt_only | let_stmt | insert_stmt | set_stmt | delete_all_stmt | delete_stmt
         | for_stmt | if_stmt | reject_stmt | go_stmt => "a statement",
         decl | decl_only | use_decl | site_decl | enum_decl | table_decl | seed_decl
