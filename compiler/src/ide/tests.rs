@@ -461,4 +461,17 @@ fn guards_page_lets_and_offsets_are_navigable() {
     assert!(c
         .iter()
         .any(|x| x.label == "total" && x.kind == CompletionKind::Local));
+    // After a guard's `else`: pages only; after an `if`'s, everything.
+    let text = GUARDED.replace("else SignIn {", "else  {");
+    let offset = at(&text, "else  {", 0, 5);
+    let labels: Vec<String> = a
+        .completions(FILE, &text, offset)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(labels, ["Account", "Home", "Lines", "SignIn"]);
+    let text = GUARDED.replace("  text \"{total}\"", "  if total > 0 { } else ");
+    let offset = at(&text, "} else ", 0, 7);
+    let c = a.completions(FILE, &text, offset);
+    assert!(c.iter().any(|x| x.kind == CompletionKind::Keyword));
 }
