@@ -5,8 +5,8 @@
 //! and navigating buttons lead to, and to every page named by a `go` anywhere in the
 //! body of a marker one of its buttons triggers. Each such edge to a guarded page
 //! comes with edges to the pages its guards redirect to (§3, page guards), followed
-//! through guarded `else` pages; the start page's redirects are starts too. Names that resolve to nothing are
-//! skipped here: the resolver reports them (E101), and guessing would only add
+//! through guarded `else` pages; the start page's redirects are starts too. Names
+//! that resolve to nothing are skipped here: the resolver reports them (E101), and guessing would only add
 //! noise. Since such a name, like source the parser had to skip, may be the very
 //! edge or trigger a lint would miss, those lints hold back then (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
 //! Everything is kept in `BTreeMap`s and `Vec`s so the walk, and the order in which
@@ -47,34 +47,19 @@ impl<'a> NavGraph<'a> {
             graph.walk_elements(symbols, name, &page.body, &mut out);
             let out = out
                 .into_iter()
-                .flat_map(|edge| graph.with_redirects(symbols, edge))
+                .flat_map(|edge| {
+                    landings(symbols, edge.to)
+                        .into_iter()
+                        .map(move |to| Edge { to, ..edge.clone() })
+                })
                 .collect();
             graph.edges.insert(name, out);
-        }
-        graph
-    }
-
-    /// `edge`, then one edge with the same origin to every page a guard of its
-    /// target may redirect to, following guarded `else` pages in turn (§3,
-    /// page guards): a link to a guarded page may land on any of them.
-    fn with_redirects(&mut self, symbols: &Symbols<'a>, edge: Edge<'a>) -> Vec<Edge<'a>> {
-        let mut out = vec![edge.clone()];
-        let mut seen = BTreeSet::from([edge.to]);
-        let mut at = 0;
-        while let Some(page) = out.get(at).map(|e| e.to) {
-            at += 1;
-            for guard in symbols.pages.get(page).map_or(&[][..], |p| &p.guards) {
-                let Some((to, _)) = symbols.pages.get_key_value(guard.target.name.name.as_str())
-                else {
-                    self.unresolved.insert(edge.from);
-                    continue;
-                };
-                if seen.insert(to) {
-                    out.push(Edge { to, ..edge.clone() });
-                }
+            let known = |g: &PageGuard| symbols.pages.contains_key(g.target.name.name.as_str());
+            if !page.guards.iter().all(known) {
+                graph.unresolved.insert(name);
             }
         }
-        out
+        graph
     }
 
     /// Edges leaving `page` (none for an unknown page).
@@ -241,18 +226,25 @@ fn start_page<'a>(symbols: &Symbols<'a>) -> Option<(&'a str, &'a PageRef)> {
     Some((name, start))
 }
 
-/// The start page and every page its guards may redirect to: where an episode
-/// may begin.
-fn start_pages<'a>(symbols: &Symbols<'a>, start: &'a str, via: Span) -> Vec<&'a str> {
-    let edge = Edge {
-        from: start,
-        to: start,
-        via,
-    };
-    // An unresolved guard target is recorded by the graph itself.
-    let mut scratch = NavGraph::default();
-    let edges = scratch.with_redirects(symbols, edge);
-    edges.iter().map(|e| e.to).collect()
+/// The pages a navigation to `page` may land on: `page`, then every page its
+/// guards may redirect to, following guarded `else` pages in turn (§3, page
+/// guards). An `else` page that names nothing is skipped (`build` marks its
+/// page unresolved).
+fn landings<'a>(symbols: &Symbols<'a>, page: &'a str) -> Vec<&'a str> {
+    let mut out = vec![page];
+    let mut at = 0;
+    while let Some(&next) = out.get(at) {
+        at += 1;
+        for guard in symbols.pages.get(next).map_or(&[][..], |p| &p.guards) {
+            let target = guard.target.name.name.as_str();
+            if let Some((to, _)) = symbols.pages.get_key_value(target) {
+                if !out.contains(to) {
+                    out.push(to);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// S101: pages the start page cannot reach.
@@ -260,8 +252,8 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
     let Some((start, start_ref)) = start_page(symbols) else {
         return;
     };
-    let starts = start_pages(symbols, start, start_ref.name.span);
-    let reachable = graph.reachable_from(&starts);
+    // A guarded start page may send the episode elsewhere from the start.
+    let reachable = graph.reachable_from(&landings(symbols, start));
     for (name, page) in &symbols.pages {
         if reachable.contains(name) {
             continue;
@@ -362,7 +354,8 @@ fn check_dead_ends_and_empty(
 }
 
 /// Whether an element puts anything into the observation (statements written
-/// among elements and page `let`s do not; loops and conditions do when something inside does).
+/// among elements and page `let`s do not; loops and conditions do when
+/// something inside does).
 fn renders(element: &Element) -> bool {
     match &element.kind {
         ElementKind::For(f) => f.body.iter().any(renders),
