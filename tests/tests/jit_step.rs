@@ -349,6 +349,8 @@ fn flat_alerts_match_the_interpreter_on_every_refusal() {
     let mut seen = std::collections::BTreeSet::new();
     for path in [
         wsite_tests::repo_root().join("tests/sites/refusals.wsite"),
+        // Guards redirecting, `offset`, page `let`s (language 1.1).
+        wsite_tests::repo_root().join("tests/sites/account.wsite"),
         ui.join("F401_precondition_never_met.wsite"),
         ui.join("C302_invariant_refuses_marker.wsite"),
     ] {

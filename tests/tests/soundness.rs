@@ -93,7 +93,7 @@ fn tally(labels: &[String], sources: &[String], checked: &[Checked]) -> (Tally, 
 }
 
 /// What every campaign of a few hundred sites must have drawn at least once.
-const FEATURES: [&str; 27] = [
+const FEATURES: [&str; 30] = [
     "navigate-only",
     "idle-marker",
     "idle-field",
@@ -113,6 +113,9 @@ const FEATURES: [&str; 27] = [
     "if-element",
     "for-element",
     "for-where",
+    "for-offset",
+    "page-guard",
+    "page-let",
     "disabled-when",
     "typed-input",
     "text-input",

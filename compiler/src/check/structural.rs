@@ -3,8 +3,10 @@
 //!
 //! The navigation graph (spec §4) has an edge from a page to every page its links
 //! and navigating buttons lead to, and to every page named by a `go` anywhere in the
-//! body of a marker one of its buttons triggers. Names that resolve to nothing are
-//! skipped here: the resolver reports them (E101), and guessing would only add
+//! body of a marker one of its buttons triggers. Each such edge to a guarded page
+//! comes with edges to the pages its guards redirect to (§3, page guards), followed
+//! through guarded `else` pages; the start page's redirects are starts too. Names
+//! that resolve to nothing are skipped here: the resolver reports them (E101), and guessing would only add
 //! noise. Since such a name, like source the parser had to skip, may be the very
 //! edge or trigger a lint would miss, those lints hold back then (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
 //! Everything is kept in `BTreeMap`s and `Vec`s so the walk, and the order in which
@@ -43,7 +45,19 @@ impl<'a> NavGraph<'a> {
         for (name, page) in &symbols.pages {
             let mut out = Vec::new();
             graph.walk_elements(symbols, name, &page.body, &mut out);
+            let out = out
+                .into_iter()
+                .flat_map(|edge| {
+                    landings(symbols, edge.to)
+                        .into_iter()
+                        .map(move |to| Edge { to, ..edge.clone() })
+                })
+                .collect();
             graph.edges.insert(name, out);
+            let known = |g: &PageGuard| symbols.pages.contains_key(g.target.name.name.as_str());
+            if !page.guards.iter().all(known) {
+                graph.unresolved.insert(name);
+            }
         }
         graph
     }
@@ -53,10 +67,11 @@ impl<'a> NavGraph<'a> {
         self.edges.get(page).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Every page reachable from `start` (itself included), breadth-first.
-    pub fn reachable_from(&self, start: &'a str) -> BTreeSet<&'a str> {
-        let mut seen = BTreeSet::from([start]);
-        let mut queue = std::collections::VecDeque::from([start]);
+    /// Every page reachable from the `start` pages (themselves included),
+    /// breadth-first.
+    pub fn reachable_from(&self, start: &[&'a str]) -> BTreeSet<&'a str> {
+        let mut seen: BTreeSet<&'a str> = start.iter().copied().collect();
+        let mut queue: std::collections::VecDeque<&'a str> = start.iter().copied().collect();
         while let Some(page) = queue.pop_front() {
             for edge in self.out(page) {
                 if seen.insert(edge.to) {
@@ -211,12 +226,34 @@ fn start_page<'a>(symbols: &Symbols<'a>) -> Option<(&'a str, &'a PageRef)> {
     Some((name, start))
 }
 
+/// The pages a navigation to `page` may land on: `page`, then every page its
+/// guards may redirect to, following guarded `else` pages in turn (§3, page
+/// guards). An `else` page that names nothing is skipped (`build` marks its
+/// page unresolved).
+fn landings<'a>(symbols: &Symbols<'a>, page: &'a str) -> Vec<&'a str> {
+    let mut out = vec![page];
+    let mut at = 0;
+    while let Some(&next) = out.get(at) {
+        at += 1;
+        for guard in symbols.pages.get(next).map_or(&[][..], |p| &p.guards) {
+            let target = guard.target.name.name.as_str();
+            if let Some((to, _)) = symbols.pages.get_key_value(target) {
+                if !out.contains(to) {
+                    out.push(to);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// S101: pages the start page cannot reach.
 fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
     let Some((start, start_ref)) = start_page(symbols) else {
         return;
     };
-    let reachable = graph.reachable_from(start);
+    // A guarded start page may send the episode elsewhere from the start.
+    let reachable = graph.reachable_from(&landings(symbols, start));
     for (name, page) in &symbols.pages {
         if reachable.contains(name) {
             continue;
@@ -317,14 +354,15 @@ fn check_dead_ends_and_empty(
 }
 
 /// Whether an element puts anything into the observation (statements written
-/// among elements do not; loops and conditions do when something inside does).
+/// among elements and page `let`s do not; loops and conditions do when
+/// something inside does).
 fn renders(element: &Element) -> bool {
     match &element.kind {
         ElementKind::For(f) => f.body.iter().any(renders),
         ElementKind::If {
             then, otherwise, ..
         } => then.iter().chain(otherwise).any(renders),
-        ElementKind::Stmt(_) => false,
+        ElementKind::Stmt(_) | ElementKind::Let { .. } => false,
         _ => true,
     }
 }

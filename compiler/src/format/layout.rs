@@ -15,7 +15,7 @@
 //! - a `{` that opens a body on a line of its own (or an extern marker's
 //!   `default {`): the indentation of the item it belongs to;
 //! - a clause (`reads`, `writes`, `requires`, `where`, `order by`, `limit`,
-//!   `disabled when`, `from`, `show`, `at`, a task's `for`, `max`): one
+//!   `offset`, `disabled when`, `from`, `show`, `at`, `guard`, a task's `for`, `max`): one
 //!   level deeper than its item; the `where` and `limit` of a
 //!   task's `for` template two levels, clear of the task's body;
 //! - anything else continues the item or clause above it and keeps its

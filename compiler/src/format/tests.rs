@@ -109,6 +109,30 @@ fn normalises_spacing_indentation_and_blank_lines() {
 }
 
 #[test]
+fn lays_out_page_guards_lets_and_offsets() {
+    let src = r#"page Account(u:User) at "/a/{u.id}" guard session.me!=none else SignIn
+guard session.me==u else Profile( u ){
+let total=sum(l.qty*l.price for l in Line)
+  for l in Line order by l.qty desc limit 2 offset  total/2 {
+      let sub=l.qty*2
+    text "{sub}"
+  }
+}
+page P guard x else Q { text "t" }"#;
+    let want = r#"page Account(u: User) at "/a/{u.id}" guard session.me != none else SignIn
+  guard session.me == u else Profile(u) {
+  let total = sum(l.qty * l.price for l in Line)
+  for l in Line order by l.qty desc limit 2 offset total / 2 {
+    let sub = l.qty * 2
+    text "{sub}"
+  }
+}
+page P guard x else Q { text "t" }
+"#;
+    check(src, want);
+}
+
+#[test]
 fn keeps_comments_in_every_position() {
     let src = r#"// leading comment
 

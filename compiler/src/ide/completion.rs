@@ -6,6 +6,7 @@
 //! - after `T.` (a table, in a permission) or `x.` (a local holding rows of
 //!   `T`): `T`'s fields and `id`;
 //! - after `->`: pages, and markers (a button may trigger one);
+//! - after a page guard's `else`: pages;
 //! - elsewhere: keywords, the locals in scope, and every declared name.
 
 use super::index::{Def, Key};
@@ -36,6 +37,7 @@ pub const KEYWORDS: &[&str] = &[
     "for",
     "from",
     "go",
+    "guard",
     "goal",
     "heading",
     "horizon",
@@ -56,6 +58,7 @@ pub const KEYWORDS: &[&str] = &[
     "module",
     "none",
     "not",
+    "offset",
     "or",
     "order",
     "page",
@@ -111,6 +114,21 @@ pub struct Completion {
     pub detail: String,
 }
 
+/// Whether `head` (the text before the word being typed, trimmed) ends with
+/// the `else` of a page guard: an `else` after the last `guard`, with no
+/// brace between (an `if`'s `else` follows a `}`).
+fn after_guard_else(head: &str) -> bool {
+    let Some(before) = head.strip_suffix("else") else {
+        return false;
+    };
+    if before.ends_with(is_word) {
+        return false;
+    }
+    let guard = before.rfind("guard");
+    let brace = before.rfind(['{', '}']);
+    matches!((guard, brace), (Some(g), b) if b.is_none_or(|b| b < g))
+}
+
 impl Analysis {
     /// Candidates at byte `offset` of `file`, given the file's current `text`
     /// (which may be newer than the analysis).
@@ -126,6 +144,8 @@ impl Analysis {
             self.members(base, offset)
         } else if head.ends_with("->") {
             self.globals(|k| matches!(k, Key::Page(_) | Key::Marker(_)))
+        } else if after_guard_else(head) {
+            self.globals(|k| matches!(k, Key::Page(_)))
         } else {
             let mut all: Vec<Completion> = KEYWORDS
                 .iter()

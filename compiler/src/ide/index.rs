@@ -322,6 +322,10 @@ impl Walker<'_> {
                 if let Some(route) = &p.route {
                     self.text(route);
                 }
+                for guard in &p.guards {
+                    self.expr(&guard.cond);
+                    self.page_ref(&guard.target);
+                }
                 for t in &p.titles {
                     self.text(t);
                 }
@@ -503,6 +507,7 @@ impl Walker<'_> {
                     self.expr(&order.key);
                 }
                 self.opt(f.limit.as_ref());
+                self.opt(f.offset.as_ref());
                 self.elements(&f.body);
             }
             ElementKind::If {
@@ -514,6 +519,7 @@ impl Walker<'_> {
                 self.elements(then);
                 self.elements(otherwise);
             }
+            ElementKind::Let { var, value } => self.let_local(var, value),
             ElementKind::Stmt(s) => self.stmt(s),
         }
     }
@@ -524,14 +530,17 @@ impl Walker<'_> {
         }
     }
 
+    /// `let name = value`, in a marker, a `setup` or on a page.
+    fn let_local(&mut self, name: &Ident, value: &Expr) {
+        self.expr(value);
+        let ty = self.typed.ty(value.id);
+        let table = ty.row_table().map(str::to_string);
+        self.local(name, "let", ty.to_string(), table);
+    }
+
     fn stmt(&mut self, s: &Stmt) {
         match &s.kind {
-            StmtKind::Let { name, value } => {
-                self.expr(value);
-                let ty = self.typed.ty(value.id);
-                let table = ty.row_table().map(str::to_string);
-                self.local(name, "let", ty.to_string(), table);
-            }
+            StmtKind::Let { name, value } => self.let_local(name, value),
             StmtKind::Insert {
                 name,
                 table,

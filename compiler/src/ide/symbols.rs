@@ -19,6 +19,8 @@ pub enum SymbolKind {
     Session,
     Seed,
     Element,
+    /// A page `let`.
+    Variable,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -128,13 +130,17 @@ impl Analysis {
     }
 }
 
-/// Elements with a `#name`, at any depth, as children of their page.
+/// Elements with a `#name` and page `let`s, at any depth, as children of
+/// their page.
 fn named_elements(elements: &[Element], out: &mut Vec<DocumentSymbol>) {
     for e in elements {
         if let Some(name) = &e.name {
             out.push(symbol(name, SymbolKind::Element, e.span, String::new()));
         }
         match &e.kind {
+            ElementKind::Let { var, .. } => {
+                out.push(symbol(var, SymbolKind::Variable, e.span, "let".into()))
+            }
             ElementKind::Section { body, .. } => named_elements(body, out),
             ElementKind::For(f) => named_elements(&f.body, out),
             ElementKind::If {

@@ -372,3 +372,106 @@ fn a_standard_library_item_is_shown_at_the_use_that_brings_it_in() {
     assert!(h.contents.contains("page Search"), "{}", h.contents);
     assert!(h.contents.contains("from `std::search`"), "{}", h.contents);
 }
+
+const GUARDED: &str = r#"site Shop {
+  title "Shop"
+  domain ecommerce
+  start Home
+}
+
+table User { name: Text }
+table Line { qty: Int }
+
+seed User [ { name: "ada" } ]
+seed Line [ { qty: 2 } ]
+
+session {
+  me: User? = none
+}
+
+page Home {
+  link "Account" -> Account
+  link "Lines" -> Lines(0)
+}
+
+page SignIn {
+  button "Sign in" -> sign_in()
+}
+
+page Account guard session.me != none else SignIn {
+  let total = sum(l.qty for l in Line)
+  text "{total}"
+  link "Home" -> Home
+}
+
+page Lines(start: Int) {
+  for l in Line limit 5 offset start {
+    text "{l.qty}"
+  }
+  link "Home" -> Home
+}
+
+marker sign_in() writes session.me {
+  set session.me = User[1]
+  go Account
+}
+"#;
+
+#[test]
+fn guards_page_lets_and_offsets_are_navigable() {
+    let a = analyse(GUARDED);
+    assert!(
+        a.compilation.diagnostics.is_empty(),
+        "{:?}",
+        a.compilation.diagnostics
+    );
+    // From a guard's `else` page to its declaration.
+    let def = a
+        .definition(FILE, at(GUARDED, "else SignIn", 0, 5))
+        .unwrap();
+    assert_eq!(def.start as usize, at(GUARDED, "page SignIn", 0, 5));
+    // From a page `let`'s use to its name; hover gives its type.
+    let def = a.definition(FILE, at(GUARDED, "{total}", 0, 1)).unwrap();
+    assert_eq!(def.start as usize, at(GUARDED, "let total", 0, 4));
+    let h = a.hover(FILE, at(GUARDED, "{total}", 0, 1)).unwrap();
+    assert!(h.contents.contains("let total: Int"), "{}", h.contents);
+    // A parameter used in `offset`.
+    let def = a
+        .definition(FILE, at(GUARDED, "offset start", 0, 7))
+        .unwrap();
+    assert_eq!(def.start as usize, at(GUARDED, "Lines(start", 0, 6));
+    // The outline lists the page `let` under its page.
+    let symbols = a.document_symbols(FILE);
+    let account = symbols.iter().find(|s| s.name == "Account").unwrap();
+    let lets: Vec<_> = account
+        .children
+        .iter()
+        .map(|s| (s.name.as_str(), s.kind))
+        .collect();
+    assert_eq!(lets, [("total", SymbolKind::Variable)]);
+    // Completion offers the new keywords.
+    let c = a.completions(FILE, GUARDED, at(GUARDED, "  text \"{total}\"", 0, 2));
+    for word in ["guard", "offset", "let"] {
+        assert!(
+            c.iter()
+                .any(|x| x.label == word && x.kind == CompletionKind::Keyword),
+            "{word}"
+        );
+    }
+    assert!(c
+        .iter()
+        .any(|x| x.label == "total" && x.kind == CompletionKind::Local));
+    // After a guard's `else`: pages only; after an `if`'s, everything.
+    let text = GUARDED.replace("else SignIn {", "else  {");
+    let offset = at(&text, "else  {", 0, 5);
+    let labels: Vec<String> = a
+        .completions(FILE, &text, offset)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(labels, ["Account", "Home", "Lines", "SignIn"]);
+    let text = GUARDED.replace("  text \"{total}\"", "  if total > 0 { } else ");
+    let offset = at(&text, "} else ", 0, 7);
+    let c = a.completions(FILE, &text, offset);
+    assert!(c.iter().any(|x| x.kind == CompletionKind::Keyword));
+}

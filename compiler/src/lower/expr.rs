@@ -14,6 +14,8 @@ pub(crate) struct ExprLowerer<'n, 'a> {
     typed: &'n Typed,
     /// Locals by the span of their declaring identifier (what `Resolved` names).
     slots: BTreeMap<Span, ir::Slot>,
+    /// Page `let`s by the span of their name: each use is their expression.
+    inlined: BTreeMap<Span, ir::Expr>,
     next_slot: ir::Slot,
 }
 
@@ -25,6 +27,7 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
             names,
             typed,
             slots: BTreeMap::new(),
+            inlined: BTreeMap::new(),
             next_slot: 0,
         }
     }
@@ -40,6 +43,15 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
         self.next_slot += 1;
         self.slots.insert(ident.span, slot);
         slot
+    }
+
+    /// A page `let`: every later use of `ident` lowers to `value` itself.
+    /// Rendering a page changes no state and no slot a `let` can see, so
+    /// evaluating the expression where it is used gives the value it had
+    /// where it was declared (faults included), and every engine that runs
+    /// page expressions handles it unchanged (docs/decisions-pending/page.md).
+    pub fn inline(&mut self, ident: &ast::Ident, value: ir::Expr) {
+        self.inlined.insert(ident.span, value);
     }
 
     fn fresh(&mut self) -> ir::Slot {
@@ -192,10 +204,13 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
         match self.typed.names.get(&e.id) {
             Some(Resolved::Local { span, .. }) => match self.slots.get(span) {
                 Some(slot) => Ok(ir::Expr::Local(*slot)),
-                None => Err(bug(
-                    e.span,
-                    "a local used before its declaration was lowered".into(),
-                )),
+                None => match self.inlined.get(span) {
+                    Some(value) => Ok(value.clone()),
+                    None => Err(bug(
+                        e.span,
+                        "a local used before its declaration was lowered".into(),
+                    )),
+                },
             },
             Some(Resolved::Variant { enum_name, variant }) => Ok(ir::Expr::Const(ir::Value::Enum(
                 self.names.variant(enum_name, variant, e.span)?.1,

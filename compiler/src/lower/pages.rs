@@ -1,6 +1,7 @@
-//! Lowering pages and their elements. Form variables get frame slots like any
-//! local; each element gets an id (document order within its page) and its
-//! source position, which together make its stable key.
+//! Lowering pages, their guards and their elements. Form variables get frame
+//! slots like any local; a page `let` gets none: its uses are its expression
+//! (`ExprLowerer::inline`). Each element gets an id (document order within its
+//! page) and its source position, which together make its stable key.
 
 use super::expr::ExprLowerer;
 use super::{bug, LowerError, Names};
@@ -18,6 +19,16 @@ pub(crate) fn page(
     let mut lw = ExprLowerer::new(names, typed);
     let params = super::markers::params(&mut lw, &p.params, names)?;
     let route = p.route.as_ref().map(|r| lw.parts(r)).transpose()?;
+    let guards = p
+        .guards
+        .iter()
+        .map(|g| {
+            Ok(ir::PageGuard {
+                cond: lw.expr(&g.cond)?,
+                redirect: lw.page_call(&g.target)?,
+            })
+        })
+        .collect::<Result<Vec<_>, LowerError>>()?;
     let title = p.titles.first().map(|t| lw.parts(t)).transpose()?;
     let mut walker = Elements {
         lw,
@@ -29,6 +40,7 @@ pub(crate) fn page(
         name: p.name.name.clone(),
         params,
         route,
+        guards,
         title,
         body,
         frame: walker.lw.frame_size(),
@@ -42,8 +54,19 @@ struct Elements<'l, 'n, 'a> {
 }
 
 impl Elements<'_, '_, '_> {
+    /// A block's elements; a page `let` becomes no element (its uses are its
+    /// expression, `ExprLowerer::inline`).
     fn all(&mut self, els: &[ast::Element]) -> Result<Vec<ir::Element>, LowerError> {
-        els.iter().map(|e| self.element(e)).collect()
+        let mut out = Vec::with_capacity(els.len());
+        for e in els {
+            if let ElementKind::Let { var, value } = &e.kind {
+                let value = self.lw.expr(value)?;
+                self.lw.inline(var, value);
+                continue;
+            }
+            out.push(self.element(e)?);
+        }
+        Ok(out)
     }
 
     fn element(&mut self, e: &ast::Element) -> Result<ir::Element, LowerError> {
@@ -161,6 +184,9 @@ impl Elements<'_, '_, '_> {
                     otherwise: self.all(otherwise)?,
                 }
             }
+            ElementKind::Let { var, .. } => {
+                return Err(bug(var.span, "a page `let` lowered as an element".into()))
+            }
             ElementKind::Stmt(s) => return Err(bug(s.span, "a statement on a page".into())),
         })
     }
@@ -189,11 +215,13 @@ impl Elements<'_, '_, '_> {
             None => None,
         };
         let limit = self.lw.opt(f.limit.as_ref())?;
+        let offset = self.lw.opt(f.offset.as_ref())?;
         Ok(ir::ForElement {
             binder_name: f.binder.name.clone(),
             source,
             order,
             limit,
+            offset,
             body: self.all(&f.body)?,
         })
     }

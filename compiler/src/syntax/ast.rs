@@ -208,9 +208,20 @@ pub struct PageDecl {
     pub params: Vec<Param>,
     /// `at "/product/{p.id}"`
     pub route: Option<TextLit>,
+    /// `guard c else Page(args)`, in order (1.1).
+    pub guards: Vec<PageGuard>,
     /// `title "..."` (at most one; a second is reported by the checker).
     pub titles: Vec<TextLit>,
     pub body: Vec<Element>,
+}
+
+/// `guard cond else Target(args)`: the page is shown only when `cond` holds;
+/// otherwise navigation lands on `target` (its arguments evaluated then).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PageGuard {
+    pub cond: Expr,
+    pub target: PageRef,
+    pub span: Span,
 }
 
 /// A reference to a page with arguments: `ProductPage(p)`, `Cart`.
@@ -287,6 +298,11 @@ pub enum ElementKind {
         then: Vec<Element>,
         otherwise: Vec<Element>,
     },
+    /// `let name = value`: names a value for the rest of its block (1.1).
+    Let {
+        var: Ident,
+        value: Expr,
+    },
     /// A statement written among page elements (`set`, `insert`, `delete`, ...).
     /// Pages cannot write state: the checker reports it as E303.
     Stmt(Stmt),
@@ -300,6 +316,8 @@ pub struct ForElement {
     pub filter: Option<Expr>,
     pub order: Option<OrderBy>,
     pub limit: Option<Expr>,
+    /// `offset k` (1.1): the first `k` rows after `limit`'s ordering are skipped.
+    pub offset: Option<Expr>,
     pub body: Vec<Element>,
 }
 

@@ -21,6 +21,7 @@ pub mod writer_json;
 
 use crate::interp::eval::{eval, Navigation};
 use crate::interp::exec::{run_setup, World};
+use crate::interp::guard::land;
 use crate::interp::render::render_text;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
@@ -340,6 +341,8 @@ impl<'p> Env<'p> {
         let start = task.start.as_ref().unwrap_or(&program.site.start);
         let (page, args) = observe::eval_call(&world.context(program, None), &mut frame, start)
             .map_err(|e| format!("task `{}`: start page: {e}", self.instance.name))?;
+        // A guarded start page redirects like any navigation.
+        let (page, args) = land(&world.context(program, None), page, args);
         if program.pages.get(idx(page)).is_none() {
             return Err(format!("task `{}`: no page #{page}", self.instance.name));
         }

@@ -2,7 +2,7 @@
 //!
 //! The page's elements are walked in document order with a frame holding the
 //! page's arguments in slots `0..n`. `for` loops bind their binder (rows in id
-//! order, or by `order by`, then `limit`; list items in order), `if` picks a
+//! order, or by `order by`, then `offset`, then `limit`; list items in order), `if` picks a
 //! branch, and each form element loads its variable — the agent's value for
 //! this (element, loop rows) if it set one, else the initial value — into its
 //! slot, so later expressions see it. Alongside each observed element the view
@@ -643,6 +643,12 @@ impl Renderer<'_> {
         if let Some((key, desc)) = &f.order {
             self.sort(frame, slot, &mut kept, key, *desc);
         }
+        if let Some(offset) = &f.offset {
+            // An offset that faults, or a negative one, skips nothing.
+            if let Ok(Value::Int(k)) = eval(&self.ctx, frame, offset) {
+                kept.drain(..skip_count(k, kept.len()));
+            }
+        }
         if let Some(limit) = &f.limit {
             // A limit that faults limits nothing.
             if let Ok(Value::Int(n)) = eval(&self.ctx, frame, limit) {
@@ -672,6 +678,11 @@ impl Renderer<'_> {
         keyed.sort_by(|a, b| if desc { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) });
         items.extend(keyed.into_iter().map(|(_, item)| item));
     }
+}
+
+/// How many of `len` items `offset k` skips: `k` clamped to `0..=len`.
+pub(crate) fn skip_count(k: i64, len: usize) -> usize {
+    usize::try_from(k.max(0)).unwrap_or(usize::MAX).min(len)
 }
 
 /// The text form: one line per element, `[7] link "ThinkPad X1"`, with the

@@ -19,6 +19,7 @@ use super::observe::Handle;
 use super::writer::{self, Asked, SharedWriter};
 use super::{answer, reward, Action, ActionKind, Env, FormKey, State, StepResult};
 use crate::interp::exec::{run_marker, Outcome, Rejection};
+use crate::interp::guard::land;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
 
@@ -215,13 +216,15 @@ fn apply(
     }
 }
 
-/// Shows `page` with `args`: form variables reset, the page marked visited.
+/// Shows `page` with `args`, or the page its guards redirect to
+/// (`interp::guard`): form variables reset, the page shown marked visited.
 fn navigate(
     program: &ir::Program,
     state: &mut State,
     page: ir::PageId,
     args: Vec<Value>,
 ) -> Applied {
+    let (page, args) = land(&state.world.context(program, Some(&state.nav)), page, args);
     if program.pages.get(idx(page)).is_none() {
         return Applied::Rejected(format!("there is no page #{page}"), None);
     }

@@ -4,12 +4,14 @@
 //! expressions. It is deliberately plain — a tree walk over `ir::Expr` with no
 //! caching — because every faster engine (the JIT, the prover's encodings) is
 //! checked against it. `state` holds the tables, `eval` computes values (a run-time
-//! failure is a `Fault`, never a panic), and `render` turns values into the text a
-//! page shows (§2.2).
+//! failure is a `Fault`, never a panic), `render` turns values into the text a
+//! page shows (§2.2), and `guard` decides where a navigation lands (§3, page
+//! guards).
 
 pub mod eval;
 pub mod exec;
 pub mod gate;
+pub mod guard;
 pub mod render;
 pub mod state;
 

@@ -356,10 +356,22 @@ pub struct PageDef {
     pub params: Vec<ParamDef>,
     /// `at "/product/{p.id}"`; `None` for the default `/snake_name/{param}...`.
     pub route: Option<Vec<TextPart>>,
+    /// `guard c else P(args)` in order (§3, 1.1): evaluated in the page's frame
+    /// with its arguments bound, before it is shown.
+    pub guards: Vec<PageGuard>,
     /// `title "..."`; `None` shows the site's title.
     pub title: Option<Vec<TextPart>>,
     pub body: Vec<Element>,
     pub frame: u32,
+}
+
+/// `guard cond else redirect`: when `cond` is false (or faults), navigating to
+/// the page lands on `redirect` instead, its arguments evaluated in the same
+/// frame (the guarded page's arguments bound) and state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PageGuard {
+    pub cond: Expr,
+    pub redirect: PageCall,
 }
 
 /// Where an element was written, for its stable key (`Page:line:column`).
@@ -445,6 +457,9 @@ pub struct ForElement {
     /// `order by key [desc]`; rows otherwise go by id.
     pub order: Option<(Expr, bool)>,
     pub limit: Option<Expr>,
+    /// `offset k` (1.1): skips the first `k` items after ordering, before
+    /// `limit` takes its count; a negative or faulting offset skips nothing.
+    pub offset: Option<Expr>,
     pub body: Vec<Element>,
 }
 

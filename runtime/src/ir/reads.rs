@@ -243,20 +243,29 @@ pub fn block_navigates(stmts: &[Stmt]) -> bool {
 
 /// What a page reads to decide which actions it offers and what they do:
 /// conditions, loops, `disabled when`, link, button and marker arguments,
-/// select options and the texts that name them. With `texts`, also every text
-/// it shows (its title and route too), since retrieval answers are picked
-/// from those.
+/// select options and the texts that name them; and what its guards read
+/// (their conditions and redirect arguments), which decide where navigating
+/// to it lands. With `texts`, also every text it shows (its title and route
+/// too), since retrieval answers are picked from those.
 pub fn page_reads(program: &Program, page: &PageDef, texts: bool, out: &mut Locs) {
-    // Destructured without `..`: a new part of a page (a guard, a page-level
-    // `let`) fails to compile here until its reads are counted.
+    // Destructured without `..`: a new part of a page fails to compile here
+    // until its reads are counted. (A page `let` is inlined where it is used.)
     let PageDef {
         name: _,
         params: _,
         route,
+        guards,
         title,
         body,
         frame: _,
     } = page;
+    for super::PageGuard { cond, redirect } in guards {
+        expr_reads(program, cond, out);
+        redirect
+            .args
+            .iter()
+            .for_each(|a| expr_reads(program, a, out));
+    }
     if texts {
         for parts in route.iter().chain(title.iter()) {
             text_reads(program, parts, out);
@@ -319,6 +328,7 @@ fn elements_reads(program: &Program, body: &[Element], texts: bool, out: &mut Lo
                     source,
                     order,
                     limit,
+                    offset,
                     body,
                 } = f;
                 match source {
@@ -327,7 +337,8 @@ fn elements_reads(program: &Program, body: &[Element], texts: bool, out: &mut Lo
                         exprs(&mut items.iter().chain(filter.as_deref()), out);
                     }
                 }
-                exprs(&mut order.iter().map(|(k, _)| k).chain(limit.iter()), out);
+                let counts = limit.iter().chain(offset.iter());
+                exprs(&mut order.iter().map(|(k, _)| k).chain(counts), out);
                 elements_reads(program, body, texts, out);
                 None
             }

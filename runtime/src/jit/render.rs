@@ -3,15 +3,19 @@
 //! flag and handle (as words), plus the values its labels interpolated.
 //!
 //! Each page's element tree is compiled to a plan whose expressions (`if` and
-//! `disabled when` conditions, loop filters, `order by` keys and limits, link
+//! `disabled when` conditions, loop filters, `order by` keys, limits and
+//! offsets, link
 //! and marker arguments, select options, label interpolations) are native
 //! functions lowered exactly as predicates are; the plan is walked over the
 //! state bytes, reading rows and form variables at the layout's offsets, with
 //! the page's frame kept as encoded cells, and values rendered to text by
-//! `text`. Rule for rule this is `env::observe`'s `render_page`; a page using
+//! `text`. Rule for rule this is `env::observe`'s `render_page`; the page's
+//! guards are compiled alongside (`guard`); a page using
 //! something not handled here (a frame slot of two types, a list loop whose
 //! items' type is not evident, an expression the lowering refuses) is
 //! reported as not compiled, never approximated.
+
+mod guard;
 
 use super::label::resolve_fns;
 pub(super) use super::label::{Calls, DefinedFn, FnKind, Label, NativeFn, Part, F};
@@ -215,6 +219,7 @@ enum Node {
         filter: Option<F>,
         order: Option<(F, bool)>,
         limit: Option<F>,
+        offset: Option<F>,
         body: Vec<Node>,
     },
     If {
@@ -236,12 +241,14 @@ enum Source {
 /// A page's plan before finalization.
 pub(crate) struct DefinedPage {
     body: Vec<Node>,
+    guards: Vec<guard::GuardNode>,
     funcs: Vec<DefinedFn>,
     frame: usize,
 }
 
 struct PageNative {
     body: Vec<Node>,
+    guards: Vec<guard::GuardNode>,
     funcs: Vec<NativeFn>,
     texts: Vec<(u32, Arc<str>)>,
     frame: usize,
@@ -286,10 +293,12 @@ pub(crate) fn define_pages(
                 symbol: format!("wsite_page_{p}"),
                 funcs: Vec::new(),
             };
+            let guards = d.guards(&page.guards)?;
             let body = d.nodes(&page.body)?;
             let funcs = d.funcs;
             Ok(DefinedPage {
                 body,
+                guards,
                 funcs,
                 frame: slots.len(),
             })
@@ -634,6 +643,7 @@ impl Definer<'_> {
                     filter,
                     order,
                     limit: self.opt(f.limit.as_ref(), false)?,
+                    offset: self.opt(f.offset.as_ref(), false)?,
                     body: self.nodes(&f.body)?,
                 }
             }
@@ -680,6 +690,7 @@ pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
         let (funcs, texts) = resolve_fns(module, d.funcs);
         PageNative {
             body: d.body,
+            guards: d.guards,
             funcs,
             texts,
             frame: d.frame,
@@ -1014,8 +1025,9 @@ impl Walk<'_> {
                 filter,
                 order,
                 limit,
+                offset,
                 body,
-            } => self.for_loop(source, *binder, *filter, *order, *limit, body)?,
+            } => self.for_loop(source, *binder, *filter, *order, [*limit, *offset], body)?,
             Node::If {
                 cond,
                 then,
@@ -1088,7 +1100,7 @@ impl Walk<'_> {
         binder: usize,
         filter: Option<F>,
         order: Option<(F, bool)>,
-        limit: Option<F>,
+        [limit, offset]: [Option<F>; 2],
         body: &[Node],
     ) -> Result<(), JitFault> {
         let candidates: Vec<(Option<i64>, i64)> = match source {
@@ -1158,6 +1170,14 @@ impl Walk<'_> {
                 ));
             }
             kept = keyed.into_iter().map(|(_, item)| item).collect();
+        }
+        if let Some(offset) = offset {
+            // An offset that faults, or a negative one, skips nothing.
+            if self.tag(offset) == Tag::Int {
+                if let Ok(Some(k)) = self.value(offset)? {
+                    kept.drain(..crate::env::observe::skip_count(k, kept.len()));
+                }
+            }
         }
         if let Some(limit) = limit {
             // A limit that faults limits nothing.

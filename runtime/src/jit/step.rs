@@ -656,7 +656,9 @@ impl<'s> FlatEnv<'s> {
         let (id, handle) = (el.id, el.handle.clone());
         let path = el.path.clone();
         match (action.kind, handle) {
-            (ActionKind::Click, HandleWords::Go(Ok((page, args)))) => self.navigate(page, &args),
+            (ActionKind::Click, HandleWords::Go(Ok((page, args)))) => {
+                self.navigate(page, args, pool)
+            }
             (ActionKind::Click, HandleWords::Go(Err(why)))
             | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
                 Ok(Applied::Rejected(Some(why)))
@@ -714,7 +716,7 @@ impl<'s> FlatEnv<'s> {
                                 .map_err(|e| e.to_string())?,
                             None => Vec::new(),
                         };
-                        self.navigate(page, &words)
+                        self.navigate(page, words, pool)
                     }
                     MarkerOutcome::Committed { go: None } => Ok(Applied::Done),
                     MarkerOutcome::Rejected { .. } => {
@@ -769,9 +771,20 @@ impl<'s> FlatEnv<'s> {
             .map(|p| p.params.as_slice())
     }
 
-    /// Shows `page` with `args` (words): form variables cleared, the page
-    /// marked visited (`env::step::navigate`).
-    fn navigate(&mut self, page: ir::PageId, args: &[Option<i64>]) -> R<Applied> {
+    /// Shows `page` with `args` (words), or the page its guards redirect to
+    /// (`JitSite::land`): form variables cleared, the page shown marked
+    /// visited (`env::step::navigate`).
+    fn navigate(
+        &mut self,
+        page: ir::PageId,
+        args: Vec<Option<i64>>,
+        pool: &mut TextPool,
+    ) -> R<Applied> {
+        let (page, args) = self
+            .site
+            .land(page, args, &self.state, pool)
+            .map_err(fault)?;
+        let args = args.as_slice();
         let Some(params) = self.params(page) else {
             return Ok(Applied::Rejected(Some(format!("there is no page #{page}"))));
         };

@@ -16,6 +16,8 @@ use crate::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+mod guards;
+
 /// The fixture with two pages (`Show(p: Product)` and `Home`), a marker whose
 /// `requires` are `conds` (parameters `params`) and a template task over
 /// Product (binder in slot 0) whose progress predicates are `conds` too.
@@ -25,6 +27,7 @@ fn program(conds: &[Expr], params: &[Ty]) -> Program {
         name: name.into(),
         params,
         route: None,
+        guards: Vec::new(),
         title: None,
         body: vec![],
         frame: 1,
@@ -921,7 +924,8 @@ fn list_loops_render_as_the_interpreter_does() {
     };
     let mut p = program(&[], &[Ty::Text]);
     let t = |s: &str| c(text(s));
-    // Texts (one faulting, one `none`), filtered, by text desc, limited.
+    // Texts (one faulting, one `none`), filtered, by text desc, the first
+    // skipped, limited.
     let texts = ForElement {
         binder_name: "x".into(),
         source: list(
@@ -938,6 +942,7 @@ fn list_loops_render_as_the_interpreter_does() {
         ),
         order: Some((local(1), true)),
         limit: Some(int(3)),
+        offset: Some(int(1)),
         body: vec![el(
             2,
             ElementKind::Button {
@@ -950,7 +955,8 @@ fn list_loops_render_as_the_interpreter_does() {
             },
         )],
     };
-    // Ints in list order, an input per kept item (its path an index).
+    // Ints in list order, an input per kept item (its path an index); a
+    // negative offset skips nothing.
     let ints = ForElement {
         binder_name: "n".into(),
         source: list(
@@ -960,6 +966,7 @@ fn list_loops_render_as_the_interpreter_does() {
         ),
         order: None,
         limit: Some(faulty()),
+        offset: Some(int(-5)),
         body: vec![el(
             4,
             ElementKind::Input {
@@ -998,9 +1005,9 @@ fn list_loops_render_as_the_interpreter_does() {
     assert_eq!(
         paths,
         vec![
-            (2, vec![4]),
             (2, vec![0]),
             (2, vec![1]),
+            (2, vec![3]),
             (4, vec![0]),
             (4, vec![2]),
         ]

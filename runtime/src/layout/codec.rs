@@ -540,6 +540,7 @@ mod tests {
                 ty: Ty::Row(PRODUCT),
             }],
             route: None,
+            guards: Vec::new(),
             title: None,
             body: vec![ir::Element {
                 id: 0,
@@ -550,6 +551,7 @@ mod tests {
                     source: ir::LoopSource::Rows(fixture::over(1, PRODUCT, None)),
                     order: None,
                     limit: None,
+                    offset: None,
                     body: vec![ir::Element {
                         id: 1,
                         name: None,

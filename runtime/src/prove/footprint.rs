@@ -9,10 +9,12 @@
 //! - everything the goal reads (for a retrieval task the expected answer is
 //!   fixed at the start, so nothing),
 //! - everything any page reads to decide which actions exist and what they do:
-//!   `if` and loop conditions, `order by` and `limit`, `disabled when`, the
+//!   `if` and loop conditions, `order by`, `limit` and `offset`, `disabled when`, the
 //!   arguments of links, navigating buttons and marker buttons, select options
 //!   and the texts that name them (choosing goes by option text, and a row
-//!   shows as its `name`, `ir::reads::render_reads`); for a retrieval task
+//!   shows as its `name`, `ir::reads::render_reads`), and every page
+//!   guard's condition and redirect arguments (they decide where a
+//!   navigation lands); for a retrieval task
 //!   also every text shown, since answers are picked from it,
 //! - everything a *live* marker reads: its `requires`, its body (conditions,
 //!   values, `go` arguments, rendered `reject` texts) and, when it writes at
@@ -205,6 +207,7 @@ fn page_locals(body: &[Element], read: &mut BTreeSet<ir::Slot>, fields: &mut Vec
                 }
                 exprs.extend(f.order.iter().map(|(k, _)| k));
                 exprs.extend(f.limit.iter());
+                exprs.extend(f.offset.iter());
                 page_locals(&f.body, read, fields);
             }
             ElementKind::If {

@@ -4,7 +4,9 @@
 //! a table whose row may then be an argument. Arguments come from what is in
 //! scope or from a form element declared just before (a table `select` shown
 //! as `"{x}"`, a typed `input`, a text `select`, a `checkbox`), so options,
-//! typed values and `disabled when` all meet the prover.
+//! typed values and `disabled when` all meet the prover. Some pages have
+//! guards redirecting elsewhere, some loops an `offset`, some texts show a
+//! page `let` (language 1.1).
 
 use super::exprs::{Exprs, Perms, Scope};
 use super::markers::Marker;
@@ -77,6 +79,7 @@ impl<'a, 's> PageWriter<'a, 's> {
             }
             None => format!("page {}", sig.name),
         };
+        let header = format!("{header}{}", self.guards(&scope));
         let mut intents: Vec<Intent> = plan.markers.iter().map(|&m| Intent::Button(m)).collect();
         intents.extend(plan.links.iter().map(|&p| Intent::Link(p)));
         for _ in 0..self.rng.range(0, 2) {
@@ -96,6 +99,33 @@ impl<'a, 's> PageWriter<'a, 's> {
             self.wrapped(intent, &scope, 1, &mut lines);
         }
         format!("{header} {{\n{}\n}}\n", lines.join("\n"))
+    }
+
+    /// Sometimes one or two `guard c else P(args)` (any page, this one
+    /// included: a redirect cycle stops at the bound), over the page's
+    /// parameter and the state.
+    fn guards(&mut self, scope: &Scope) -> String {
+        let mut out = String::new();
+        let count = match self.rng.below(100) {
+            0..=19 => 1,
+            20..=24 => 2,
+            _ => 0,
+        };
+        for _ in 0..count {
+            let cond = self.cond(scope);
+            let target = self.rng.below(self.pages.len());
+            let target = self.pages[target].clone();
+            let args = match target.param {
+                Some((_, ty)) => {
+                    let arg = self.ex.value(self.rng, scope, &mut Perms::default(), ty);
+                    format!("({arg})")
+                }
+                None => String::new(),
+            };
+            out.push_str(&format!(" guard {cond} else {}{args}", target.name));
+            self.features.push("page-guard");
+        }
+        out
     }
 
     fn fresh(&mut self, prefix: &str) -> String {
@@ -140,6 +170,15 @@ impl<'a, 's> PageWriter<'a, 's> {
                 }
                 if self.rng.chance(20) {
                     head.push_str(&format!(" limit {}", self.rng.range(1, 2)));
+                }
+                if self.rng.chance(20) {
+                    let k = match self.rng.below(4) {
+                        0 => "-1".to_string(),
+                        1 => self.ex.int(self.rng, scope, &mut Perms::default()),
+                        _ => self.rng.range(0, 2).to_string(),
+                    };
+                    head.push_str(&format!(" offset {k}"));
+                    self.features.push("for-offset");
                 }
                 out.push(format!("{head} {{"));
                 let inner = scope.with(&x, Ty::Row(t));
@@ -332,6 +371,14 @@ impl<'a, 's> PageWriter<'a, 's> {
             .map(|v| format!("{{session.{}}}", v.name))
             .collect();
         shown.extend(session);
+        if self.rng.chance(20) {
+            // A page `let` naming a number that the text then shows.
+            let v = self.fresh("v");
+            let value = self.ex.int(self.rng, scope, &mut Perms::default());
+            out.push(format!("{pad}let {v} = {value}"));
+            shown.push(format!("{{{v}}}"));
+            self.features.push("page-let");
+        }
         let what = self.rng.pick_or(&shown, "Nothing".into());
         let global = what.contains(']') || what.starts_with("{session.");
         if global {

@@ -246,7 +246,8 @@ fn walk<'a>(
             ElementKind::Input { var, .. }
             | ElementKind::SelectList { var, .. }
             | ElementKind::SelectFrom { var, .. }
-            | ElementKind::Checkbox { var, .. } => scope.names.push(Binding {
+            | ElementKind::Checkbox { var, .. }
+            | ElementKind::Let { var, .. } => scope.names.push(Binding {
                 name: &var.name,
                 table: None,
             }),

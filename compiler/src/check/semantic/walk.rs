@@ -35,6 +35,10 @@ impl<'a> Walk<'a> {
 
     fn page(&mut self, p: &'a PageDecl) {
         self.opt_text(p.route.as_ref());
+        for guard in &p.guards {
+            self.expr(&guard.cond);
+            self.page_ref(&guard.target);
+        }
         p.titles.iter().for_each(|t| self.text(t));
         self.elements(&p.body);
     }
@@ -131,6 +135,7 @@ impl<'a> Walk<'a> {
                 self.elements(then);
                 self.elements(otherwise);
             }
+            ElementKind::Let { value, .. } => self.expr(value),
             ElementKind::Stmt(s) => self.stmt(s),
         }
     }
@@ -142,6 +147,7 @@ impl<'a> Walk<'a> {
         self.opt_expr(f.filter.as_ref());
         self.opt_expr(f.order.as_ref().map(|o| &o.key));
         self.opt_expr(f.limit.as_ref());
+        self.opt_expr(f.offset.as_ref());
         self.elements(&f.body);
     }
 

@@ -199,6 +199,13 @@ impl<'a> Checker<'a, '_> {
             if let Some(route) = &p.route {
                 c.text(route);
             }
+            for guard in &p.guards {
+                c.cond(&guard.cond, "a `guard` condition");
+                c.page_ref(&guard.target);
+                // NARROWING (1.1, §3): a guard `x != none` narrows `x` to `T` in the
+                // later guards and the page body. Wire the narrowing of `guard.cond`
+                // into the current scope here once the checker has it.
+            }
             for (i, title) in p.titles.iter().enumerate() {
                 c.text(title);
                 if i > 0 {

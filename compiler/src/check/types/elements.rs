@@ -1,7 +1,7 @@
-//! Page elements (spec §2.2): their texts, targets and conditions, and the form
-//! variables `input`, `select` and `checkbox` declare.
+//! Page elements (spec §2.2): their texts, targets and conditions, the form
+//! variables `input`, `select` and `checkbox` declare, and page `let`s (§3, 1.1).
 //!
-//! A form variable is visible to every expression after its declaration in the
+//! A form variable or a page `let` is visible to every expression after its declaration in the
 //! same block and the blocks nested in it, so elements are walked in document
 //! order and each declaration is bound in the innermost scope as it is met. Each
 //! `section`, `for` body and `if` branch is a block of its own. Types follow
@@ -96,6 +96,11 @@ impl<'a> Checker<'a, '_> {
                 self.cond(cond, "an `if` condition");
                 self.elements(then);
                 self.elements(otherwise);
+            }
+            ElementKind::Let { var, value } => {
+                // Visible to the rest of this block and the blocks nested in it.
+                let t = self.infer(value, None);
+                self.bind(Local::new(var, t, LocalKind::Let));
             }
             ElementKind::Stmt(s) => self.page_stmt(s),
         }
@@ -239,6 +244,9 @@ impl<'a> Checker<'a, '_> {
         };
         if let Some(limit) = &f.limit {
             self.expect(limit, &Ty::Int, "`limit`");
+        }
+        if let Some(offset) = &f.offset {
+            self.expect(offset, &Ty::Int, "`offset`");
         }
         self.scoped(vec![Local::new(&f.binder, item, LocalKind::Binder)], |c| {
             c.filter(f.filter.as_ref());

@@ -146,6 +146,7 @@ fn symbol_json(a: &Analysis, s: &DocumentSymbol) -> Value {
         SymbolKind::Session => 19,
         SymbolKind::Seed => 18,
         SymbolKind::Element => 7,
+        SymbolKind::Variable => 13,
     };
     json!({
         "name": s.name,

@@ -248,7 +248,7 @@ pub(super) fn describe_rule(rule: Rule) -> &'static str {
         close_brace => "`}`",
         close_bracket => "`]`",
         element | element_only | title_el | heading_el | text_el | image_el | link_el
-        | button_el | input_el | select_el | checkbox_el | section_el | for_el | if_el
+        | button_el | input_el | select_el | checkbox_el | section_el | for_el | if_el | let_el
         | stmt_el => "an element (`text`, `link`, `button`, ...)",
         stmt | stmt_only | let_stmt | insert_stmt | set_stmt | delete_all_stmt | delete_stmt
         | for_stmt | if_stmt | reject_stmt | go_stmt => "a statement",
@@ -272,6 +272,8 @@ pub(super) fn describe_rule(rule: Rule) -> &'static str {
         where_clause => "`where`",
         order_clause => "`order by`",
         limit_clause => "`limit`",
+        offset_clause => "`offset`",
+        page_guard => "`guard`",
         select_from => "`from`",
         page_route => "`at`",
         table_max => "`max`",
@@ -312,6 +314,8 @@ pub(super) fn describe_rule(rule: Rule) -> &'static str {
         k_by => "`by`",
         k_desc => "`desc`",
         k_limit => "`limit`",
+        k_offset => "`offset`",
+        k_guard => "`guard`",
         k_disabled => "`disabled`",
         k_when => "`when`",
         k_marker => "`marker`",

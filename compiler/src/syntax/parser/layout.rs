@@ -24,8 +24,8 @@ pub(crate) struct LayoutMarks {
     pub spaced: HashSet<usize>,
     /// Clauses that continue the item above them, with how many levels deeper
     /// than the item they go: a marker's `reads`, `writes` and `requires`,
-    /// `where`, `order by`, `limit`, a select's `from` and `show`, a
-    /// page's `at`, a task's `for` template, a table's `max` (one level); the
+    /// `where`, `order by`, `limit`, `offset`, a select's `from` and `show`, a
+    /// page's `at` and `guard`s, a task's `for` template, a table's `max` (one level); the
     /// `where` and `limit` of a task's template (two, clear of the task body).
     pub clauses: HashMap<usize, usize>,
     /// Words that open a body, like a `{` on a line of its own: an extern
@@ -90,6 +90,8 @@ pub(crate) fn layout_marks(text: &str) -> Option<LayoutMarks> {
             | Rule::where_clause
             | Rule::order_clause
             | Rule::limit_clause
+            | Rule::offset_clause
+            | Rule::page_guard
             | Rule::disabled_when
             | Rule::select_from
             | Rule::page_route

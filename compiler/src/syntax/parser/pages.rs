@@ -1,5 +1,6 @@
-//! Walking pages and their elements, including `for`, `if`/`else if`,
-//! selects and the statements a page must not contain (kept for E303).
+//! Walking pages and their elements, including guards, `let`, `for` (with
+//! `offset`), `if`/`else if`, selects and the statements a page must not
+//! contain (kept for E303).
 
 use super::*;
 
@@ -10,6 +11,7 @@ impl<'t> Walker<'t, '_> {
             name: missing_ident(span),
             params: Vec::new(),
             route: None,
+            guards: Vec::new(),
             titles: Vec::new(),
             body: Vec::new(),
         };
@@ -18,6 +20,7 @@ impl<'t> Walker<'t, '_> {
                 Rule::ident => page.name = self.ident(&p),
                 Rule::param_list => page.params = self.params(p),
                 Rule::page_route => page.route = p.into_inner().nth(1).map(|t| self.text_lit(t)),
+                Rule::page_guard => page.guards.push(self.page_guard(p)),
                 Rule::elements => page.body = self.elements(p, &mut page.titles),
                 Rule::close_brace => {
                     self.check_close(&p, "}", &format!("page {}", page.name.name), page.name.span)
@@ -64,6 +67,8 @@ impl<'t> Walker<'t, '_> {
         let mut from = None;
         let mut order = None;
         let mut limit = None;
+        let mut offset = None;
+        let mut value = None;
         let mut filter = None;
         let mut closes = Vec::new();
         for p in inner.into_inner() {
@@ -86,6 +91,8 @@ impl<'t> Walker<'t, '_> {
                 Rule::where_clause => filter = p.into_inner().nth(1).map(|e| self.expr(e)),
                 Rule::order_clause => order = Some(self.order_clause(p)),
                 Rule::limit_clause => limit = p.into_inner().nth(1).map(|e| self.expr(e)),
+                Rule::offset_clause => offset = p.into_inner().nth(1).map(|e| self.expr(e)),
+                Rule::expr => value = Some(self.expr(p)),
                 Rule::close_brace => closes.push(p),
                 Rule::let_stmt
                 | Rule::insert_stmt
@@ -150,6 +157,13 @@ impl<'t> Walker<'t, '_> {
             },
             Rule::select_el => self.select_kind(span, idents, types, label, list, from),
             Rule::section_el => ElementKind::Section { label, body },
+            Rule::let_el => ElementKind::Let {
+                var: idents
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| missing_ident(span)),
+                value: value.unwrap_or_else(|| self.error_expr(span)),
+            },
             Rule::for_el => {
                 let binder = idents
                     .first()
@@ -169,12 +183,32 @@ impl<'t> Walker<'t, '_> {
                     filter,
                     order,
                     limit,
+                    offset,
                     body,
                 })
             }
             _ => return None,
         };
         Some(Element { name, kind, span })
+    }
+
+    /// `guard c else Page(args)`.
+    fn page_guard(&mut self, pair: P<'t>) -> PageGuard {
+        let span = self.span(&pair);
+        let mut cond = None;
+        let mut target = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::expr => cond = Some(self.expr(p)),
+                Rule::page_ref => target = Some(self.page_ref(p)),
+                _ => {}
+            }
+        }
+        PageGuard {
+            cond: cond.unwrap_or_else(|| self.error_expr(span)),
+            target: target.unwrap_or_else(|| missing_ref(span)),
+            span,
+        }
     }
 
     /// `if c { ... } else if d { ... } else { ... }`: an `else if` is the whole
