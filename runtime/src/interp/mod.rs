@@ -7,6 +7,7 @@
 //! failure is a `Fault`, never a panic), and `render` turns values into the text a
 //! page shows (§2.2).
 
+mod builtins;
 pub mod eval;
 pub mod exec;
 pub mod gate;
