@@ -243,13 +243,18 @@ impl<'a> Checker<'a, '_> {
         let params = self.params(&m.params);
         self.ctx.place = Place::Marker;
         self.scoped(params, |c| {
+            // Each clause narrows the clauses after it and the body.
+            let mut paths = Vec::new();
             for r in &m.requires {
-                c.cond(&r.cond, "a `requires` condition");
-                if let Some(message) = &r.message {
-                    c.text(message);
-                }
+                c.narrowing(paths.clone(), |c| {
+                    c.cond(&r.cond, "a `requires` condition");
+                    if let Some(message) = &r.message {
+                        c.text(message);
+                    }
+                });
+                paths.extend(c.narrowed_paths(&r.cond));
             }
-            c.stmts(&m.body);
+            c.narrowing(paths, |c| c.stmts(&m.body));
         });
     }
 
@@ -326,8 +331,7 @@ impl<'a> Checker<'a, '_> {
             self.expect(limit, &Ty::Int, "`limit`");
         }
         self.with_row_binder(&tpl.binder, &tpl.table, |c| {
-            c.filter(tpl.filter.as_ref());
-            c.task_body(t);
+            c.filter_then(tpl.filter.as_ref(), |c| c.task_body(t));
         });
     }
 
