@@ -149,7 +149,15 @@ impl<'a> Checker<'a, '_> {
         if self.is_session_head(base) {
             return self.set_session(target, base, field);
         }
+        // A narrowed target still holds what its field declares (`none` too).
         let ty = self.infer(target, None);
+        let ty = match self.typed.fields.get(&target.id) {
+            Some(Access::Field { table, field }) if field != "id" => self
+                .field_decl(table, field)
+                .map_or(ty, |decl| self.type_of(&decl.ty)),
+            _ => ty,
+        };
+        self.typed.types.insert(target.id, ty.clone());
         match self.typed.fields.get(&target.id).cloned() {
             Some(Access::Field { field: f, .. }) if f == "id" => {
                 self.report(
