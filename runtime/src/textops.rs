@@ -191,7 +191,9 @@ mod tests {
         for cents in [0, 5, -5, 129_900, -2_500, i64::MAX, i64::MIN + 1] {
             assert_eq!(to_money(&Money(cents).to_string()), Some(cents));
         }
-        for bad in ["", "$", "1.999", "1.", ".5", "$$5", "5$", "-$-5", "1,23.00", "$ 5"] {
+        for bad in [
+            "", "$", "1.999", "1.", ".5", "$$5", "5$", "-$-5", "1,23.00", "$ 5",
+        ] {
             assert_eq!(to_money(bad), None, "{bad:?}");
         }
         assert_eq!(to_money("92233720368547758.08"), None);

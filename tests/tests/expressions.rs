@@ -34,13 +34,22 @@ fn the_loan_task_is_proved_and_replayed_by_both_engines() {
     let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
     let (_, fallen_back) = site.compile_stats();
     assert_eq!(fallen_back, 0, "every predicate compiles");
-    assert!(site.marker_fallbacks().is_empty(), "{:?}", site.marker_fallbacks());
+    assert!(
+        site.marker_fallbacks().is_empty(),
+        "{:?}",
+        site.marker_fallbacks()
+    );
     let jit = JitProver::new(&program).unwrap();
     let instances = env::instances(&program);
     assert_eq!(instances.len(), 1);
     for inst in &instances {
         let reference = prove::prove_instance(&program, inst, Options::default()).unwrap();
-        assert_eq!(reference.verdict, Verdict::Feasible, "{:?}", reference.explanation);
+        assert_eq!(
+            reference.verdict,
+            Verdict::Feasible,
+            "{:?}",
+            reference.explanation
+        );
         assert_eq!(prove::replay(&program, inst, &reference.witness), Ok(true));
         let flat = jit.prove(inst, Options::default()).unwrap();
         assert_eq!(flat.engine, Engine::Jit, "the flat engine plays the task");
@@ -49,6 +58,9 @@ fn the_loan_task_is_proved_and_replayed_by_both_engines() {
         assert_eq!(flat.states, reference.states);
         // Sign in, open the loan, type the weeks, renew.
         assert_eq!(reference.witness.len(), 4);
-        assert_eq!(prove::replay(&program, inst, &reference.witness[..3]), Ok(false));
+        assert_eq!(
+            prove::replay(&program, inst, &reference.witness[..3]),
+            Ok(false)
+        );
     }
 }

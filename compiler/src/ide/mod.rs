@@ -108,7 +108,10 @@ impl Analysis {
         let text = self.text(file);
         let is_word = |c: char| c.is_alphanumeric() || c == '_';
         let offset = offset.min(text.len());
-        let start = text.get(..offset)?.rfind(|c| !is_word(c)).map_or(0, |i| i + 1);
+        let start = text
+            .get(..offset)?
+            .rfind(|c| !is_word(c))
+            .map_or(0, |i| i + 1);
         let end = text
             .get(offset..)?
             .find(|c| !is_word(c))

@@ -55,7 +55,9 @@ pub(super) fn calendar_arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Value
     let shift = |n: i64| match op {
         BinaryOp::Add => Ok(n),
         BinaryOp::Sub => n.checked_neg().ok_or(Fault::OutOfRange),
-        _ => Err(Fault::TypeConfusion("calendar arithmetic other than `+`/`-`")),
+        _ => Err(Fault::TypeConfusion(
+            "calendar arithmetic other than `+`/`-`",
+        )),
     };
     match (a, b) {
         (Value::Date(d), Value::Int(n)) => d

@@ -23,9 +23,7 @@ use super::helpers::{self, JitCtx};
 use super::text::{Template, Templates};
 use super::Tag;
 use crate::interp::state::idx;
-use crate::ir::{
-    self, AggKind, BinaryOp, Expr, RowScan, Slot, TableId, Ty, UnaryOp, Value,
-};
+use crate::ir::{self, AggKind, BinaryOp, Expr, RowScan, Slot, TableId, Ty, UnaryOp, Value};
 use crate::layout::{Cells, StateLayout, TextPool, WORD};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{

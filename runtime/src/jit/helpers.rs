@@ -295,25 +295,32 @@ mod tests {
 
     #[test]
     fn text_builtins_intern_their_results() {
-        with_pool(&["héllo", "hé", "l", "L", " 1,234 ", "$5.5", "x"], |ctx, ids| {
-            assert_eq!(text_left(ctx, ids[0], 2), ids[1]);
-            assert_eq!(text_left(ctx, ids[0], 99), ids[0]);
-            assert_eq!(text_right(ctx, ids[0], 0), text_left(ctx, ids[0], -1));
-            let replaced = text_replace(ctx, ids[0], ids[2], ids[3]);
-            assert!(replaced >= 0 && replaced != ids[0]);
-            assert_eq!(text_left(ctx, replaced, 2), ids[1]);
-            assert_eq!(text_replace(ctx, ids[0], ids[3], ids[2]), ids[0], "nothing to replace");
-            assert_eq!(text_to_int(ctx, ids[4]), 1);
-            // SAFETY: `ctx` is the live context `with_pool` made.
-            assert_eq!(unsafe { (*ctx).out }, 1234);
-            assert_eq!(text_to_money(ctx, ids[5]), 1);
-            // SAFETY: as above.
-            assert_eq!(unsafe { (*ctx).out }, 550);
-            assert_eq!(text_to_int(ctx, ids[6]), 0);
-            // SAFETY: as above.
-            assert_eq!(unsafe { (*ctx).out }, 0);
-            assert_eq!(text_to_int(ctx, 99), ERROR);
-            assert_eq!(text_replace(ctx, ids[0], 99, ids[1]), ERROR);
-        });
+        with_pool(
+            &["héllo", "hé", "l", "L", " 1,234 ", "$5.5", "x"],
+            |ctx, ids| {
+                assert_eq!(text_left(ctx, ids[0], 2), ids[1]);
+                assert_eq!(text_left(ctx, ids[0], 99), ids[0]);
+                assert_eq!(text_right(ctx, ids[0], 0), text_left(ctx, ids[0], -1));
+                let replaced = text_replace(ctx, ids[0], ids[2], ids[3]);
+                assert!(replaced >= 0 && replaced != ids[0]);
+                assert_eq!(text_left(ctx, replaced, 2), ids[1]);
+                assert_eq!(
+                    text_replace(ctx, ids[0], ids[3], ids[2]),
+                    ids[0],
+                    "nothing to replace"
+                );
+                assert_eq!(text_to_int(ctx, ids[4]), 1);
+                // SAFETY: `ctx` is the live context `with_pool` made.
+                assert_eq!(unsafe { (*ctx).out }, 1234);
+                assert_eq!(text_to_money(ctx, ids[5]), 1);
+                // SAFETY: as above.
+                assert_eq!(unsafe { (*ctx).out }, 550);
+                assert_eq!(text_to_int(ctx, ids[6]), 0);
+                // SAFETY: as above.
+                assert_eq!(unsafe { (*ctx).out }, 0);
+                assert_eq!(text_to_int(ctx, 99), ERROR);
+                assert_eq!(text_replace(ctx, ids[0], 99, ids[1]), ERROR);
+            },
+        );
     }
 }

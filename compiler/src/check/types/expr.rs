@@ -38,16 +38,25 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// E201; `help` replaces the general advice.
-    fn report_mismatch(&mut self, span: Span, want: &Ty, got: &Ty, what: &str, help: Option<String>) {
+    fn report_mismatch(
+        &mut self,
+        span: Span,
+        want: &Ty,
+        got: &Ty,
+        what: &str,
+        help: Option<String>,
+    ) {
         let d = Diagnostic::new(
             Code::E201,
             span,
             format!("expected `{want}` for {what}, found `{got}`"),
         )
         .label(format!("this is `{got}`"));
-        let help = help.or_else(|| mismatch_help(want, got)).unwrap_or_else(|| {
-            format!("give {what} a value of type `{want}`; wsite converts no types implicitly")
-        });
+        let help = help
+            .or_else(|| mismatch_help(want, got))
+            .unwrap_or_else(|| {
+                format!("give {what} a value of type `{want}`; wsite converts no types implicitly")
+            });
         self.report(d.help(help));
     }
 

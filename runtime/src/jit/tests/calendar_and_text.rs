@@ -30,13 +30,25 @@ fn calendar_arithmetic_agrees_and_faults_out_of_range() {
         bin(Eq, bin(Add, d("9999-12-31"), int(0)), d("9999-12-31")),
         bin(Lt, bin(Add, d("9999-12-31"), int(1)), d("2026-01-01")),
         bin(Lt, bin(Sub, d("0000-01-01"), int(1)), d("2026-01-01")),
-        bin(Lt, bin(Add, d("2026-01-01"), int(i64::MAX)), d("2026-01-01")),
-        bin(Lt, bin(Sub, d("2026-01-01"), int(i64::MIN)), d("2026-01-01")),
+        bin(
+            Lt,
+            bin(Add, d("2026-01-01"), int(i64::MAX)),
+            d("2026-01-01"),
+        ),
+        bin(
+            Lt,
+            bin(Sub, d("2026-01-01"), int(i64::MIN)),
+            d("2026-01-01"),
+        ),
         bin(Lt, bin(Add, tm("23:59"), int(1)), tm("12:00")),
         bin(Lt, bin(Sub, tm("00:00"), int(1)), tm("12:00")),
         bin(Lt, bin(Sub, tm("12:00"), int(i64::MIN)), tm("12:00")),
         // A `none` date faults before the range matters.
-        bin(Lt, bin(Add, fld(at(PRODUCT, 42), PRODUCT, RESTOCK), int(1)), d("2026-01-01")),
+        bin(
+            Lt,
+            bin(Add, fld(at(PRODUCT, 42), PRODUCT, RESTOCK), int(1)),
+            d("2026-01-01"),
+        ),
     ]);
     let range = fault(Fault::OutOfRange);
     let mut expected = vec![Ok(true); 7];
@@ -63,11 +75,19 @@ fn text_builtins_agree_on_constants_fields_and_parameters() {
             call(Builtin::Replace, vec![name.clone(), t("Pad"), t("pad")]),
             t("Thinkpad X1"),
         ),
-        bin(Eq, call(Builtin::Replace, vec![t("abc"), t(""), t("x")]), t("abc")),
+        bin(
+            Eq,
+            call(Builtin::Replace, vec![t("abc"), t(""), t("x")]),
+            t("abc"),
+        ),
         bin(Eq, to_int(t(" 1,234 ")), int(1234)),
         bin(Eq, to_int(t("12,34")), none()),
         bin(Eq, to_int(local(0)), int(-5)),
-        bin(Eq, to_money(t("$1,299.00")), fld(at(PRODUCT, 42), PRODUCT, PRICE)),
+        bin(
+            Eq,
+            to_money(t("$1,299.00")),
+            fld(at(PRODUCT, 42), PRODUCT, PRICE),
+        ),
         bin(Eq, to_money(t("1.999")), none()),
         bin(Gt, bin(Add, to_int(t("41")), int(1)), int(41)),
         // `none` from `to_int` faults where a value is needed.
