@@ -299,6 +299,13 @@ impl<'a> Checker<'a, '_> {
         match t {
             Ty::Int | Ty::Money | Ty::Error => t,
             _ => {
+                let base = t.base().clone();
+                let help = self
+                    .optional_help(arg, &base, &t)
+                    .filter(|_| matches!(base, Ty::Int | Ty::Money))
+                    .unwrap_or_else(|| {
+                        "`abs` gives the absolute value of an `Int` or an amount of `Money`".into()
+                    });
                 self.report(
                     Diagnostic::new(
                         Code::E201,
@@ -309,7 +316,7 @@ impl<'a> Checker<'a, '_> {
                         ),
                     )
                     .label(format!("this is `{t}`"))
-                    .help("`abs` gives the absolute value of an `Int` or an amount of `Money`"),
+                    .help(help),
                 );
                 Ty::Error
             }

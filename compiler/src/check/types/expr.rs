@@ -61,7 +61,7 @@ impl<'a> Checker<'a, '_> {
     }
 
     /// For a `T?` where a `T` is needed: how `!= none` narrows it (spec §3).
-    fn optional_help(&self, e: &Expr, want: &Ty, got: &Ty) -> Option<String> {
+    pub(super) fn optional_help(&self, e: &Expr, want: &Ty, got: &Ty) -> Option<String> {
         if !matches!(got, Ty::Optional(_)) || !accepts(want, got.base()) {
             return None;
         }
