@@ -1,6 +1,7 @@
 //! wsite runtime: everything that happens after a site is checked.
 //!
-//! `value` is the scalar domain (money, dates, times) every stage shares; `ir` is
+//! `value` is the scalar domain (money, dates, times) every stage shares, and
+//! `textops` the text built-ins both engines call; `ir` is
 //! the lowered site; `interp` is the reference interpreter (the oracle);
 //! `env` plays task episodes (observations, actions, rewards); `layout` gives
 //! every state one flat byte encoding for the fast engines; `artifact` reads and
@@ -14,5 +15,6 @@ pub mod ir;
 pub mod jit;
 pub mod layout;
 pub mod prove;
+pub mod textops;
 pub mod train;
 pub mod value;

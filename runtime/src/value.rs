@@ -183,6 +183,37 @@ impl Date {
         })
     }
 
+    /// The first day date arithmetic may reach: the first a literal can
+    /// write (`@0000-01-01`).
+    pub const FIRST: Date = Date {
+        year: 0,
+        month: 1,
+        day: 1,
+    };
+    /// The last day date arithmetic may reach: the last a literal can write
+    /// (`@9999-12-31`).
+    pub const LAST: Date = Date {
+        year: 9999,
+        month: 12,
+        day: 31,
+    };
+
+    /// The date with day number `n` when it lies in [`Date::FIRST`] ..=
+    /// [`Date::LAST`] (spec §3, 1.1: a result outside the calendar range
+    /// fails); `None` otherwise. Shared by `Date ± Int` in the interpreter
+    /// and by the JIT, which compares day numbers against the same bounds.
+    pub fn in_range(n: i64) -> Option<Date> {
+        (Date::FIRST.day_number()..=Date::LAST.day_number())
+            .contains(&n)
+            .then(|| Date::from_day_number(n))
+            .flatten()
+    }
+
+    /// `self + days` (negative `days` go back); `None` past the range.
+    pub fn add_days(self, days: i64) -> Option<Date> {
+        Date::in_range(self.day_number().checked_add(days)?)
+    }
+
     /// The English month name, for `Month D, YYYY` renderings.
     pub fn month_name(self) -> &'static str {
         MONTH_NAMES[usize::from(self.month.clamp(1, 12)) - 1]
@@ -249,6 +280,35 @@ impl Time {
         })
     }
 }
+
+impl Time {
+    /// Minutes since midnight (the layout codec's word for a time).
+    pub fn minutes(self) -> i64 {
+        i64::from(self.hour) * 60 + i64::from(self.minute)
+    }
+
+    /// The time `n` minutes after midnight when `n` is in 0..=1439 (00:00 to
+    /// 23:59); `None` otherwise.
+    pub fn from_minutes(n: i64) -> Option<Time> {
+        if !(0..MINUTES_PER_DAY).contains(&n) {
+            return None;
+        }
+        Some(Time {
+            hour: u8::try_from(n / 60).ok()?,
+            minute: u8::try_from(n % 60).ok()?,
+        })
+    }
+
+    /// `self + minutes` (negative go back); `None` when the result leaves
+    /// the day (spec §3, 1.1: it fails like a division by zero, it does not
+    /// wrap around midnight).
+    pub fn add_minutes(self, minutes: i64) -> Option<Time> {
+        Time::from_minutes(self.minutes().checked_add(minutes)?)
+    }
+}
+
+/// Minutes in a day: a time's minute count is below this.
+pub const MINUTES_PER_DAY: i64 = 24 * 60;
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -333,6 +393,24 @@ mod tests {
         };
         assert_eq!(d("2026-03-01") - d("2026-02-28"), 1);
         assert_eq!(d("2025-01-01") - d("2024-01-01"), 366);
+    }
+
+    #[test]
+    fn date_and_time_arithmetic_stays_in_range() {
+        let d = |s| Date::parse_body(s).unwrap();
+        assert_eq!(d("2026-12-10").add_days(21), Some(d("2026-12-31")));
+        assert_eq!(d("2026-12-31").add_days(1), Some(d("2027-01-01")));
+        assert_eq!(d("2024-03-01").add_days(-1), Some(d("2024-02-29")));
+        assert_eq!(d("9999-12-31").add_days(1), None);
+        assert_eq!(d("0000-01-01").add_days(-1), None);
+        assert_eq!(d("2026-01-01").add_days(i64::MAX), None);
+        let t = |s| Time::parse_body(s).unwrap();
+        assert_eq!(t("10:30").add_minutes(90), Some(t("12:00")));
+        assert_eq!(t("00:10").add_minutes(-10), Some(t("00:00")));
+        assert_eq!(t("23:59").add_minutes(1), None);
+        assert_eq!(t("00:00").add_minutes(-1), None);
+        assert_eq!(t("12:00").add_minutes(i64::MIN), None);
+        assert_eq!(Time::from_minutes(t("17:45").minutes()), Some(t("17:45")));
     }
 
     #[test]

@@ -164,6 +164,29 @@ fn generated_sites_compile_and_prove_alike_four_ways() {
     );
 }
 
+/// The campaign differential-tests the 1.1 expressions: some generated
+/// sites use each of them.
+#[test]
+fn generated_sites_use_the_1_1_expressions() {
+    let texts: Vec<String> = (0..60).map(|s| generate(s).text).collect();
+    for needle in [
+        "left(",
+        "right(",
+        "replace(",
+        "plural(",
+        "to_int(",
+        "to_money(",
+        "@23:58 + (",
+        "today() + (",
+        "@9999-12-30 + (",
+    ] {
+        assert!(
+            texts.iter().any(|t| t.contains(needle)),
+            "no generated site uses `{needle}`"
+        );
+    }
+}
+
 #[test]
 fn the_same_seed_gives_the_same_site() {
     assert_eq!(generate(7).text, generate(7).text);

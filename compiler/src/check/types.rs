@@ -13,16 +13,19 @@
 //!
 //! The checker lives in submodules of this file, one per construct: expressions
 //! (`expr`), page and marker references and builtins (`calls`), declarations
-//! (`decl`), page elements (`elements`), statements (`stmt`), and name suggestions
-//! (`suggest`).
+//! (`decl`), page elements (`elements`), statements (`stmt`), narrowing after
+//! `!= none` (`narrow`), and name suggestions (`suggest`).
 
+mod arith;
 mod calls;
 mod decl;
 mod elements;
 mod expr;
+mod narrow;
 mod stmt;
 mod suggest;
 
+pub use calls::{builtin_docs, BuiltinDoc};
 pub(crate) use suggest::closest;
 
 use super::Symbols;
@@ -305,6 +308,8 @@ struct Checker<'a, 'c> {
     element_names: BTreeSet<&'a str>,
     /// Innermost scope last; each scope lists its locals in declaration order.
     scopes: Vec<Vec<Local<'a>>>,
+    /// The paths known to be present here (`narrow`), one list per region.
+    narrowed: Vec<Vec<narrow::Path>>,
     /// Every form variable of the page being checked, in or out of scope, to
     /// explain an unknown name that is one of them used where it is not visible.
     page_forms: Vec<&'a Ident>,
@@ -328,6 +333,7 @@ impl<'a, 'c> Checker<'a, 'c> {
             tables: table_fields(files, syms),
             element_names,
             scopes: Vec::new(),
+            narrowed: Vec::new(),
             page_forms: Vec::new(),
             ctx: Ctx::default(),
             object: String::new(),
@@ -350,6 +356,7 @@ impl<'a, 'c> Checker<'a, 'c> {
     fn enter(&mut self, object: String) {
         self.object = object;
         self.scopes.clear();
+        self.narrowed.clear();
         self.page_forms.clear();
         self.ctx = Ctx::default();
     }

@@ -7,10 +7,12 @@
 //!   `T`): `T`'s fields and `id`;
 //! - after `->`: pages, and markers (a button may trigger one);
 //! - after a page guard's `else`: pages;
-//! - elsewhere: keywords, the locals in scope, and every declared name.
+//! - elsewhere: the built-in functions (with their signatures), keywords,
+//!   the locals in scope, and every declared name.
 
 use super::index::{Def, Key};
 use super::Analysis;
+use crate::check::types::builtin_docs;
 use crate::syntax::ast::FileId;
 
 /// The words of the grammar.
@@ -104,6 +106,8 @@ pub enum CompletionKind {
     Task,
     Session,
     Local,
+    /// A built-in function (`left`, `to_int`, ...).
+    Builtin,
     Other,
 }
 
@@ -147,14 +151,21 @@ impl Analysis {
         } else if after_guard_else(head) {
             self.globals(|k| matches!(k, Key::Page(_)))
         } else {
-            let mut all: Vec<Completion> = KEYWORDS
-                .iter()
-                .map(|k| Completion {
-                    label: (*k).into(),
-                    kind: CompletionKind::Keyword,
-                    detail: "keyword".into(),
+            // Built-ins first: `today` is a keyword too, and the first of
+            // equal labels is kept.
+            let mut all: Vec<Completion> = builtin_docs()
+                .into_iter()
+                .map(|b| Completion {
+                    label: b.name.into(),
+                    kind: CompletionKind::Builtin,
+                    detail: b.signature,
                 })
                 .collect();
+            all.extend(KEYWORDS.iter().map(|k| Completion {
+                label: (*k).into(),
+                kind: CompletionKind::Keyword,
+                detail: "keyword".into(),
+            }));
             all.extend(self.locals_in_scope(file, offset));
             all.extend(self.globals(|k| !matches!(k, Key::Field(..) | Key::Local(_) | Key::Site)));
             all

@@ -85,6 +85,9 @@ impl Analysis {
                 contents,
             });
         }
+        if let Some(hover) = self.builtin_hover(file, offset) {
+            return Some(hover);
+        }
         // Not on a name: the type of the narrowest expression under the cursor.
         let (span, id) = self
             .index
@@ -96,6 +99,33 @@ impl Analysis {
         Some(Hover {
             span: *span,
             contents: format!("```wsite\n{ty}\n```"),
+        })
+    }
+
+    /// On the name of a built-in function being called (`left(` ...): its
+    /// signature and what it does.
+    fn builtin_hover(&self, file: FileId, offset: usize) -> Option<Hover> {
+        let text = self.text(file);
+        let is_word = |c: char| c.is_alphanumeric() || c == '_';
+        let offset = offset.min(text.len());
+        let start = text
+            .get(..offset)?
+            .rfind(|c| !is_word(c))
+            .map_or(0, |i| i + 1);
+        let end = text
+            .get(offset..)?
+            .find(|c| !is_word(c))
+            .map_or(text.len(), |i| offset + i);
+        let word = text.get(start..end)?;
+        if !text.get(end..)?.trim_start().starts_with('(') {
+            return None;
+        }
+        let b = crate::check::types::builtin_docs()
+            .into_iter()
+            .find(|b| b.name == word)?;
+        Some(Hover {
+            span: Span::new(file, start, end),
+            contents: format!("```wsite\n{}\n```\n\n{}", b.signature, b.doc),
         })
     }
 

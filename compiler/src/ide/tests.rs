@@ -233,6 +233,54 @@ fn completion_elsewhere_offers_keywords_globals_and_locals_in_scope() {
 }
 
 #[test]
+fn built_ins_are_completed_and_hovered_with_their_signatures() {
+    let a = analyse(SHOP);
+    let offset = at(SHOP, "  text \"{p.price}\"", 0, 2);
+    let c = a.completions(FILE, SHOP, offset);
+    let left = c
+        .iter()
+        .find(|x| x.label == "left")
+        .expect("`left` offered");
+    assert_eq!(left.kind, CompletionKind::Builtin);
+    assert_eq!(left.detail, "left(text: Text, count: Int) -> Text");
+    let to_int = c
+        .iter()
+        .find(|x| x.label == "to_int")
+        .expect("`to_int` offered");
+    assert_eq!(to_int.detail, "to_int(text: Text) -> Int?");
+    let today = c
+        .iter()
+        .find(|x| x.label == "today")
+        .expect("`today` offered");
+    assert_eq!(
+        today.kind,
+        CompletionKind::Builtin,
+        "the built-in wins over the keyword"
+    );
+
+    let text = SHOP.replace(
+        "  text \"{p.price}\"",
+        "  text \"{plural(p.stock, \"lamp\", \"lamps\")} {p.price}\"\n  input d: Date \"Day\"\n  if d != none {\n    text \"{d + 1}\"\n  }",
+    );
+    let a = analyse(&text);
+    let h = a.hover(FILE, at(&text, "plural(", 0, 2)).unwrap();
+    assert!(
+        h.contents
+            .contains("plural(count: Int, singular: Text, plural: Text) -> Text"),
+        "{}",
+        h.contents
+    );
+    assert!(
+        h.contents.contains("`singular` when `count` is 1"),
+        "{}",
+        h.contents
+    );
+    // Inside `if d != none`, `d` is narrowed to `Date`.
+    let h = a.hover(FILE, at(&text, "d + 1", 0, 2)).unwrap();
+    assert_eq!(h.contents, "```wsite\nDate\n```");
+}
+
+#[test]
 fn the_outline_lists_declarations_with_their_members() {
     let a = analyse(SHOP);
     let symbols = a.document_symbols(FILE);

@@ -8,9 +8,10 @@
 //! IR it is given: an IR the checker could not have produced yields
 //! `Fault::TypeConfusion`.
 
+use super::builtins::{builtin, calendar_arith};
 use super::render::try_render_text;
 use super::state::{idx, Database};
-use crate::ir::{self, AggKind, BinaryOp, Builtin, Expr, RowScan, Slot, TableId, UnaryOp, Value};
+use crate::ir::{self, AggKind, BinaryOp, Expr, RowScan, Slot, TableId, UnaryOp, Value};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -27,6 +28,9 @@ pub enum Fault {
     },
     /// Int or money arithmetic out of the 64-bit range.
     Overflow,
+    /// Date or time arithmetic that leaves the calendar (`@9999-12-31 + 1`)
+    /// or the day (`@23:30 + 45`).
+    OutOfRange,
     /// The IR is inconsistent (wrong kinds of values for an operator, an unknown
     /// table or field). Never expected from a checked program.
     TypeConfusion(&'static str),
@@ -39,6 +43,7 @@ impl fmt::Display for Fault {
             Fault::NoneValue => f.write_str("a value is none"),
             Fault::MissingRow { id, .. } => write!(f, "row #{id} does not exist"),
             Fault::Overflow => f.write_str("number out of range"),
+            Fault::OutOfRange => f.write_str("date or time out of range"),
             Fault::TypeConfusion(what) => write!(f, "internal error: {what}"),
         }
     }
@@ -136,7 +141,13 @@ pub fn eval(ctx: &Context<'_>, frame: &mut Vec<Value>, expr: &Expr) -> Result<Va
         Expr::Count(scan) => count(ctx, frame, scan),
         Expr::Aggregate { kind, value, scan } => aggregate(ctx, frame, *kind, value, scan),
         Expr::Find(scan) => find(ctx, frame, scan),
-        Expr::Call(f, args) => call(ctx, frame, *f, args),
+        Expr::Call(f, args) => {
+            let vals = args
+                .iter()
+                .map(|a| eval(ctx, frame, a))
+                .collect::<Result<Vec<_>, _>>()?;
+            builtin(ctx.program, *f, &vals)
+        }
         Expr::Text(parts) => try_render_text(ctx, frame, parts).map(|s| Value::Text(s.into())),
     }
 }
@@ -276,7 +287,7 @@ fn compare(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, Fault> {
 }
 
 /// The arithmetic §3 defines: Int with Int, Money ± Money, Money * Int,
-/// Int * Money and Money / Int.
+/// Int * Money and Money / Int; and (1.1) Date ± Int, Time ± Int, Date - Date.
 fn arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, Fault> {
     use BinaryOp::{Add, Div, Mul, Sub};
     match (a, b) {
@@ -289,7 +300,7 @@ fn arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Value, Fault> {
             int_op(op, *x, *y).map(Value::Money)
         }
         (Value::Int(x), Value::Money(y)) if op == Mul => int_op(op, *x, *y).map(Value::Money),
-        _ => Err(Fault::TypeConfusion("arithmetic on mismatched values")),
+        _ => calendar_arith(op, a, b),
     }
 }
 
@@ -467,50 +478,6 @@ fn fold(kind: AggKind, acc: Value, v: Value) -> Result<Value, Fault> {
         } else {
             acc
         }),
-    }
-}
-
-// ---- built-ins -----------------------------------------------------------------
-
-/// Evaluates the arguments left to right, then applies the built-in.
-fn call(
-    ctx: &Context<'_>,
-    frame: &mut Vec<Value>,
-    f: Builtin,
-    args: &[Expr],
-) -> Result<Value, Fault> {
-    let vals = args
-        .iter()
-        .map(|a| eval(ctx, frame, a))
-        .collect::<Result<Vec<_>, _>>()?;
-    builtin(ctx.program, f, &vals)
-}
-
-fn builtin(program: &ir::Program, f: Builtin, args: &[Value]) -> Result<Value, Fault> {
-    use Value::{Bool, Date, Int, Money, Text};
-    let text = |s: &str| Ok(Text(s.into()));
-    match (f, args) {
-        (Builtin::Today, []) => Ok(Date(program.site.today)),
-        (_, args) if args.contains(&Value::None) => Err(Fault::NoneValue),
-        (Builtin::Lower, [Text(t)]) => text(&t.to_lowercase()),
-        (Builtin::Upper, [Text(t)]) => text(&t.to_uppercase()),
-        (Builtin::Trim, [Text(t)]) => text(t.trim()),
-        (Builtin::Len, [Text(t)]) => i64::try_from(t.chars().count())
-            .map(Int)
-            .map_err(|_| Fault::Overflow),
-        (Builtin::Contains, [Text(t), Text(p)]) => Ok(Bool(t.contains(&**p))),
-        (Builtin::StartsWith, [Text(t), Text(p)]) => Ok(Bool(t.starts_with(&**p))),
-        (Builtin::EndsWith, [Text(t), Text(p)]) => Ok(Bool(t.ends_with(&**p))),
-        (Builtin::Abs, [Int(n)]) => n.checked_abs().map(Int).ok_or(Fault::Overflow),
-        (Builtin::Abs, [Money(c)]) => c.checked_abs().map(Money).ok_or(Fault::Overflow),
-        (Builtin::DaysBetween, [Date(from), Date(to)]) => to
-            .day_number()
-            .checked_sub(from.day_number())
-            .map(Int)
-            .ok_or(Fault::Overflow),
-        _ => Err(Fault::TypeConfusion(
-            "built-in called with the wrong arguments",
-        )),
     }
 }
 

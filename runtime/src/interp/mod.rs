@@ -8,6 +8,7 @@
 //! page shows (§2.2), and `guard` decides where a navigation lands (§3, page
 //! guards).
 
+mod builtins;
 pub mod eval;
 pub mod exec;
 pub mod gate;

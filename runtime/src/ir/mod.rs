@@ -170,6 +170,23 @@ impl BinaryOp {
     }
 }
 
+/// The type of `l op r` for an arithmetic operator (spec §3; 1.1 adds
+/// `Date ± Int`, `Time ± Int` and `Date - Date`), on the operands' types
+/// without `?`; `None` for a pair the checker refuses.
+pub fn arith_type(op: BinaryOp, l: &Ty, r: &Ty) -> Option<Ty> {
+    use BinaryOp::{Add, Div, Mul, Rem, Sub};
+    Some(match (op, l, r) {
+        (Add | Sub | Mul | Div | Rem, Ty::Int, Ty::Int) => Ty::Int,
+        (Add | Sub, Ty::Money, Ty::Money)
+        | (Mul | Div, Ty::Money, Ty::Int)
+        | (Mul, Ty::Int, Ty::Money) => Ty::Money,
+        (Add | Sub, Ty::Date, Ty::Int) => Ty::Date,
+        (Add | Sub, Ty::Time, Ty::Int) => Ty::Time,
+        (Sub, Ty::Date, Ty::Date) => Ty::Int,
+        _ => return None,
+    })
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AggKind {
     /// `sum` of `Int` values; `0` over no rows.
@@ -194,6 +211,18 @@ pub enum Builtin {
     Abs,
     DaysBetween,
     Today,
+    /// `left(t, n)`: the first `n` characters (`textops`).
+    Left,
+    /// `right(t, n)`: the last `n` characters.
+    Right,
+    /// `replace(t, old, new)`
+    Replace,
+    /// `to_int(t) -> Int?`
+    ToInt,
+    /// `to_money(t) -> Money?`
+    ToMoney,
+    /// `plural(n, one, many) -> Text`
+    Plural,
 }
 
 impl Builtin {
@@ -209,6 +238,12 @@ impl Builtin {
             "abs" => Builtin::Abs,
             "days_between" => Builtin::DaysBetween,
             "today" => Builtin::Today,
+            "left" => Builtin::Left,
+            "right" => Builtin::Right,
+            "replace" => Builtin::Replace,
+            "to_int" => Builtin::ToInt,
+            "to_money" => Builtin::ToMoney,
+            "plural" => Builtin::Plural,
             _ => return None,
         })
     }

@@ -23,9 +23,7 @@ use super::helpers::{self, JitCtx};
 use super::text::{Template, Templates};
 use super::Tag;
 use crate::interp::state::idx;
-use crate::ir::{
-    self, AggKind, BinaryOp, Builtin, Expr, RowScan, Slot, TableId, Ty, UnaryOp, Value,
-};
+use crate::ir::{self, AggKind, BinaryOp, Expr, RowScan, Slot, TableId, Ty, UnaryOp, Value};
 use crate::layout::{Cells, StateLayout, TextPool, WORD};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -37,6 +35,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod builtins;
 mod stmts;
 pub(crate) use stmts::{lower_body, lower_value, lower_values};
 
@@ -191,6 +190,7 @@ struct Val {
 enum Helper {
     Unary(extern "C" fn(*mut JitCtx, i64) -> i64),
     Binary(extern "C" fn(*mut JitCtx, i64, i64) -> i64),
+    Ternary(extern "C" fn(*mut JitCtx, i64, i64, i64) -> i64),
 }
 
 struct Gen<'a, 'f> {
@@ -443,6 +443,7 @@ impl Gen<'_, '_> {
         let (addr, arity) = match f {
             Helper::Unary(f) => (f as *const () as usize, 1),
             Helper::Binary(f) => (f as *const () as usize, 2),
+            Helper::Ternary(f) => (f as *const () as usize, 3),
         };
         if args.len() != arity {
             return Err("internal: a helper called with the wrong arity".into());
@@ -972,6 +973,7 @@ impl Gen<'_, '_> {
             (Kind::Money, Kind::Money) if matches!(op, Add | Sub) => Kind::Money,
             (Kind::Money, Kind::Int) if matches!(op, Mul | Div) => Kind::Money,
             (Kind::Int, Kind::Money) if op == Mul => Kind::Money,
+            (Kind::Date | Kind::Time, _) => return self.calendar(op, a, b),
             (x, y) => return Err(format!("{x:?} {} {y:?}", op.symbol())),
         };
         self.require_all(&[*a, *b]);
@@ -1288,86 +1290,7 @@ impl Gen<'_, '_> {
         })
     }
 
-    // ---- built-ins and navigation ---------------------------------------------
-
-    fn builtin(&mut self, f: Builtin, args: &[Expr]) -> R<Val> {
-        if f == Builtin::Today {
-            if !args.is_empty() {
-                return Err("`today` with arguments".into());
-            }
-            let word = self.word(self.site.program.site.today.day_number());
-            return Ok(Val {
-                kind: Kind::Date,
-                word,
-                present: Pres::Yes,
-                slot: None,
-            });
-        }
-        let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(self.expr(a)?);
-        }
-        // Any `none` faults before the arguments' kinds matter.
-        self.require_all(&vals);
-        let kinds: Vec<Kind> = vals.iter().map(|v| v.kind).collect();
-        if kinds.contains(&Kind::Null) {
-            return Ok(self.dead(Kind::Null));
-        }
-        let words: Vec<CValue> = vals.iter().map(|v| v.word).collect();
-        let (kind, word) = match (f, kinds.as_slice(), words.as_slice()) {
-            (Builtin::Lower | Builtin::Upper | Builtin::Trim, [Kind::Text], [t]) => {
-                let helper = match f {
-                    Builtin::Lower => Helper::Unary(helpers::text_lower),
-                    Builtin::Upper => Helper::Unary(helpers::text_upper),
-                    _ => Helper::Unary(helpers::text_trim),
-                };
-                (Kind::Text, self.checked_call(helper, &[*t])?)
-            }
-            (Builtin::Len, [Kind::Text], [t]) => (
-                Kind::Int,
-                self.checked_call(Helper::Unary(helpers::text_len), &[*t])?,
-            ),
-            (
-                Builtin::Contains | Builtin::StartsWith | Builtin::EndsWith,
-                [Kind::Text, Kind::Text],
-                [t, p],
-            ) => {
-                let helper = match f {
-                    Builtin::Contains => Helper::Binary(helpers::text_contains),
-                    Builtin::StartsWith => Helper::Binary(helpers::text_starts_with),
-                    _ => Helper::Binary(helpers::text_ends_with),
-                };
-                (Kind::Bool, self.checked_call(helper, &[*t, *p])?)
-            }
-            (Builtin::Abs, [k @ (Kind::Int | Kind::Money)], [x]) => {
-                let min = self.b.ins().icmp_imm_s(IntCC::Equal, *x, i64::MIN);
-                self.fault_if(min, code::OVERFLOW);
-                let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *x, 0);
-                let minus = self.b.ins().ineg(*x);
-                (*k, self.b.ins().select(neg, minus, *x))
-            }
-            (Builtin::DaysBetween, [Kind::Date, Kind::Date], [from, to]) => {
-                let (d, of) = self.b.ins().ssub_overflow(*to, *from);
-                self.fault_if(of, code::OVERFLOW);
-                (Kind::Int, d)
-            }
-            (f, k, _) => return Err(format!("{f:?} of {k:?}")),
-        };
-        Ok(Val {
-            kind,
-            word,
-            present: Pres::Yes,
-            slot: None,
-        })
-    }
-
-    /// A helper whose negative result means an unknown text (or a full pool).
-    fn checked_call(&mut self, f: Helper, args: &[CValue]) -> R<CValue> {
-        let r = self.call(f, args)?;
-        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
-        self.fault_if(bad, code::TEXT);
-        Ok(r)
-    }
+    // ---- navigation -----------------------------------------------------------
 
     /// A page reference's arguments, evaluated in order, with the page's
     /// parameter count; each must have its parameter's class (or be `none`).

@@ -182,11 +182,7 @@ fn infer(
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
                 let a = infer(program, slots, scope, l)?;
                 let b = infer(program, slots, scope, r)?;
-                if a == Ty::Money || b == Ty::Money {
-                    Ty::Money
-                } else {
-                    a
-                }
+                ir::arith_type(*op, &a, &b)?
             }
         },
         Expr::Aggregate { kind, value, scan } => match kind {
@@ -200,8 +196,15 @@ fn infer(
             }
         },
         Expr::Call(f, args) => match f {
-            Builtin::Lower | Builtin::Upper | Builtin::Trim => Ty::Text,
-            Builtin::Len | Builtin::DaysBetween => Ty::Int,
+            Builtin::Lower
+            | Builtin::Upper
+            | Builtin::Trim
+            | Builtin::Left
+            | Builtin::Right
+            | Builtin::Replace
+            | Builtin::Plural => Ty::Text,
+            Builtin::Len | Builtin::DaysBetween | Builtin::ToInt => Ty::Int,
+            Builtin::ToMoney => Ty::Money,
             Builtin::Contains | Builtin::StartsWith | Builtin::EndsWith => Ty::Bool,
             Builtin::Today => Ty::Date,
             Builtin::Abs => infer(program, slots, scope, args.first()?)?,

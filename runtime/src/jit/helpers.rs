@@ -1,6 +1,7 @@
 //! The `extern "C"` functions compiled predicates call for what needs the
 //! strings behind text ids: ordering, `len`, `lower`, `upper`, `trim`,
-//! `contains`, `starts_with`, `ends_with` and text interpolation
+//! `contains`, `starts_with`, `ends_with`, `left`, `right`, `replace`,
+//! `to_int`, `to_money` (through `crate::textops`) and text interpolation
 //! (`text_interp`). (Text equality needs no helper: one pool gives equal
 //! strings one id.)
 //!
@@ -159,6 +160,70 @@ pub(crate) extern "C" fn text_ends_with(ctx: *mut JitCtx, a: i64, b: i64) -> i64
     test_texts(ctx, a, b, |t, p| t.ends_with(p))
 }
 
+/// `left(t, n)` and `right(t, n)`: a prefix or suffix of `t` (`textops`).
+fn cut_text(ctx: *mut JitCtx, a: i64, n: i64, f: fn(&str, i64) -> &str) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    let Some(t) = text(pool, a) else {
+        return ERROR;
+    };
+    let cut = f(t, n);
+    if cut.len() == t.len() {
+        return a;
+    }
+    let cut = cut.to_string();
+    id_of(pool, &cut)
+}
+
+pub(crate) extern "C" fn text_left(ctx: *mut JitCtx, a: i64, n: i64) -> i64 {
+    cut_text(ctx, a, n, crate::textops::left)
+}
+
+pub(crate) extern "C" fn text_right(ctx: *mut JitCtx, a: i64, n: i64) -> i64 {
+    cut_text(ctx, a, n, crate::textops::right)
+}
+
+/// `replace(t, old, new)`.
+pub(crate) extern "C" fn text_replace(ctx: *mut JitCtx, a: i64, old: i64, new: i64) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    let (Some(t), Some(old), Some(new)) = (text(pool, a), text(pool, old), text(pool, new)) else {
+        return ERROR;
+    };
+    let replaced = crate::textops::replace(t, old, new);
+    id_of(pool, &replaced)
+}
+
+/// `to_int` and `to_money`: 1 with the number in `ctx.out`, 0 (and 0 in
+/// `ctx.out`, the word of `none`) when the text is not a number.
+fn parse_text(ctx: *mut JitCtx, a: i64, f: fn(&str) -> Option<i64>) -> i64 {
+    // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
+    let Some(pool) = (unsafe { pool(ctx) }) else {
+        return ERROR;
+    };
+    let Some(parsed) = text(pool, a).map(|t| f(t)) else {
+        return ERROR;
+    };
+    // SAFETY: as above; the pool borrow does not alias the context.
+    let Some(c) = (unsafe { ctx.as_mut() }) else {
+        return ERROR;
+    };
+    c.out = parsed.unwrap_or(0);
+    i64::from(parsed.is_some())
+}
+
+pub(crate) extern "C" fn text_to_int(ctx: *mut JitCtx, a: i64) -> i64 {
+    parse_text(ctx, a, crate::textops::to_int)
+}
+
+pub(crate) extern "C" fn text_to_money(ctx: *mut JitCtx, a: i64) -> i64 {
+    parse_text(ctx, a, crate::textops::to_money)
+}
+
 /// A text expression with interpolations: `template`'s literal pieces and
 /// the rendered values of `values` (`[word₀, present₀, …]`, one pair per
 /// interpolation), read against `state`, interned. `ERROR` for a text id not
@@ -226,5 +291,36 @@ mod tests {
             assert_eq!(text_ends_with(ctx, -3, ids[0]), ERROR);
             assert_eq!(text_len(std::ptr::null_mut(), ids[0]), ERROR);
         });
+    }
+
+    #[test]
+    fn text_builtins_intern_their_results() {
+        with_pool(
+            &["héllo", "hé", "l", "L", " 1,234 ", "$5.5", "x"],
+            |ctx, ids| {
+                assert_eq!(text_left(ctx, ids[0], 2), ids[1]);
+                assert_eq!(text_left(ctx, ids[0], 99), ids[0]);
+                assert_eq!(text_right(ctx, ids[0], 0), text_left(ctx, ids[0], -1));
+                let replaced = text_replace(ctx, ids[0], ids[2], ids[3]);
+                assert!(replaced >= 0 && replaced != ids[0]);
+                assert_eq!(text_left(ctx, replaced, 2), ids[1]);
+                assert_eq!(
+                    text_replace(ctx, ids[0], ids[3], ids[2]),
+                    ids[0],
+                    "nothing to replace"
+                );
+                assert_eq!(text_to_int(ctx, ids[4]), 1);
+                // SAFETY: `ctx` is the live context `with_pool` made.
+                assert_eq!(unsafe { (*ctx).out }, 1234);
+                assert_eq!(text_to_money(ctx, ids[5]), 1);
+                // SAFETY: as above.
+                assert_eq!(unsafe { (*ctx).out }, 550);
+                assert_eq!(text_to_int(ctx, ids[6]), 0);
+                // SAFETY: as above.
+                assert_eq!(unsafe { (*ctx).out }, 0);
+                assert_eq!(text_to_int(ctx, 99), ERROR);
+                assert_eq!(text_replace(ctx, ids[0], 99, ids[1]), ERROR);
+            },
+        );
     }
 }

@@ -743,6 +743,7 @@ pub(crate) fn fault_of(r: i64, ctx: &JitCtx) -> Option<Fault> {
             id: ctx.missing_id,
         },
         code::OVERFLOW => Fault::Overflow,
+        code::OUT_OF_RANGE => Fault::OutOfRange,
         code::TEXT => Fault::TypeConfusion("a text id is not in the pool"),
         _ => return None,
     })

@@ -86,6 +86,8 @@ pub(crate) mod code {
     /// A body helper met a state it cannot handle (never for states of the
     /// site's layout).
     pub const INTERNAL: i64 = -7;
+    /// Date or time arithmetic left the calendar or the day.
+    pub const OUT_OF_RANGE: i64 = -8;
 }
 
 /// Which predicate of the program.
@@ -331,18 +333,8 @@ impl JitPredicate {
         match r {
             0 => Ok(false),
             1 => Ok(true),
-            code::DIVISION_BY_ZERO => Err(JitFault::Fault(Fault::DivisionByZero)),
-            code::NONE_VALUE => Err(JitFault::Fault(Fault::NoneValue)),
-            code::MISSING_ROW => Err(JitFault::Fault(Fault::MissingRow {
-                table: u32::try_from(ctx.missing_table).unwrap_or(u32::MAX),
-                id: ctx.missing_id,
-            })),
-            code::OVERFLOW => Err(JitFault::Fault(Fault::Overflow)),
-            code::TEXT => Err(JitFault::Fault(Fault::TypeConfusion(
-                "a text id is not in the pool",
-            ))),
-            _ => Err(JitFault::Fault(Fault::TypeConfusion(
-                "compiled code returned an unknown code",
+            r => Err(JitFault::Fault(marker::fault_of(r, &ctx).unwrap_or(
+                Fault::TypeConfusion("compiled code returned an unknown code"),
             ))),
         }
     }

@@ -1269,3 +1269,5 @@ fn marker_bodies_store_interpolated_texts() {
         .collect();
     assert_eq!(committed, vec![true, true, false, false]);
 }
+
+mod calendar_and_text;

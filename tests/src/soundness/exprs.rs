@@ -162,10 +162,17 @@ impl<'s> Exprs<'s> {
             }
         }
         let picked = rng.pick_or(&options, "\"Alpha\"".into());
-        if rng.chance(10) {
-            format!("upper({picked})")
-        } else {
-            picked
+        match rng.below(20) {
+            0 | 1 => format!("upper({picked})"),
+            // The 1.1 text built-ins, with counts past either end.
+            2 => format!("left({picked}, {})", signed(rng, 4)),
+            3 => format!("right({picked}, {})", signed(rng, 4)),
+            4 => format!("replace({picked}, \"a\", \"o\")"),
+            5 => {
+                let n = self.int(rng, scope, perms);
+                format!("plural({n}, \"item\", \"items\")")
+            }
+            _ => picked,
         }
     }
 
@@ -186,7 +193,26 @@ impl<'s> Exprs<'s> {
         }
         let t = rng.below(self.schema.tables.len());
         options.push(format!("count({})", self.schema.tables[t].name));
+        if rng.chance(15) {
+            options.push(self.calendar_int(rng, &options));
+        }
         rng.pick_or(&options, "1".into())
+    }
+
+    /// An `Int` through the 1.1 calendar arithmetic (`Date ± Int`,
+    /// `Date - Date`, `Time ± Int`); near the ends of the calendar and the
+    /// day, so some evaluations fault (out of range) in both engines.
+    fn calendar_int(&mut self, rng: &mut Rng, ints: &[String]) -> String {
+        let n = rng.pick_or(ints, "1".into());
+        match rng.below(4) {
+            0 => format!("(today() + ({n})) - today()"),
+            1 => format!("days_between(today(), @9999-12-30 + ({n}))"),
+            2 => format!("(@0000-01-02 - ({n})) - @0000-01-01"),
+            _ => format!(
+                "days_between(@2026-01-01, @2026-03-01 - {})",
+                signed(rng, 40)
+            ),
+        }
     }
 
     pub fn money(&mut self, rng: &mut Rng, scope: &Scope, perms: &mut Perms) -> String {
@@ -281,6 +307,8 @@ impl<'s> Exprs<'s> {
         if !scope.of(Ty::Text).is_empty() {
             options.push(5);
         }
+        // The 1.1 conversions, times and narrowing.
+        options.push(6);
         match rng.pick_or(&options, 0) {
             0 => self.session_test(rng),
             1 => {
@@ -313,10 +341,53 @@ impl<'s> Exprs<'s> {
                 rng.pick_or(&scope.of(Ty::Int), "0".into()),
                 rng.range(0, 2)
             ),
+            6 => self.cond_1_1(rng, scope, perms),
             _ => format!(
                 "{} != \"\"",
                 rng.pick_or(&scope.of(Ty::Text), "\"\"".into())
             ),
+        }
+    }
+
+    /// A condition on `to_int`/`to_money` of some text, on a time moved
+    /// by some minutes (which may leave the day), or on a field of an
+    /// optional row (a parameter or session variable) after `!= none`
+    /// narrows it.
+    fn cond_1_1(&mut self, rng: &mut Rng, scope: &Scope, perms: &mut Perms) -> String {
+        let session = self
+            .schema
+            .session
+            .iter()
+            .map(|v| (format!("session.{}", v.name), v.ty));
+        let opt_rows: Vec<(String, usize)> = scope
+            .vars
+            .iter()
+            .cloned()
+            .chain(session)
+            .filter_map(|(name, ty)| match ty {
+                Ty::OptRow(t) => Some((name, t)),
+                _ => None,
+            })
+            .collect();
+        match rng.below(4) {
+            0 => {
+                let t = self.text(rng, scope, perms);
+                format!("to_int({t}) == {}", rng.range(0, 3))
+            }
+            1 => {
+                let t = self.text(rng, scope, perms);
+                let op = rng.pick_or(&["==", "!="], "==");
+                format!("to_money({t}) {op} none")
+            }
+            2 if !opt_rows.is_empty() => {
+                let (v, t) = rng.pick_or(&opt_rows, (String::new(), 0));
+                let name = self.read(perms, &v, t, "name");
+                format!("({v} != none and len({name}) > {})", rng.range(0, 5))
+            }
+            _ => {
+                let n = self.int(rng, scope, perms);
+                format!("@23:58 + ({n}) > @12:00")
+            }
         }
     }
 
@@ -353,5 +424,15 @@ impl<'s> Exprs<'s> {
             Ty::Row(t) => format!("{name} == {}", self.schema.seeded_ref(rng, t)),
             Ty::OptRow(_) => "true".into(),
         }
+    }
+}
+
+/// `n` in `-max..=max`, written as source.
+fn signed(rng: &mut Rng, max: usize) -> String {
+    let n = rng.range(0, 2 * max);
+    if n < max {
+        format!("-{}", max - n)
+    } else {
+        (n - max).to_string()
     }
 }

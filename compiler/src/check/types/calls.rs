@@ -23,19 +23,59 @@ enum Builtin {
     Today,
     /// `abs`: `Int -> Int`, `Money -> Money`
     Abs,
+    /// `left right`: `(Text, Int) -> Text`
+    Cut,
+    /// `replace`: `(Text, Text, Text) -> Text`
+    Replace,
+    /// `to_int`: `Text -> Int?`
+    ToInt,
+    /// `to_money`: `Text -> Money?`
+    ToMoney,
+    /// `plural`: `(Int, Text, Text) -> Text`
+    Plural,
 }
 
-const BUILTINS: &[(&str, Builtin)] = &[
-    ("abs", Builtin::Abs),
-    ("contains", Builtin::TextPredicate),
-    ("days_between", Builtin::DaysBetween),
-    ("ends_with", Builtin::TextPredicate),
-    ("len", Builtin::Len),
-    ("lower", Builtin::TextToText),
-    ("starts_with", Builtin::TextPredicate),
-    ("today", Builtin::Today),
-    ("trim", Builtin::TextToText),
-    ("upper", Builtin::TextToText),
+/// One built-in: its name, shape, parameter names (for help texts and the
+/// editor) and what it does (for the editor's hover and completion).
+struct BuiltinDef {
+    name: &'static str,
+    shape: Builtin,
+    params: &'static [&'static str],
+    doc: &'static str,
+}
+
+const fn def(
+    name: &'static str,
+    shape: Builtin,
+    params: &'static [&'static str],
+    doc: &'static str,
+) -> BuiltinDef {
+    BuiltinDef {
+        name,
+        shape,
+        params,
+        doc,
+    }
+}
+
+/// Every built-in function (spec §3), by name.
+const BUILTINS: &[BuiltinDef] = &[
+    def("abs", Builtin::Abs, &["number"], "The absolute value of an `Int` or an amount of `Money`."),
+    def("contains", Builtin::TextPredicate, &["text", "part"], "Whether `part` occurs in `text`."),
+    def("days_between", Builtin::DaysBetween, &["from_date", "to_date"], "The days from `from_date` to `to_date` (negative when it is earlier); `to_date - from_date`."),
+    def("ends_with", Builtin::TextPredicate, &["text", "suffix"], "Whether `text` ends with `suffix`."),
+    def("left", Builtin::Cut, &["text", "count"], "The first `count` characters of `text` (all of it when shorter, `\"\"` for a count of 0 or less)."),
+    def("len", Builtin::Len, &["text"], "The number of characters of `text`."),
+    def("lower", Builtin::TextToText, &["text"], "`text` in lower case."),
+    def("plural", Builtin::Plural, &["count", "singular", "plural"], "`singular` when `count` is 1 or -1, `plural` otherwise: `\"{n} {plural(n, \"item\", \"items\")}\"`."),
+    def("replace", Builtin::Replace, &["text", "old", "new"], "`text` with every `old` replaced by `new`, left to right (unchanged when `old` is empty)."),
+    def("right", Builtin::Cut, &["text", "count"], "The last `count` characters of `text` (all of it when shorter, `\"\"` for a count of 0 or less)."),
+    def("starts_with", Builtin::TextPredicate, &["text", "prefix"], "Whether `text` starts with `prefix`."),
+    def("to_int", Builtin::ToInt, &["text"], "The `Int` that `text` spells (`\" 1,234 \"`, `-7`), or `none`."),
+    def("to_money", Builtin::ToMoney, &["text"], "The amount that `text` spells (`$1,299.00`, `14.9`, `-$5`), or `none`; at most two decimals."),
+    def("today", Builtin::Today, &[], "The site's fixed date (`today @YYYY-MM-DD` in `site { }`)."),
+    def("trim", Builtin::TextToText, &["text"], "`text` without white space at either end."),
+    def("upper", Builtin::TextToText, &["text"], "`text` in upper case."),
 ];
 
 impl Builtin {
@@ -48,22 +88,62 @@ impl Builtin {
             Builtin::DaysBetween => (&[Ty::Date, Ty::Date], Ty::Int),
             Builtin::Today => (&[], Ty::Date),
             Builtin::Abs => (&[Ty::Error], Ty::Error),
+            Builtin::Cut => (&[Ty::Text, Ty::Int], Ty::Text),
+            Builtin::Replace => (&[Ty::Text, Ty::Text, Ty::Text], Ty::Text),
+            Builtin::ToInt => (&[Ty::Text], Ty::Optional(Box::new(Ty::Int))),
+            Builtin::ToMoney => (&[Ty::Text], Ty::Optional(Box::new(Ty::Money))),
+            Builtin::Plural => (&[Ty::Int, Ty::Text, Ty::Text], Ty::Text),
         }
     }
+}
 
-    /// How a call of `name` is written, for help texts.
-    fn usage(self, name: &str) -> String {
-        let params = match (self, name) {
-            (Builtin::TextToText | Builtin::Len, _) => "text",
-            (Builtin::TextPredicate, "starts_with") => "text, prefix",
-            (Builtin::TextPredicate, "ends_with") => "text, suffix",
-            (Builtin::TextPredicate, _) => "text, part",
-            (Builtin::DaysBetween, _) => "from_date, to_date",
-            (Builtin::Today, _) => "",
-            (Builtin::Abs, _) => "number",
-        };
-        format!("`{name}({params})`")
+impl BuiltinDef {
+    /// How a call is written, for help texts: `` `left(text, count)` ``.
+    fn usage(&self) -> String {
+        format!("`{}({})`", self.name, self.params.join(", "))
     }
+
+    /// The typed signature: `left(text: Text, count: Int) -> Text`.
+    fn signature_text(&self) -> String {
+        let (types, result) = self.shape.signature();
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match types.get(i) {
+                Some(Ty::Error) | None => format!("{p}: Int | Money"),
+                Some(t) => format!("{p}: {t}"),
+            })
+            .collect();
+        let result = if result.is_error() {
+            "Int | Money".to_string()
+        } else {
+            result.to_string()
+        };
+        format!("{}({}) -> {result}", self.name, params.join(", "))
+    }
+}
+
+/// A built-in function as the editor shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuiltinDoc {
+    pub name: &'static str,
+    /// `left(text: Text, count: Int) -> Text`
+    pub signature: String,
+    pub doc: &'static str,
+}
+
+/// Every built-in function with its signature and what it does (the editor's
+/// completion and hover).
+pub fn builtin_docs() -> Vec<BuiltinDoc> {
+    BUILTINS
+        .iter()
+        .map(|b| BuiltinDoc {
+            name: b.name,
+            signature: b.signature_text(),
+            doc: b.doc,
+        })
+        .collect()
 }
 
 impl<'a> Checker<'a, '_> {
@@ -177,11 +257,12 @@ impl<'a> Checker<'a, '_> {
 
     /// `f(args)`: a built-in function.
     pub(super) fn call(&mut self, f: &'a Ident, args: &'a [Expr]) -> Ty {
-        let Some(&(_, builtin)) = BUILTINS.iter().find(|(n, _)| *n == f.name) else {
+        let Some(def) = BUILTINS.iter().find(|b| b.name == f.name) else {
             self.infer_all(args);
             self.unknown_function(f);
             return Ty::Error;
         };
+        let builtin = def.shape;
         let (params, result) = builtin.signature();
         if args.len() != params.len() {
             self.infer_all(args);
@@ -197,7 +278,7 @@ impl<'a> Checker<'a, '_> {
                     ),
                 )
                 .label("wrong number of arguments")
-                .help(format!("write {}", builtin.usage(&f.name))),
+                .help(format!("write {}", def.usage())),
             );
             return result;
         }
@@ -218,6 +299,13 @@ impl<'a> Checker<'a, '_> {
         match t {
             Ty::Int | Ty::Money | Ty::Error => t,
             _ => {
+                let base = t.base().clone();
+                let help = self
+                    .optional_help(arg, &base, &t)
+                    .filter(|_| matches!(base, Ty::Int | Ty::Money))
+                    .unwrap_or_else(|| {
+                        "`abs` gives the absolute value of an `Int` or an amount of `Money`".into()
+                    });
                 self.report(
                     Diagnostic::new(
                         Code::E201,
@@ -228,7 +316,7 @@ impl<'a> Checker<'a, '_> {
                         ),
                     )
                     .label(format!("this is `{t}`"))
-                    .help("`abs` gives the absolute value of an `Int` or an amount of `Money`"),
+                    .help(help),
                 );
                 Ty::Error
             }
@@ -242,7 +330,7 @@ impl<'a> Checker<'a, '_> {
         let help = if self.syms.markers.contains_key(name) {
             format!("`{name}` is a marker; markers are triggered by buttons, not called")
         } else {
-            let names: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
+            let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
             did_you_mean(name, names.iter().copied()).unwrap_or_else(|| {
                 format!("the built-in functions are {}", super::list_names(&names))
             })

@@ -199,28 +199,35 @@ impl<'a> Checker<'a, '_> {
             if let Some(route) = &p.route {
                 c.text(route);
             }
+            // A guard `x != none` narrows `x` (§3, 1.1) in the later guards, the
+            // title and the body: all of them are reached only when it held. Its
+            // own `else` arguments are evaluated when it failed, so only the
+            // earlier guards narrow them.
+            let mut paths = Vec::new();
             for guard in &p.guards {
-                c.cond(&guard.cond, "a `guard` condition");
-                c.page_ref(&guard.target);
-                // NARROWING (1.1, §3): a guard `x != none` narrows `x` to `T` in the
-                // later guards and the page body. Wire the narrowing of `guard.cond`
-                // into the current scope here once the checker has it.
+                c.narrowing(paths.clone(), |c| {
+                    c.cond(&guard.cond, "a `guard` condition");
+                    c.page_ref(&guard.target);
+                });
+                paths.extend(c.narrowed_paths(&guard.cond));
             }
-            for (i, title) in p.titles.iter().enumerate() {
-                c.text(title);
-                if i > 0 {
-                    c.report(
-                        Diagnostic::new(
-                            Code::E102,
-                            title.span,
-                            format!("page `{}` has a second `title`", p.name.name),
-                        )
-                        .label("second title")
-                        .help("a page has at most one `title`; remove one"),
-                    );
+            c.narrowing(paths, |c| {
+                for (i, title) in p.titles.iter().enumerate() {
+                    c.text(title);
+                    if i > 0 {
+                        c.report(
+                            Diagnostic::new(
+                                Code::E102,
+                                title.span,
+                                format!("page `{}` has a second `title`", p.name.name),
+                            )
+                            .label("second title")
+                            .help("a page has at most one `title`; remove one"),
+                        );
+                    }
                 }
-            }
-            c.elements(&p.body);
+                c.elements(&p.body);
+            });
         });
     }
 
@@ -253,13 +260,18 @@ impl<'a> Checker<'a, '_> {
         let params = self.params(&m.params);
         self.ctx.place = Place::Marker;
         self.scoped(params, |c| {
+            // Each clause narrows the clauses after it and the body.
+            let mut paths = Vec::new();
             for r in &m.requires {
-                c.cond(&r.cond, "a `requires` condition");
-                if let Some(message) = &r.message {
-                    c.text(message);
-                }
+                c.narrowing(paths.clone(), |c| {
+                    c.cond(&r.cond, "a `requires` condition");
+                    if let Some(message) = &r.message {
+                        c.text(message);
+                    }
+                });
+                paths.extend(c.narrowed_paths(&r.cond));
             }
-            c.stmts(&m.body);
+            c.narrowing(paths, |c| c.stmts(&m.body));
         });
     }
 
@@ -336,8 +348,7 @@ impl<'a> Checker<'a, '_> {
             self.expect(limit, &Ty::Int, "`limit`");
         }
         self.with_row_binder(&tpl.binder, &tpl.table, |c| {
-            c.filter(tpl.filter.as_ref());
-            c.task_body(t);
+            c.filter_then(tpl.filter.as_ref(), |c| c.task_body(t));
         });
     }
 

@@ -93,8 +93,7 @@ impl<'a> Checker<'a, '_> {
                 then,
                 otherwise,
             } => {
-                self.cond(cond, "an `if` condition");
-                self.elements(then);
+                self.cond_then(cond, "an `if` condition", |c| c.elements(then));
                 self.elements(otherwise);
             }
             ElementKind::Let { var, value } => {
@@ -211,8 +210,7 @@ impl<'a> Checker<'a, '_> {
         }
         let declared = self.decl_type(ty);
         let row = self.with_row_binder(binder, table, |c| {
-            c.filter(filter);
-            c.infer(show, None);
+            c.filter_then(filter, |c| c.infer(show, None));
             c.lookup(&binder.name)
                 .map(|l| l.ty.clone())
                 .unwrap_or(Ty::Error)
@@ -253,7 +251,12 @@ impl<'a> Checker<'a, '_> {
             if let Some(order) = &f.order {
                 c.order_key(&order.key);
             }
-            c.elements(&f.body);
+            let paths = f
+                .filter
+                .as_ref()
+                .map(|cond| c.narrowed_paths(cond))
+                .unwrap_or_default();
+            c.narrowing(paths, |c| c.elements(&f.body));
         });
     }
 

@@ -14,9 +14,10 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::ast::*;
 
 impl<'a> Checker<'a, '_> {
-    /// Infers and records the type of `e`.
+    /// Infers and records the type of `e` (a narrowed path loses its `?`).
     pub(super) fn infer(&mut self, e: &'a Expr, hint: Option<&Ty>) -> Ty {
         let ty = self.infer_kind(e, hint);
+        let ty = self.narrow(e, ty);
         self.typed.types.insert(e.id, ty.clone());
         ty
     }
@@ -26,22 +27,53 @@ impl<'a> Checker<'a, '_> {
     pub(super) fn expect(&mut self, e: &'a Expr, want: &Ty, what: &str) -> Ty {
         let got = self.infer(e, Some(want));
         if !accepts(want, &got) {
-            self.mismatch(e.span, want, &got, what);
+            let help = self.optional_help(e, want, &got);
+            self.report_mismatch(e.span, want, &got, what, help);
         }
         got
     }
 
     pub(super) fn mismatch(&mut self, span: Span, want: &Ty, got: &Ty, what: &str) {
+        self.report_mismatch(span, want, got, what, None);
+    }
+
+    /// E201; `help` replaces the general advice.
+    fn report_mismatch(
+        &mut self,
+        span: Span,
+        want: &Ty,
+        got: &Ty,
+        what: &str,
+        help: Option<String>,
+    ) {
         let d = Diagnostic::new(
             Code::E201,
             span,
             format!("expected `{want}` for {what}, found `{got}`"),
         )
         .label(format!("this is `{got}`"));
-        let help = mismatch_help(want, got).unwrap_or_else(|| {
-            format!("give {what} a value of type `{want}`; wsite converts no types implicitly")
-        });
+        let help = help
+            .or_else(|| mismatch_help(want, got))
+            .unwrap_or_else(|| {
+                format!("give {what} a value of type `{want}`; wsite converts no types implicitly")
+            });
         self.report(d.help(help));
+    }
+
+    /// For a `T?` where a `T` is needed: how `!= none` narrows it (spec §3).
+    pub(super) fn optional_help(&self, e: &Expr, want: &Ty, got: &Ty) -> Option<String> {
+        if !matches!(got, Ty::Optional(_)) || !accepts(want, got.base()) {
+            return None;
+        }
+        let start = format!("this may be `none`, but a `{want}` is needed");
+        Some(match self.narrowing_test(e) {
+            Some(test) => format!(
+                "{start}; test it first: after `{test}` (in an `if`, a `where`, a `requires`, or before `and`) it is a `{want}`"
+            ),
+            None => format!(
+                "{start}; `!= none` narrows only a variable, parameter, `session.var` or field path, so name the value with `let` and test the name"
+            ),
+        })
     }
 
     /// A condition (`requires`, `if`, `where`, goals, ...): must be `Bool` (E202).
@@ -137,8 +169,7 @@ impl<'a> Checker<'a, '_> {
                 ..
             } => {
                 self.with_row_binder(binder, table, |c| {
-                    c.filter(filter.as_deref());
-                    c.cond(body, "the quantifier's body");
+                    c.filter_then(filter.as_deref(), |c| c.cond(body, "the quantifier's body"));
                 });
                 Ty::Bool
             }
@@ -541,9 +572,15 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
+    /// `and`/`or`; the right side of `and` sees what the left side narrows.
     fn logic(&mut self, e: &'a Expr, op: BinaryOp, l: &'a Expr, r: &'a Expr) -> Ty {
         let lt = self.infer(l, Some(&Ty::Bool));
-        let rt = self.infer(r, Some(&Ty::Bool));
+        let paths = if op == BinaryOp::And {
+            self.narrowed_paths(l)
+        } else {
+            Vec::new()
+        };
+        let rt = self.narrowing(paths, |c| c.infer(r, Some(&Ty::Bool)));
         let bad = |t: &Ty| !t.is_error() && *t != Ty::Bool;
         if bad(&lt) || bad(&rt) {
             let sym = op.symbol();
@@ -597,24 +634,6 @@ impl<'a> Checker<'a, '_> {
         Ty::Bool
     }
 
-    fn arith(&mut self, e: &'a Expr, op: BinaryOp, l: &'a Expr, r: &'a Expr) -> Ty {
-        let lt = self.infer(l, None);
-        let rt = self.infer(r, None);
-        if lt.is_error() || rt.is_error() {
-            return Ty::Error;
-        }
-        if let Some(t) = arith_result(op, &lt, &rt) {
-            return t;
-        }
-        let sym = op.symbol();
-        self.bad_operator(
-            e.span,
-            format!("operator `{sym}` is not defined for `{lt}` and `{rt}`"),
-            arith_help(op, &lt, &rt),
-        );
-        Ty::Error
-    }
-
     /// `x in [a, b]`: the items must have `x`'s type (DECISIONS 5). For an
     /// optional `x` that includes `none`, as `x == none` does.
     fn membership(&mut self, x: &'a Expr, list: &'a Expr) -> Ty {
@@ -659,8 +678,7 @@ impl<'a> Checker<'a, '_> {
         filter: Option<&'a Expr>,
     ) -> Ty {
         let vt = self.with_row_binder(binder, table, |c| {
-            c.filter(filter);
-            c.infer(value, None)
+            c.filter_then(filter, |c| c.infer(value, None))
         });
         match kind {
             _ if vt.is_error() => Ty::Error,
@@ -701,49 +719,6 @@ impl<'a> Checker<'a, '_> {
         }
         self.page_ref(r);
         Ty::Bool
-    }
-}
-
-/// The result type of an arithmetic operator (spec §3), or `None`.
-fn arith_result(op: BinaryOp, l: &Ty, r: &Ty) -> Option<Ty> {
-    use BinaryOp::{Add, Div, Mul, Sub};
-    match (op, l, r) {
-        (_, Ty::Int, Ty::Int) => Some(Ty::Int),
-        (Add | Sub, Ty::Money, Ty::Money)
-        | (Mul, Ty::Money, Ty::Int)
-        | (Mul, Ty::Int, Ty::Money)
-        | (Div, Ty::Money, Ty::Int) => Some(Ty::Money),
-        _ => None,
-    }
-}
-
-fn arith_help(op: BinaryOp, l: &Ty, r: &Ty) -> String {
-    let general = "arithmetic is defined for `Int` with `Int`, `Money` ± `Money`, `Money` * `Int`, `Int` * `Money` \
-                   and `Money` / `Int`";
-    match (op, l, r) {
-        _ if matches!(l, Ty::Optional(_) | Ty::None) || matches!(r, Ty::Optional(_) | Ty::None) => {
-            format!("an optional value may be `none`; {general}")
-        }
-        (BinaryOp::Add, Ty::Text, _) | (BinaryOp::Add, _, Ty::Text) => {
-            "join text by interpolation instead: `\"{a}{b}\"`".to_string()
-        }
-        (BinaryOp::Sub, Ty::Date, Ty::Date) => {
-            "use `days_between(d1, d2)` for the days between two dates".to_string()
-        }
-        (BinaryOp::Rem, _, _) => "`%` is defined only for `Int`".to_string(),
-        (BinaryOp::Add | BinaryOp::Sub, Ty::Money, Ty::Int)
-        | (BinaryOp::Add | BinaryOp::Sub, Ty::Int, Ty::Money) => {
-            "`Money` and `Int` do not mix in `+` and `-`; write money as `$5`".to_string()
-        }
-        (BinaryOp::Div, Ty::Int, Ty::Money) => {
-            "an amount can be divided by an `Int` (`Money` / `Int`), but nothing is divided by an amount"
-                .to_string()
-        }
-        (BinaryOp::Div, Ty::Money, Ty::Money) => {
-            "`Money` / `Money` is not defined; divide an amount by an `Int`, or compare the amounts"
-                .to_string()
-        }
-        _ => general.to_string(),
     }
 }
 

@@ -62,9 +62,10 @@ impl<'a> Checker<'a, '_> {
                 filter,
                 body,
             } => {
+                // A later iteration runs after what the body writes.
+                self.forget_sets_in(body);
                 self.with_row_binder(binder, table, |c| {
-                    c.filter(filter.as_ref());
-                    c.stmts(body);
+                    c.filter_then(filter.as_ref(), |c| c.stmts(body));
                 });
             }
             StmtKind::If {
@@ -78,10 +79,9 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn if_stmt(&mut self, cond: &'a Expr, then: &'a [Stmt], otherwise: &'a [Stmt]) {
-        self.cond(cond, "an `if` condition");
         // Each branch is its own path for the one-`go` rule.
         let before = self.ctx.go_seen;
-        self.stmts(then);
+        self.cond_then(cond, "an `if` condition", |c| c.stmts(then));
         let after_then = self.ctx.go_seen;
         self.ctx.go_seen = before;
         self.stmts(otherwise);
@@ -126,7 +126,8 @@ impl<'a> Checker<'a, '_> {
         }
     }
 
-    /// `set target = value`.
+    /// `set target = value`; what went through the target is no longer
+    /// narrowed after it.
     fn set(&mut self, target: &'a Expr, value: &'a Expr) {
         match self.set_target(target) {
             Some((want, what)) => {
@@ -136,6 +137,7 @@ impl<'a> Checker<'a, '_> {
                 self.infer(value, None);
             }
         }
+        self.forget_set(target);
     }
 
     /// Checks what `set` assigns to; returns its type and a description, or
@@ -147,7 +149,15 @@ impl<'a> Checker<'a, '_> {
         if self.is_session_head(base) {
             return self.set_session(target, base, field);
         }
+        // A narrowed target still holds what its field declares (`none` too).
         let ty = self.infer(target, None);
+        let ty = match self.typed.fields.get(&target.id) {
+            Some(Access::Field { table, field }) if field != "id" => self
+                .field_decl(table, field)
+                .map_or(ty, |decl| self.type_of(&decl.ty)),
+            _ => ty,
+        };
+        self.typed.types.insert(target.id, ty.clone());
         match self.typed.fields.get(&target.id).cloned() {
             Some(Access::Field { field: f, .. }) if f == "id" => {
                 self.report(

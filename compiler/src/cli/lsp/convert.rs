@@ -114,7 +114,7 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Value {
             let kind = match c.kind {
                 CompletionKind::Keyword => 14,
                 CompletionKind::Page => 9,
-                CompletionKind::Marker => 3,
+                CompletionKind::Marker | CompletionKind::Builtin => 3,
                 CompletionKind::Table => 7,
                 CompletionKind::Field => 5,
                 CompletionKind::Enum => 13,
