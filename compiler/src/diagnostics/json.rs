@@ -9,7 +9,9 @@
 //! syntax error (E001–E003) depends on that syntax error, because the parser's
 //! recovery may have produced it; and a defect that names objects in its
 //! `after` list (a task's F401 names the unreachable page its marker's button
-//! is on) depends on every defect about those objects (that page's S101).
+//! is on; a call's E103 names the page or marker it calls) depends on the
+//! structural defects about those objects (that page's S101) and on the
+//! syntax errors inside their declarations.
 //! `scope` and `cost` are 1 for every defect.
 
 use super::{Category, Diagnostic, Severity};
@@ -81,10 +83,13 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
             };
             // Structural defects on the objects this one names as blockers
             // (an unreachable page or an untriggered marker behind a task's
-            // F401). Other defects on those objects (an unused permission)
-            // are no cause of it.
+            // F401), and syntax errors inside them (a call's E103 against a
+            // page whose parameter list did not parse). Other defects on
+            // those objects (an unused permission) are no cause of it.
             for (j, o) in objects.iter().enumerate() {
-                let blocks = diags.get(j).is_some_and(|b| b.code.blocks_dependents());
+                let blocks = diags.get(j).is_some_and(|b| {
+                    b.code.blocks_dependents() || b.code.category() == Category::Syntax
+                });
                 if j != i
                     && blocks
                     && o.as_ref().is_some_and(|o| d.after.contains(o))

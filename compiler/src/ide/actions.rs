@@ -72,6 +72,15 @@ impl Analysis {
                 let edit = self.create_page(name, d.span)?;
                 Some((format!("Create page `{name}`"), vec![edit]))
             }
+            Fix::Replace { start, end, text } => {
+                let edit = Edit {
+                    file: d.span.file,
+                    start: *start as usize,
+                    end: *end as usize,
+                    text: text.clone(),
+                };
+                Some((format!("Write `{}` instead", text.trim()), vec![edit]))
+            }
         }
     }
 

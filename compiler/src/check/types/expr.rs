@@ -10,7 +10,7 @@
 
 use super::suggest::did_you_mean;
 use super::{accepts, comparable, list_names, Access, Checker, Local, LocalKind, Resolved, Ty};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Fix};
 use crate::syntax::ast::*;
 
 impl<'a> Checker<'a, '_> {
@@ -288,6 +288,12 @@ impl<'a> Checker<'a, '_> {
                             "a form variable is visible only after its declaration, in the same block and the \
                              blocks nested in it; move the use below it, or the declaration up",
                         )
+                } else if let Some((ours, help)) = crate::syntax::foreign::unknown_name(n) {
+                    d.help(help).fix(Fix::Replace {
+                        start: id.span.start,
+                        end: id.span.end,
+                        text: ours.into(),
+                    })
                 } else {
                     match self.name_help(n, hint) {
                         Some(help) => d.help(help),
@@ -607,11 +613,23 @@ impl<'a> Checker<'a, '_> {
             return t;
         }
         let sym = op.symbol();
-        self.bad_operator(
-            e.span,
-            format!("operator `{sym}` is not defined for `{lt}` and `{rt}`"),
-            arith_help(op, &lt, &rt),
-        );
+        let message = format!("operator `{sym}` is not defined for `{lt}` and `{rt}`");
+        let joined = (op == BinaryOp::Add && (lt == Ty::Text || rt == Ty::Text))
+            .then(|| crate::syntax::foreign::interpolation(l, r))
+            .flatten();
+        match joined {
+            Some(text) => self.report(
+                Diagnostic::new(Code::E203, e.span, message)
+                    .label("operator used here")
+                    .help(format!("join text by interpolation instead: `{text}`"))
+                    .fix(Fix::Replace {
+                        start: e.span.start,
+                        end: e.span.end,
+                        text,
+                    }),
+            ),
+            None => self.bad_operator(e.span, message, arith_help(op, &lt, &rt)),
+        }
         Ty::Error
     }
 
