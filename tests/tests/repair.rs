@@ -147,3 +147,30 @@ fn a_broken_declaration_is_repaired_before_what_it_caused() {
         );
     }
 }
+
+#[test]
+fn an_unknown_name_depends_on_the_skipped_declaration_of_it() {
+    let text = "site S {\n  title \"S\"\n  domain other\n  start Home\n}\n\ntable Maker max {\n  name: Text\n}\n\ntable Product {\n  maker: Maker\n}\n\npage Home {\n  heading \"Hi\"\n}\n";
+    let c = wsitec::compile_str("t.wsite", text);
+    let report = json::report("t.wsite", &c.sources, &c.files, &c.diagnostics);
+    let defects = report["defects"].as_array().expect("defects");
+    let syntax = defects
+        .iter()
+        .find(|d| d["code"] == "E001")
+        .expect("the broken table header");
+    let unknown: Vec<&serde_json::Value> = defects
+        .iter()
+        .filter(|d| {
+            d["code"] == "E101" && d["message"].as_str().is_some_and(|m| m.contains("`Maker`"))
+        })
+        .collect();
+    assert!(!unknown.is_empty(), "{report:#}");
+    for d in unknown {
+        assert!(
+            d["depends_on"]
+                .as_array()
+                .is_some_and(|deps| deps.contains(&syntax["id"])),
+            "{report:#}"
+        );
+    }
+}
