@@ -1,5 +1,6 @@
 //! Quick fixes: a diagnostic's [`Fix`] turned into text edits on the source
-//! (add a missing permission, remove an unused one, declare a missing page).
+//! (add a missing permission, remove an unused one, declare a missing page,
+//! rewrite another language's spelling).
 //! Edits are computed from the AST and the text, never by re-parsing, and a
 //! fix whose target cannot be found is simply not offered.
 
@@ -79,7 +80,13 @@ impl Analysis {
                     end: *end as usize,
                     text: text.clone(),
                 };
-                Some((format!("Write `{}` instead", text.trim()), vec![edit]))
+                let title = if text.trim().is_empty() {
+                    let old = self.text(d.span.file).get(edit.start..edit.end);
+                    format!("Remove `{}`", old.unwrap_or_default())
+                } else {
+                    format!("Write `{}` instead", text.trim())
+                };
+                Some((title, vec![edit]))
             }
         }
     }

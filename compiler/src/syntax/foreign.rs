@@ -57,13 +57,13 @@ fn replace(start: usize, end: usize, text: impl Into<String>) -> Option<Fix> {
     })
 }
 
-/// `word` with a space on each side that does not already have one, so
-/// `a&&b` becomes `a and b`.
+/// `word` with a space on each side that does not already have one (or an
+/// opening bracket), so `a&&b` becomes `a and b` and `(!a)` `(not a)`.
 fn spaced(text: &str, start: usize, end: usize, word: &str) -> String {
     let before = text[..start]
         .chars()
         .next_back()
-        .is_some_and(char::is_whitespace);
+        .is_none_or(|c| c.is_whitespace() || c == '(');
     let after = text[end..].chars().next().is_none_or(char::is_whitespace);
     format!(
         "{}{word}{}",
@@ -103,9 +103,11 @@ fn operator(site: &ErrorSite<'_>, rest: &str) -> Option<Hint> {
     }
     if rest.starts_with('=') && site.expected.contains("`:`") {
         let len = if rest.starts_with("==") { 2 } else { 1 };
+        // `name = x` becomes `name: x`, the colon against the name.
+        let start = text[..pos].trim_end_matches([' ', '\t']).len();
         return Some(Hint::new(
             "a field is written `name: value` (seed rows, `insert`) or `name: Type` (tables)",
-            replace(pos, pos + len, ":"),
+            replace(start, pos + len, ":"),
         ));
     }
     if rest.starts_with('=') && text[..pos].ends_with("==") {
@@ -329,6 +331,7 @@ mod tests {
             ("a || b", "||", "", "a or b"),
             ("!a", "!", "", "not a"),
             ("! a", "!", "", "not a"),
+            ("(!a)", "!", "", "(not a)"),
             ("x = 'it\"s {x}'", "'", "", "x = \"it\\\"s \\{x\\}\""),
             ("a === b", "= b", "an expression", "a == b"),
             ("if a = b {", "= b", "an operator or `{`", "if a == b {"),
