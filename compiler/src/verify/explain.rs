@@ -260,26 +260,20 @@ fn writer_labels(ast: &Ast<'_>, mut d: Diagnostic, w: &MarkerReport) -> Diagnost
 fn row_refusal_help(ast: &Ast<'_>, w: &MarkerReport) -> Option<String> {
     let row = w.row_refusal.as_ref()?;
     let call = format!("{}({})", w.marker, row.args.join(", "));
-    let req = row
-        .requirement
-        .and_then(|i| ast.marker(&w.marker)?.requires.get(i));
-    Some(match req {
-        Some(req) if row.committed => format!(
-            "`{call}` stops at `requires {}` ({}) before the goal holds: relax the \
-             requirement or ask for less in the goal",
-            ast.text(req.cond.span),
-            operand_text(ast, &req.cond.kind, &row.operands)
-        ),
-        Some(req) => format!(
-            "`{call}` is refused by `requires {}` ({}): seed this row so it holds, \
-             or relax the requirement",
-            ast.text(req.cond.span),
-            operand_text(ast, &req.cond.kind, &row.operands)
-        ),
-        None => format!(
-            "`{call}` is refused on this task's row ({}): fix what refuses it",
-            row.alert
-        ),
+    // Refusals by the body or an invariant keep the marker-level advice.
+    let req = ast.marker(&w.marker)?.requires.get(row.requirement?)?;
+    let cond = ast.text(req.cond.span);
+    let seen = operand_text(ast, &req.cond.kind, &row.operands);
+    Some(if row.committed {
+        format!(
+            "`{call}` stops at `requires {cond}` ({seen}) before the goal holds: relax the \
+             requirement or ask for less in the goal"
+        )
+    } else {
+        format!(
+            "`{call}` is refused by `requires {cond}` ({seen}): make it hold for this row \
+             (seed data, an earlier step, a typeable value), or relax the requirement"
+        )
     })
 }
 

@@ -82,9 +82,10 @@ pub(super) struct Observed<'p> {
     /// at horizon 0).
     arrived: BTreeSet<ir::PageId>,
     markers: Vec<MarkerSeen>,
-    /// The rows the task instance is about (its template binding): attempts
-    /// on them are kept apart in `rows`.
-    instance_rows: Vec<Value>,
+    /// The rows the task instance is about (its template binding, and rows
+    /// its goal names as `T[n]`), by table: attempts on them are kept apart
+    /// in `rows`.
+    instance_rows: Vec<(ir::TableId, Value)>,
     rows: Vec<RowSeen>,
     /// Each (marker, invariant) refusal, first (so shortest) occurrence, in
     /// the order found: the node it was tried from and the click.
@@ -104,7 +105,7 @@ impl<'p> Observed<'p> {
             pages: BTreeSet::new(),
             arrived: BTreeSet::new(),
             markers: vec![MarkerSeen::default(); program.markers.len()],
-            instance_rows: Vec::new(),
+            instance_rows: task.goal.as_ref().map(named_rows).unwrap_or_default(),
             rows: Vec::new(),
             invariant_refusals: Vec::new(),
         }
@@ -112,13 +113,11 @@ impl<'p> Observed<'p> {
 
     /// A state reached for the first time.
     pub(super) fn note_state(&mut self, state: &State, frame: &[Value], node: u32) {
-        if self.arrived.is_empty() {
+        if let (true, Some(t)) = (self.arrived.is_empty(), &self.task.template) {
             // The root: the task frame holds the template's binding.
-            self.instance_rows = frame
-                .iter()
-                .filter(|v| matches!(v, Value::Row(_)))
-                .cloned()
-                .collect();
+            if let Some(row) = frame.get(t.scan.binder as usize) {
+                self.instance_rows.push((t.scan.table, row.clone()));
+            }
         }
         self.arrived.insert(state.nav.page);
         for (c, seen) in self.conjuncts.iter().zip(self.ever_true.iter_mut()) {
@@ -204,7 +203,12 @@ impl<'p> Observed<'p> {
 
     /// The record of `m` tried with `args`, when they name an instance row.
     fn row_seen(&mut self, m: ir::MarkerId, args: &[Value]) -> Option<&mut RowSeen> {
-        if !args.iter().any(|a| self.instance_rows.contains(a)) {
+        let params = &self.program.markers.get(m as usize)?.params;
+        let names_instance_row = args.iter().zip(params).any(|(a, p)| match p.ty {
+            ir::Ty::Row(t) => self.instance_rows.iter().any(|(rt, r)| *rt == t && r == a),
+            _ => false,
+        });
+        if !names_instance_row {
             return None;
         }
         match self
@@ -225,6 +229,19 @@ impl<'p> Observed<'p> {
             None => None,
         }
     }
+}
+
+/// The rows `goal` names as `T[n]` with a constant `n`.
+fn named_rows(goal: &Expr) -> Vec<(ir::TableId, Value)> {
+    let mut out = Vec::new();
+    goal.walk(&mut |e| {
+        if let Expr::Lookup { table, id } = e {
+            if let Expr::Const(Value::Int(n)) = id.as_ref() {
+                out.push((*table, Value::Row(*n)));
+            }
+        }
+    });
+    out
 }
 
 /// A refusal of `m(args)` from node `node`, with the refusing requirement's
@@ -498,11 +515,14 @@ fn row_refusal(search: &Search<'_>, m: ir::MarkerId) -> Option<RowRefusal> {
     let seen = &search.observed;
     // Refused and never committed first; else committed, then refused (a
     // `requires` that stops it short of the goal).
+    // Among argument lists, the refusal that got furthest (as for the
+    // marker's own summary), the first found on ties.
     let refused = |committed: bool| {
         seen.rows
             .iter()
             .filter(|r| r.marker == m && r.committed == committed)
-            .find_map(|r| r.refusal.as_ref().map(|f| (r, f)))
+            .filter_map(|r| r.refusal.as_ref().map(|f| (r, f)))
+            .min_by_key(|(_, f)| std::cmp::Reverse(f.rank))
     };
     let (row, refusal) = refused(false).or_else(|| refused(true))?;
     let params = &program.markers.get(m as usize)?.params;
