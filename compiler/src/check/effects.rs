@@ -25,7 +25,15 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, typed: &Typed, diags: &mut Diagnostics) {
+/// `broken` are the spans of syntax errors: a marker holding one may miss the
+/// statement that used a permission, so it gets no S107.
+pub fn check(
+    files: &[SourceFile],
+    symbols: &Symbols<'_>,
+    typed: &Typed,
+    broken: &[Span],
+    diags: &mut Diagnostics,
+) {
     let tables = table_fields(files, symbols);
     let known = Known {
         tables: &tables,
@@ -33,7 +41,10 @@ pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, typed: &Typed, diags: 
     };
     for decl in files.iter().flat_map(|f| &f.decls) {
         match &decl.kind {
-            DeclKind::Marker(m) => check_marker(m, typed, &known, diags),
+            DeclKind::Marker(m) => {
+                let complete = !super::is_incomplete(&decl.span, broken);
+                check_marker(m, typed, &known, complete, diags)
+            }
             DeclKind::Page(p) => page_writes(&p.name, &p.body, diags),
             _ => {}
         }
@@ -137,7 +148,13 @@ struct Collector<'t> {
     needs: Vec<(Need, Span)>,
 }
 
-fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mut Diagnostics) {
+fn check_marker(
+    m: &MarkerDecl,
+    typed: &Typed,
+    known: &Known<'_, '_>,
+    complete: bool,
+    diags: &mut Diagnostics,
+) {
     let needs = collect_needs(m, typed);
     let mut grants = grants(m, known);
     let mut reported: BTreeSet<Need> = BTreeSet::new();
@@ -159,7 +176,7 @@ fn check_marker(m: &MarkerDecl, typed: &Typed, known: &Known<'_, '_>, diags: &mu
     }
     // An extern marker's permissions are the gate for effects proposed at run
     // time, which its `default` body need not exercise: no S107 for them.
-    if !m.is_extern {
+    if !m.is_extern && complete {
         for g in grants.iter().filter(|g| !g.used) {
             diags.push(unused(m, g));
         }

@@ -23,7 +23,7 @@ pub fn check_program(files: &[SourceFile], diags: &mut Diagnostics) -> types::Ty
     let broken = broken_spans(diags);
     let symbols = Symbols::collect(files, diags);
     let typed = types::check(files, &symbols, diags);
-    effects::check(files, &symbols, &typed, diags);
+    effects::check(files, &symbols, &typed, &broken, diags);
     structural::check(files, &symbols, &broken, diags);
     semantic::check(files, &symbols, diags);
     typed
@@ -39,4 +39,12 @@ fn broken_spans(diags: &Diagnostics) -> Vec<Span> {
         .filter(|d| matches!(d.code, Code::E001 | Code::E002))
         .map(|d| d.span)
         .collect()
+}
+
+/// Whether the declaration at `decl` holds one of the `broken` spans (the
+/// parser skipped part of it).
+pub(crate) fn is_incomplete(decl: &Span, broken: &[Span]) -> bool {
+    broken
+        .iter()
+        .any(|b| b.file == decl.file && decl.start <= b.start && b.start <= decl.end)
 }

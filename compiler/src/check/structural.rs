@@ -203,16 +203,13 @@ fn is_library(files: &[SourceFile]) -> bool {
 
 /// The pages whose declaration contains one of the `broken` spans.
 fn incomplete_pages<'a>(files: &'a [SourceFile], broken: &[Span]) -> BTreeSet<&'a str> {
-    let inside = |decl: &Span| {
-        broken
-            .iter()
-            .any(|b| b.file == decl.file && decl.start <= b.start && b.start <= decl.end)
-    };
     files
         .iter()
         .flat_map(|f| &f.decls)
         .filter_map(|d| match &d.kind {
-            DeclKind::Page(p) if inside(&d.span) => Some(p.name.name.as_str()),
+            DeclKind::Page(p) if super::is_incomplete(&d.span, broken) => {
+                Some(p.name.name.as_str())
+            }
             _ => None,
         })
         .collect()

@@ -9,7 +9,11 @@
 //! syntax error (E001–E003) depends on that syntax error, because the parser's
 //! recovery may have produced it; and a defect that names objects in its
 //! `after` list (a task's F401 names the unreachable page its marker's button
-//! is on) depends on every defect about those objects (that page's S101).
+//! is on; a call's E103 names the page or marker it calls) depends on the
+//! structural defects about those objects (that page's S101) and on the
+//! syntax errors inside their declarations.
+//! An unknown name (E101) depends on the syntax error of a declaration of that
+//! name the parser had to skip.
 //! `scope` and `cost` are 1 for every defect.
 
 use super::{Category, Diagnostic, Severity};
@@ -45,7 +49,7 @@ fn span_json(sources: &[Source], span: Span) -> Value {
 }
 
 /// For each diagnostic, the indices of the diagnostics it depends on.
-fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
+fn dependencies(diags: &[Diagnostic], files: &[SourceFile], sources: &[Source]) -> Vec<Vec<usize>> {
     let decl_of = |span: Span| -> Option<Span> {
         files
             .get(span.file.0 as usize)?
@@ -59,6 +63,15 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
         .enumerate()
         .filter(|(_, d)| d.code.category() == Category::Syntax)
         .map(|(i, d)| (i, decl_of(d.span)))
+        .collect();
+    // The name each syntax error's skipped declaration would have declared.
+    let skipped: Vec<(usize, &str)> = syntax
+        .iter()
+        .filter_map(|&(j, _)| {
+            let span = diags.get(j)?.span;
+            let text = &sources.get(span.file.0 as usize)?.text;
+            Some((j, skipped_declaration(text, span.start as usize)?))
+        })
         .collect();
     let objects: Vec<Option<String>> = diags
         .iter()
@@ -79,12 +92,24 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
                     .collect(),
                 None => Vec::new(),
             };
+            // An unknown name that a declaration the parser skipped declares.
+            if d.code == super::Code::E101 {
+                let name = d.message.split('`').nth(1).unwrap_or("");
+                for &(j, declared) in &skipped {
+                    if declared == name && !deps.contains(&j) {
+                        deps.push(j);
+                    }
+                }
+            }
             // Structural defects on the objects this one names as blockers
             // (an unreachable page or an untriggered marker behind a task's
-            // F401). Other defects on those objects (an unused permission)
-            // are no cause of it.
+            // F401), and syntax errors inside them (a call's E103 against a
+            // page whose parameter list did not parse). Other defects on
+            // those objects (an unused permission) are no cause of it.
             for (j, o) in objects.iter().enumerate() {
-                let blocks = diags.get(j).is_some_and(|b| b.code.blocks_dependents());
+                let blocks = diags.get(j).is_some_and(|b| {
+                    b.code.blocks_dependents() || b.code.category() == Category::Syntax
+                });
                 if j != i
                     && blocks
                     && o.as_ref().is_some_and(|o| d.after.contains(o))
@@ -96,6 +121,30 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
             deps
         })
         .collect()
+}
+
+/// The name declared by the declaration a syntax error at `offset` lies in,
+/// read from the source: the nearest line above (or at) it that starts a
+/// declaration (`page Cart ...`, `extern marker pay ...`).
+fn skipped_declaration(text: &str, offset: usize) -> Option<&str> {
+    let rest = text.get(offset..)?;
+    let line_end = offset + rest.find('\n').unwrap_or(rest.len());
+    text.get(..line_end)?.lines().rev().find_map(declared_name)
+}
+
+/// `Cart` for a line `page Cart(...) {`, `pay` for `extern marker pay`.
+fn declared_name(line: &str) -> Option<&str> {
+    let mut words = line
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty());
+    let mut keyword = words.next()?;
+    if keyword == "extern" {
+        keyword = words.next()?;
+    }
+    let declares = ["page", "marker", "table", "enum", "invariant", "task"].contains(&keyword);
+    let first_word = line.trim_start().starts_with(keyword);
+    let name = words.next()?;
+    (declares && first_word).then_some(name)
 }
 
 /// `page Cart`, `marker buy`, ...: the declaration a span lies in, for defects
@@ -165,7 +214,7 @@ pub fn report(
     files: &[SourceFile],
     diags: &[Diagnostic],
 ) -> Value {
-    let deps = dependencies(diags, files);
+    let deps = dependencies(diags, files, sources);
     let dependents: Vec<usize> = (0..diags.len())
         .map(|i| deps.iter().filter(|d| d.contains(&i)).count())
         .collect();

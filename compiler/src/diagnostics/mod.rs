@@ -68,6 +68,9 @@ pub enum Fix {
     },
     /// Declare the page a link names, with one parameter per argument.
     CreatePage { name: String },
+    /// Replace bytes `start..end` of the diagnostic's file with `text`: the
+    /// spelling another language uses, rewritten in this one (`&&` → `and`).
+    Replace { start: u32, end: u32, text: String },
 }
 
 impl Diagnostic {

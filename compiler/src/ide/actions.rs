@@ -1,5 +1,6 @@
 //! Quick fixes: a diagnostic's [`Fix`] turned into text edits on the source
-//! (add a missing permission, remove an unused one, declare a missing page).
+//! (add a missing permission, remove an unused one, declare a missing page,
+//! rewrite another language's spelling).
 //! Edits are computed from the AST and the text, never by re-parsing, and a
 //! fix whose target cannot be found is simply not offered.
 
@@ -71,6 +72,21 @@ impl Analysis {
             Fix::CreatePage { name } => {
                 let edit = self.create_page(name, d.span)?;
                 Some((format!("Create page `{name}`"), vec![edit]))
+            }
+            Fix::Replace { start, end, text } => {
+                let edit = Edit {
+                    file: d.span.file,
+                    start: *start as usize,
+                    end: *end as usize,
+                    text: text.clone(),
+                };
+                let title = if text.trim().is_empty() {
+                    let old = self.text(d.span.file).get(edit.start..edit.end);
+                    format!("Remove `{}`", old.unwrap_or_default())
+                } else {
+                    format!("Write `{}` instead", text.trim())
+                };
+                Some((title, vec![edit]))
             }
         }
     }

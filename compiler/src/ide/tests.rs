@@ -369,6 +369,22 @@ fn a_quick_fix_removes_an_unused_permission() {
 }
 
 #[test]
+fn a_quick_fix_rewrites_a_foreign_operator() {
+    let text = SHOP.replace(
+        "requires p.stock > 0 ",
+        "requires p.stock > 0 && p.stock < 99 ",
+    );
+    assert!(codes(&text).contains(&"E001"));
+    let (title, fixed) = apply_fix(&text, at(&text, "&&", 0, 0));
+    assert_eq!(title, "Write `and` instead");
+    assert!(
+        fixed.contains("requires p.stock > 0 and p.stock < 99 "),
+        "{fixed}"
+    );
+    assert!(!codes(&fixed).contains(&"E001"), "{:?}", codes(&fixed));
+}
+
+#[test]
 fn a_quick_fix_creates_a_missing_page() {
     let text = SHOP.replace("link \"Home\" -> Home", "link \"Reviews\" -> Reviews(p)");
     let (title, fixed) = apply_fix(&text, at(&text, "Reviews(p)", 0, 1));

@@ -3,6 +3,7 @@
 //! this module.
 
 pub mod ast;
+pub mod foreign;
 pub mod parser;
 
 pub use parser::parse_file;

@@ -159,7 +159,14 @@ pub fn no_witness(
         (_, Some(n)) => d.help(format!(
             "a witness needs {n} steps: raise `horizon` to at least {n}, or shorten the path to the goal"
         )),
-        _ => d.help(suggestion(expl, retrieval)),
+        _ => d.help(
+            page_goal_help(decl, ast, expl)
+                .or_else(|| {
+                    let first = expl.unmet.iter().flat_map(|u| &u.writers).next()?;
+                    row_refusal_help(ast, first)
+                })
+                .unwrap_or_else(|| suggestion(expl, retrieval)),
+        ),
     };
     d.after.extend(blamed_objects(expl));
     diags.push(d);
@@ -188,6 +195,10 @@ fn writer_labels(ast: &Ast<'_>, mut d: Diagnostic, w: &MarkerReport) -> Diagnost
             "`{name}` could make it hold, but its button is on {}, which no explored state reached",
             names(pages)
         ),
+        MarkerStatus::NoStepsLeft { pages } => format!(
+            "`{name}` could make it hold, but its button is on {}, reached only with no step left",
+            names(pages)
+        ),
         MarkerStatus::NeverShown { pages } => format!(
             "`{name}` could make it hold, but its button never appeared on {}",
             names(pages)
@@ -209,6 +220,27 @@ fn writer_labels(ast: &Ast<'_>, mut d: Diagnostic, w: &MarkerReport) -> Diagnost
             )
         }
     };
+    // A refusal on this instance's own row says more than what the marker
+    // did on other rows.
+    if let Some(row) = &w.row_refusal {
+        let call = format!("{name}({})", row.args.join(", "));
+        let refused = if row.committed {
+            "committed, then was refused"
+        } else {
+            "was always refused"
+        };
+        d = d.related(
+            marker.name.span,
+            format!("`{call}`, this task's row, {refused}: {}", row.alert),
+        );
+        if let Some(req) = row.requirement.and_then(|i| marker.requires.get(i)) {
+            d = d.related(
+                req.cond.span,
+                operand_text(ast, &req.cond.kind, &row.operands),
+            );
+        }
+        return d;
+    }
     d = d.related(marker.name.span, text);
     if let MarkerStatus::AlwaysRejected {
         requirement: Some(i),
@@ -221,6 +253,52 @@ fn writer_labels(ast: &Ast<'_>, mut d: Diagnostic, w: &MarkerReport) -> Diagnost
         }
     }
     d
+}
+
+/// The help for a writer refused on the instance's row: the refusing
+/// `requires` as written, and what it saw.
+fn row_refusal_help(ast: &Ast<'_>, w: &MarkerReport) -> Option<String> {
+    let row = w.row_refusal.as_ref()?;
+    let call = format!("{}({})", w.marker, row.args.join(", "));
+    // Refusals by the body or an invariant keep the marker-level advice.
+    let req = ast.marker(&w.marker)?.requires.get(row.requirement?)?;
+    let cond = ast.text(req.cond.span);
+    let seen = operand_text(ast, &req.cond.kind, &row.operands);
+    Some(if row.committed {
+        format!(
+            "`{call}` stops at `requires {cond}` ({seen}) before the goal holds: relax the \
+             requirement or ask for less in the goal"
+        )
+    } else {
+        format!(
+            "`{call}` is refused by `requires {cond}` ({seen}): make it hold for this row \
+             (seed data, an earlier step, a typeable value), or relax the requirement"
+        )
+    })
+}
+
+/// For an unmet `page is P(args)` part: where a link to `P` is missing.
+/// The example passes the goal's own arguments, which are in scope in the
+/// task, never a page parameter's name.
+fn page_goal_help(decl: &TaskDecl, ast: &Ast<'_>, expl: &Explanation) -> Option<String> {
+    let goal = decl.goal.as_ref()?;
+    let parts = conjuncts(goal);
+    expl.unmet.iter().find_map(|u| {
+        let ExprKind::PageIs(r) = &parts.get(u.index)?.kind else {
+            return None;
+        };
+        let page = &r.name.name;
+        let args: Vec<&str> = r.args.iter().map(|a| ast.text(a.span)).collect();
+        Some(if args.is_empty() {
+            format!("link `{page}` from a page the task can reach")
+        } else {
+            format!(
+                "link `{page}` from a page the task can reach, passing the row the goal names \
+                 (`{page}({})`), for example from a loop over its table",
+                args.join(", ")
+            )
+        })
+    })
 }
 
 /// "false when tried: `p.stock` was 0 and `qty` was 2" (literal sides need no
@@ -303,6 +381,9 @@ fn suggestion(expl: &Explanation, retrieval: bool) -> String {
         Some((_, MarkerStatus::PagesUnreached { pages })) => format!(
             "link {} from a page the task can reach",
             names(pages)
+        ),
+        Some((m, MarkerStatus::NoStepsLeft { .. })) => format!(
+            "raise `horizon`: the task runs out of steps before it can click `{m}`'s button"
         ),
         Some((m, MarkerStatus::NeverShown { .. })) => {
             format!("check the `if` or loop around `{m}`'s button")

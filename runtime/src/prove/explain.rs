@@ -54,6 +54,20 @@ struct Refusal {
     invariant: Option<String>,
 }
 
+/// Attempts of one marker with one argument list that names an instance row.
+#[derive(Clone, Debug)]
+struct RowSeen {
+    marker: ir::MarkerId,
+    args: Vec<Value>,
+    committed: bool,
+    /// The first refusal with these arguments.
+    refusal: Option<Refusal>,
+}
+
+/// At most this many argument lists are kept in `rows`: enough for every
+/// marker that takes the instance's row, cheap however wide the search.
+const MAX_ROWS_SEEN: usize = 64;
+
 /// What the search saw, for explanations.
 pub(super) struct Observed<'p> {
     program: &'p ir::Program,
@@ -62,8 +76,17 @@ pub(super) struct Observed<'p> {
     ever_true: Vec<bool>,
     best_progress: f64,
     best_node: u32,
+    /// Pages of expanded states (their buttons were offered).
     pages: BTreeSet<ir::PageId>,
+    /// Pages of every state reached, expanded or not (the start page even
+    /// at horizon 0).
+    arrived: BTreeSet<ir::PageId>,
     markers: Vec<MarkerSeen>,
+    /// The rows the task instance is about (its template binding, and rows
+    /// its goal names as `T[n]`), by table: attempts on them are kept apart
+    /// in `rows`.
+    instance_rows: Vec<(ir::TableId, Value)>,
+    rows: Vec<RowSeen>,
     /// Each (marker, invariant) refusal, first (so shortest) occurrence, in
     /// the order found: the node it was tried from and the click.
     pub(super) invariant_refusals: Vec<(ir::MarkerId, String, u32, Action)>,
@@ -80,13 +103,23 @@ impl<'p> Observed<'p> {
             best_progress: -1.0,
             best_node: 0,
             pages: BTreeSet::new(),
+            arrived: BTreeSet::new(),
             markers: vec![MarkerSeen::default(); program.markers.len()],
+            instance_rows: task.goal.as_ref().map(named_rows).unwrap_or_default(),
+            rows: Vec::new(),
             invariant_refusals: Vec::new(),
         }
     }
 
     /// A state reached for the first time.
     pub(super) fn note_state(&mut self, state: &State, frame: &[Value], node: u32) {
+        if let (true, Some(t)) = (self.arrived.is_empty(), &self.task.template) {
+            // The root: the task frame holds the template's binding.
+            if let Some(row) = frame.get(t.scan.binder as usize) {
+                self.instance_rows.push((t.scan.table, row.clone()));
+            }
+        }
+        self.arrived.insert(state.nav.page);
         for (c, seen) in self.conjuncts.iter().zip(self.ever_true.iter_mut()) {
             if !*seen {
                 *seen = reward::holds(self.program, state, frame, c);
@@ -136,8 +169,16 @@ impl<'p> Observed<'p> {
         seen.attempts = seen.attempts.saturating_add(1);
         let Some(cause) = rejection else {
             seen.commits = seen.commits.saturating_add(1);
+            if let Some(row) = self.row_seen(m, args) {
+                row.committed = true;
+            }
             return;
         };
+        if let Some(row) = self.row_seen(m, args) {
+            if row.refusal.is_none() {
+                row.refusal = Some(refusal(program, env, m, args, cause, alert, node, action));
+            }
+        }
         if let Rejection::Gate(crate::interp::gate::Violation::Invariant { name }) = cause {
             let known = self
                 .invariant_refusals
@@ -157,27 +198,85 @@ impl<'p> Observed<'p> {
         if seen.first_refusal.as_ref().is_some_and(|r| r.rank >= rank) {
             return;
         }
-        let requirement = match cause {
-            Rejection::Requires { index } => Some(*index),
-            _ => None,
-        };
-        let operands = requirement
-            .map(|i| requirement_operands(program, env.state(), m, args, i))
-            .unwrap_or_default();
-        seen.first_refusal = Some(Refusal {
-            alert: alert.clone().unwrap_or_default(),
-            requirement,
-            operands,
-            node,
-            action: action.clone(),
-            rank,
-            invariant: match cause {
-                Rejection::Gate(crate::interp::gate::Violation::Invariant { name }) => {
-                    Some(name.clone())
-                }
-                _ => None,
-            },
+        seen.first_refusal = Some(refusal(program, env, m, args, cause, alert, node, action));
+    }
+
+    /// The record of `m` tried with `args`, when they name an instance row.
+    fn row_seen(&mut self, m: ir::MarkerId, args: &[Value]) -> Option<&mut RowSeen> {
+        let params = &self.program.markers.get(m as usize)?.params;
+        let names_instance_row = args.iter().zip(params).any(|(a, p)| match p.ty {
+            ir::Ty::Row(t) => self.instance_rows.iter().any(|(rt, r)| *rt == t && r == a),
+            _ => false,
         });
+        if !names_instance_row {
+            return None;
+        }
+        match self
+            .rows
+            .iter()
+            .position(|r| r.marker == m && r.args == args)
+        {
+            Some(i) => self.rows.get_mut(i),
+            None if self.rows.len() < MAX_ROWS_SEEN => {
+                self.rows.push(RowSeen {
+                    marker: m,
+                    args: args.to_vec(),
+                    committed: false,
+                    refusal: None,
+                });
+                self.rows.last_mut()
+            }
+            None => None,
+        }
+    }
+}
+
+/// The rows `goal` names as `T[n]` with a constant `n`.
+fn named_rows(goal: &Expr) -> Vec<(ir::TableId, Value)> {
+    let mut out = Vec::new();
+    goal.walk(&mut |e| {
+        if let Expr::Lookup { table, id } = e {
+            if let Expr::Const(Value::Int(n)) = id.as_ref() {
+                out.push((*table, Value::Row(*n)));
+            }
+        }
+    });
+    out
+}
+
+/// A refusal of `m(args)` from node `node`, with the refusing requirement's
+/// operand values.
+#[allow(clippy::too_many_arguments)]
+fn refusal(
+    program: &ir::Program,
+    env: &Env<'_>,
+    m: ir::MarkerId,
+    args: &[Value],
+    cause: &Rejection,
+    alert: &Option<String>,
+    node: u32,
+    action: &Action,
+) -> Refusal {
+    let requirement = match cause {
+        Rejection::Requires { index } => Some(*index),
+        _ => None,
+    };
+    let operands = requirement
+        .map(|i| requirement_operands(program, env.state(), m, args, i))
+        .unwrap_or_default();
+    Refusal {
+        alert: alert.clone().unwrap_or_default(),
+        requirement,
+        operands,
+        node,
+        action: action.clone(),
+        rank: refusal_rank(cause),
+        invariant: match cause {
+            Rejection::Gate(crate::interp::gate::Violation::Invariant { name }) => {
+                Some(name.clone())
+            }
+            _ => None,
+        },
     }
 }
 
@@ -266,6 +365,23 @@ pub struct UnmetConjunct {
 pub struct MarkerReport {
     pub marker: String,
     pub status: MarkerStatus,
+    /// Tried on this task instance's row and refused every time there,
+    /// whatever it did on other rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_refusal: Option<RowRefusal>,
+}
+
+/// A marker refused for the instance's row: its arguments (`Loan[7]`),
+/// whether it had committed with them before, the first refusal's alert, the refusing `requires` (0-based) and the values of
+/// its sides.
+#[derive(Clone, Debug, Serialize)]
+pub struct RowRefusal {
+    pub args: Vec<String>,
+    /// It committed with these arguments before it was refused.
+    pub committed: bool,
+    pub alert: String,
+    pub requirement: Option<usize>,
+    pub operands: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -275,6 +391,9 @@ pub enum MarkerStatus {
     NoTrigger,
     /// Its buttons are on pages no explored state reached.
     PagesUnreached { pages: Vec<String> },
+    /// Its buttons' pages were reached only with no step left (the horizon
+    /// ended there).
+    NoStepsLeft { pages: Vec<String> },
     /// Its pages were reached but its button was never rendered there.
     NeverShown { pages: Vec<String> },
     /// Its button was shown, always disabled.
@@ -344,7 +463,7 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
     let pages_reached = seen.pages.iter().map(|p| name(*p)).collect();
     let pages_unreached = (0..program.pages.len())
         .filter_map(|p| u32::try_from(p).ok())
-        .filter(|p| !seen.pages.contains(p))
+        .filter(|p| !seen.arrived.contains(p))
         .map(name)
         .collect();
     Explanation {
@@ -378,11 +497,54 @@ fn writers(search: &Search<'_>, conjunct: &Expr) -> Vec<MarkerReport> {
         .iter()
         .enumerate()
         .filter(|(_, m)| touches(&marker_effects(program, m).writes, &reads))
-        .map(|(i, m)| MarkerReport {
-            marker: m.name.clone(),
-            status: status(search, u32::try_from(i).unwrap_or(u32::MAX)),
+        .map(|(i, m)| {
+            let id = u32::try_from(i).unwrap_or(u32::MAX);
+            MarkerReport {
+                marker: m.name.clone(),
+                status: status(search, id),
+                row_refusal: row_refusal(search, id),
+            }
         })
         .collect()
+}
+
+/// `m` refused with arguments naming the instance's row, and never committed
+/// with them: the first such refusal.
+fn row_refusal(search: &Search<'_>, m: ir::MarkerId) -> Option<RowRefusal> {
+    let program = search.program();
+    let seen = &search.observed;
+    // Refused and never committed first; else committed, then refused (a
+    // `requires` that stops it short of the goal).
+    // Among argument lists, the refusal that got furthest (as for the
+    // marker's own summary), the first found on ties.
+    let refused = |committed: bool| {
+        seen.rows
+            .iter()
+            .filter(|r| r.marker == m && r.committed == committed)
+            .filter_map(|r| r.refusal.as_ref().map(|f| (r, f)))
+            .min_by_key(|(_, f)| std::cmp::Reverse(f.rank))
+    };
+    let (row, refusal) = refused(false).or_else(|| refused(true))?;
+    let params = &program.markers.get(m as usize)?.params;
+    let args = row
+        .args
+        .iter()
+        .zip(params)
+        .map(|(v, p)| match (v, &p.ty) {
+            (Value::Row(id), ir::Ty::Row(t)) => program
+                .tables
+                .get(*t as usize)
+                .map_or_else(|| describe(v), |t| format!("{}[{id}]", t.name)),
+            _ => describe(v),
+        })
+        .collect();
+    Some(RowRefusal {
+        args,
+        committed: row.committed,
+        alert: refusal.alert.clone(),
+        requirement: refusal.requirement,
+        operands: refusal.operands.clone(),
+    })
 }
 
 fn status(search: &Search<'_>, m: ir::MarkerId) -> MarkerStatus {
@@ -400,11 +562,20 @@ fn status(search: &Search<'_>, m: ir::MarkerId) -> MarkerStatus {
         .copied()
         .filter(|p| seen.pages.contains(p))
         .collect();
+    let arrived: Vec<ir::PageId> = hosts
+        .iter()
+        .copied()
+        .filter(|p| seen.arrived.contains(p))
+        .collect();
     let Some(ms) = seen.markers.get(m as usize) else {
         return MarkerStatus::NoTrigger;
     };
     if hosts.is_empty() {
         MarkerStatus::NoTrigger
+    } else if reached.is_empty() && !arrived.is_empty() {
+        MarkerStatus::NoStepsLeft {
+            pages: arrived.iter().map(name).collect(),
+        }
     } else if reached.is_empty() {
         MarkerStatus::PagesUnreached {
             pages: hosts.iter().map(name).collect(),

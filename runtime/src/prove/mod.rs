@@ -16,7 +16,7 @@ mod flat;
 pub mod footprint;
 mod search;
 
-pub use explain::{Explanation, MarkerReport, MarkerStatus, UnmetConjunct};
+pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
 pub use search::{invariant_sweep, prove_instance, SweepReport};
 

@@ -4,6 +4,7 @@
 //! `Date - Date` (days). `Int + Date` is refused: a date is written first.
 
 use super::{Checker, Ty};
+use crate::diagnostics::{Code, Diagnostic, Fix};
 use crate::syntax::ast::*;
 
 impl<'a> Checker<'a, '_> {
@@ -17,16 +18,30 @@ impl<'a> Checker<'a, '_> {
             return t;
         }
         let sym = op.symbol();
+        let message = format!("operator `{sym}` is not defined for `{lt}` and `{rt}`");
+        // `"a" + name`: text is joined by interpolation, a fix we can write.
+        let joined = (op == BinaryOp::Add && (lt == Ty::Text || rt == Ty::Text))
+            .then(|| crate::syntax::foreign::interpolation(l, r))
+            .flatten();
+        if let Some(text) = joined {
+            self.report(
+                Diagnostic::new(Code::E203, e.span, message)
+                    .label("operator used here")
+                    .help(format!("join text by interpolation instead: `{text}`"))
+                    .fix(Fix::Replace {
+                        start: e.span.start,
+                        end: e.span.end,
+                        text,
+                    }),
+            );
+            return Ty::Error;
+        }
         let help = match (&lt, &rt) {
             (Ty::Optional(_) | Ty::None, _) => self.optional_operand_help(l),
             (_, Ty::Optional(_) | Ty::None) => self.optional_operand_help(r),
             _ => arith_help(op, &lt, &rt),
         };
-        self.bad_operator(
-            e.span,
-            format!("operator `{sym}` is not defined for `{lt}` and `{rt}`"),
-            help,
-        );
+        self.bad_operator(e.span, message, help);
         Ty::Error
     }
 

@@ -217,20 +217,22 @@ impl<'a> Checker<'a, '_> {
             } else {
                 format!("{name}({})", names.join(", "))
             };
-            self.report(
-                Diagnostic::new(
-                    Code::E103,
-                    effects::page_ref_span(r),
-                    format!(
-                        "{kind} `{name}` takes {}, found {}",
-                        plural(params.len(), "argument"),
-                        r.args.len()
-                    ),
-                )
-                .label("wrong number of arguments")
-                .related(decl, format!("`{name}` is declared here"))
-                .help(format!("write `{example}`")),
-            );
+            let mut d = Diagnostic::new(
+                Code::E103,
+                effects::page_ref_span(r),
+                format!(
+                    "{kind} `{name}` takes {}, found {}",
+                    plural(params.len(), "argument"),
+                    r.args.len()
+                ),
+            )
+            .label("wrong number of arguments")
+            .related(decl, format!("`{name}` is declared here"))
+            .help(format!("write `{example}`"));
+            // A parameter list that did not parse declares none: the syntax
+            // error there comes first (`depends_on`).
+            d.after.push(format!("{kind} {name}"));
+            self.report(d);
         }
         for (i, arg) in r.args.iter().enumerate() {
             match params.get(i) {

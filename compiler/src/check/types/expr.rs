@@ -10,7 +10,7 @@
 
 use super::suggest::did_you_mean;
 use super::{accepts, comparable, list_names, Access, Checker, Local, LocalKind, Resolved, Ty};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Fix};
 use crate::syntax::ast::*;
 
 impl<'a> Checker<'a, '_> {
@@ -319,6 +319,12 @@ impl<'a> Checker<'a, '_> {
                             "a form variable is visible only after its declaration, in the same block and the \
                              blocks nested in it; move the use below it, or the declaration up",
                         )
+                } else if let Some((ours, help)) = crate::syntax::foreign::unknown_name(n) {
+                    d.help(help).fix(Fix::Replace {
+                        start: id.span.start,
+                        end: id.span.end,
+                        text: ours.into(),
+                    })
                 } else {
                     match self.name_help(n, hint) {
                         Some(help) => d.help(help),

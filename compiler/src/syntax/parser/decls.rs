@@ -19,10 +19,35 @@ impl<'t> Walker<'t, '_> {
                     }
                 }
                 Rule::bad_top => self.bad_chunk(&pair, Some(Rule::decl_only), "a declaration"),
+                Rule::broken_decl => {
+                    self.bad_chunk(&pair, Some(Rule::decl_only), "a declaration");
+                    out.decls.extend(self.broken_decl(pair));
+                }
                 _ => {}
             }
         }
         out
+    }
+
+    /// A page or marker that broke after its header: declared with what the
+    /// header says and an empty body (the syntax error is reported), so that
+    /// its uses resolve rather than each adding an E101.
+    fn broken_decl(&mut self, pair: P<'t>) -> Option<Decl> {
+        let span = self.span(&pair);
+        let doc = self.doc_above(span.start as usize);
+        let header = pair.into_inner().next()?;
+        let kind = match header.as_rule() {
+            Rule::marker_header => {
+                let (mut marker, _) = self.marker_parts(header);
+                // A `requires` cut short by the error would be checked as if
+                // it were the whole condition.
+                marker.requires.clear();
+                DeclKind::Marker(marker)
+            }
+            Rule::page_header => DeclKind::Page(self.page_decl(header)),
+            _ => return None,
+        };
+        Some(Decl { doc, kind, span })
     }
 
     pub(super) fn module_header(&mut self, pair: P<'t>) -> ModuleHeader {

@@ -2,6 +2,7 @@
 //! into E001 diagnostics that say what was expected and what was found.
 
 use super::*;
+use crate::syntax::foreign::{hint, ErrorSite, Hint};
 
 impl<'t> Walker<'t, '_> {
     /// Turns a pest error from a parse that began at `base` into an E001.
@@ -73,6 +74,14 @@ impl<'t> Walker<'t, '_> {
             Some(Err(err)) => self.pest_error(err, start),
             _ => self.unexpected_at(start, what),
         };
+        if let Some(hint) = self.foreign_hint(&diag, pair, rule) {
+            let diag = diag.help(hint.help);
+            self.diags.push(match hint.fix {
+                Some(fix) => diag.fix(fix),
+                None => diag,
+            });
+            return;
+        }
         // Where the parser only knows the line is wrong, say what belongs there.
         let vague = diag
             .help
@@ -92,6 +101,22 @@ impl<'t> Walker<'t, '_> {
             diag
         };
         self.diags.push(diag);
+    }
+
+    /// A help (and fix) for syntax borrowed from another language at `diag`.
+    fn foreign_hint(&self, diag: &Diagnostic, chunk: &P<'t>, rule: Option<Rule>) -> Option<Hint> {
+        let expected = diag.message.strip_prefix("expected ").unwrap_or("");
+        let expected = expected
+            .rsplit_once(", found ")
+            .map_or(expected, |(e, _)| e);
+        let span = chunk.as_span();
+        hint(&ErrorSite {
+            text: self.text,
+            pos: diag.span.start as usize,
+            expected,
+            chunk: Some((span.start(), span.end())),
+            statement: rule == Some(Rule::stmt_only),
+        })
     }
 
     /// `missing_close`: a block ran into the next declaration or the file's end.

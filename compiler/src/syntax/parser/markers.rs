@@ -4,6 +4,14 @@ use super::*;
 
 impl<'t> Walker<'t, '_> {
     pub(super) fn marker_decl(&mut self, pair: P<'t>) -> MarkerDecl {
+        let (m, has_default) = self.marker_parts(pair);
+        self.marker_shape(&m, has_default);
+        m
+    }
+
+    /// The marker in `pair` (a whole declaration or only its header), and
+    /// whether it has a `default` body.
+    pub(super) fn marker_parts(&mut self, pair: P<'t>) -> (MarkerDecl, bool) {
         let span = self.span(&pair);
         let mut m = MarkerDecl {
             name: missing_ident(span),
@@ -37,8 +45,7 @@ impl<'t> Walker<'t, '_> {
                 _ => {}
             }
         }
-        self.marker_shape(&m, has_default);
-        m
+        (m, has_default)
     }
 
     /// Clause-level rules the grammar leaves open: `writes` is required, and

@@ -272,7 +272,7 @@ pub(super) fn trim_layout_end(text: &str, start: usize, end: usize) -> usize {
 }
 
 /// Where a `//` comment starts in one line, skipping strings.
-pub(super) fn comment_start(line: &str) -> Option<usize> {
+pub(crate) fn comment_start(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut in_string = false;
     let mut i = 0;
