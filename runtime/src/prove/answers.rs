@@ -67,7 +67,10 @@ impl BuriedWatch {
             return;
         }
         let expected = env.expected_answer();
-        let answers = env.actions().iter().filter(|a| a.kind == ActionKind::Answer);
+        let answers = env
+            .actions()
+            .iter()
+            .filter(|a| a.kind == ActionKind::Answer);
         for text in answers.filter_map(|a| a.text.as_deref()) {
             if self.checked.contains(text) {
                 continue;

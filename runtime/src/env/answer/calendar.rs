@@ -25,7 +25,9 @@ pub(super) fn date(answer: &str) -> Option<Date> {
         _ => return None,
     };
     let last = days_in_month(year, month)?;
-    (1..=last).contains(&day).then_some(Date { year, month, day })
+    (1..=last)
+        .contains(&day)
+        .then_some(Date { year, month, day })
 }
 
 /// `2026-03-03` or `2026-3-3`.
@@ -95,7 +97,12 @@ pub(super) fn time(answer: &str) -> Option<Time> {
         .replace("p.m.", "pm");
     let text = lower.trim_end_matches('.').trim();
     match text {
-        "noon" => return Some(Time { hour: 12, minute: 0 }),
+        "noon" => {
+            return Some(Time {
+                hour: 12,
+                minute: 0,
+            })
+        }
         "midnight" => return Some(Time { hour: 0, minute: 0 }),
         _ => {}
     }
@@ -110,7 +117,9 @@ pub(super) fn time(answer: &str) -> Option<Time> {
         None => (small(clock)?, None),
     };
     let (hour, minute) = match (afternoon, m) {
-        (Some(pm), m) if (1..=12).contains(&h) => (h % 12 + if pm { 12 } else { 0 }, m.unwrap_or(0)),
+        (Some(pm), m) if (1..=12).contains(&h) => {
+            (h % 12 + if pm { 12 } else { 0 }, m.unwrap_or(0))
+        }
         (None, Some(m)) => (h, m),
         _ => return None,
     };
@@ -172,7 +181,14 @@ mod tests {
 
     #[test]
     fn times_in_their_usual_spellings() {
-        for s in ["17:30", "5:30 pm", "5:30pm", "5:30 PM", "5:30 p.m.", "17:30."] {
+        for s in [
+            "17:30",
+            "5:30 pm",
+            "5:30pm",
+            "5:30 PM",
+            "5:30 p.m.",
+            "17:30.",
+        ] {
             assert_eq!(time(s), t(17, 30), "{s}");
         }
         assert_eq!(time("5 pm"), t(17, 0));

@@ -13,9 +13,9 @@
 
 mod calendar;
 mod number;
-mod text;
 #[cfg(test)]
 mod tests;
+mod text;
 
 pub(crate) use text::tokens;
 
@@ -133,7 +133,9 @@ const MAX_VALUE_WORDS: usize = 3;
 
 /// A word without the brackets and quotes around it.
 fn unwrap_word(word: &str) -> &str {
-    word.trim_matches(['(', ')', '[', ']', '{', '}', '"', '\'', '“', '”', ';', '!', '?'])
+    word.trim_matches([
+        '(', ')', '[', ']', '{', '}', '"', '\'', '“', '”', ';', '!', '?',
+    ])
 }
 
 impl Typed {

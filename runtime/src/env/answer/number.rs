@@ -84,8 +84,7 @@ fn number(word: &str) -> Option<Written<'_>> {
         return None;
     }
     let (whole, fraction) = rest.split_once('.').unwrap_or((rest, ""));
-    if rest.contains('.') && fraction.is_empty() || !fraction.bytes().all(|b| b.is_ascii_digit())
-    {
+    if rest.contains('.') && fraction.is_empty() || !fraction.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     Some(Written {

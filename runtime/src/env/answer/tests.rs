@@ -128,7 +128,10 @@ fn money_reads_back_from_each_spelling_and_neighbours_do_not() {
             assert!(want.matches(&s), "{s} for {cents}");
         }
         for other in [cents + 1, cents - 1, cents * 10 + 1] {
-            assert!(!want.matches(&Money(other).to_string()), "{other} for {cents}");
+            assert!(
+                !want.matches(&Money(other).to_string()),
+                "{other} for {cents}"
+            );
         }
     }
 }
@@ -137,10 +140,18 @@ fn money_reads_back_from_each_spelling_and_neighbours_do_not() {
 fn ints_read_back_alone_and_in_short_phrases() {
     for n in (-1_000..=1_000).chain([1_299, 1_000_000, i64::MAX, i64::MIN + 1]) {
         let want = Expected::Typed(Typed::Int(n));
-        for s in [n.to_string(), format!("{n} payments"), format!("it is {n}.")] {
+        for s in [
+            n.to_string(),
+            format!("{n} payments"),
+            format!("it is {n}."),
+        ] {
             assert!(want.matches(&s), "{s} for {n}");
         }
-        let guesses = [format!("{}", n.wrapping_add(1)), format!("{n} or 4"), "12".into()];
+        let guesses = [
+            format!("{}", n.wrapping_add(1)),
+            format!("{n} or 4"),
+            "12".into(),
+        ];
         for g in guesses.iter().filter(|g| **g != n.to_string()) {
             assert!(!want.matches(g), "{g} for {n}");
         }
