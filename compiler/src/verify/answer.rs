@@ -43,7 +43,7 @@ fn guard_help(ast: &Ast<'_>, decl: &TaskDecl, source: &str) -> String {
             ),
         },
         None => format!(
-            "give `{source}` a value in the seed data or in `setup`, or make the task a template with a `where {guard}` guard"
+            "give `{source}` a value in the seed data or in `setup`, or ask for something that has one"
         ),
     }
 }
