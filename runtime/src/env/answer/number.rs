@@ -9,7 +9,7 @@
 //! (docs/decisions-pending/answers.md).
 
 /// The most words an `Int` or `Money` answer may have in all.
-pub(super) const MAX_PHRASE_WORDS: usize = 6;
+pub(super) const MAX_PHRASE_WORDS: usize = 4;
 
 /// A number as written in an answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,6 +145,7 @@ mod tests {
         assert_eq!(int("1,29"), None);
         assert_eq!(int("99999999999999999999"), None);
         assert_eq!(int("there are 3 of them left in stock now"), None);
+        assert_eq!(int("New opening hours from month 3."), None);
     }
 
     #[test]
