@@ -7,7 +7,7 @@ use crate::syntax::ast::{ExprKind, Span, TaskDecl};
 use serde_json::json;
 use wsite_runtime::env::TaskInstance;
 use wsite_runtime::ir::Program;
-use wsite_runtime::prove::{Explanation, MarkerReport, MarkerStatus, Proof, Verdict};
+use wsite_runtime::prove::{AnswerIssue, Explanation, MarkerReport, MarkerStatus, Proof, Verdict};
 
 /// F403: a template that matches no row.
 pub fn no_instance(ast: &Ast<'_>, task: &str, diags: &mut Diagnostics) {
@@ -116,6 +116,9 @@ pub fn no_witness(
     let Some(decl) = ast.task(&task.name) else {
         return expl.summary.clone();
     };
+    if expl.answer == Some(AnswerIssue::Empty) {
+        return super::answer::empty(ast, decl, &inst.name, diags);
+    }
     let retrieval = task.answer.is_some();
     let (code, message) = match (proof.verdict, retrieval) {
         (Verdict::Undecided, _) => (
@@ -159,6 +162,7 @@ pub fn no_witness(
         (_, Some(n)) => d.help(format!(
             "a witness needs {n} steps: raise `horizon` to at least {n}, or shorten the path to the goal"
         )),
+        (Code::F405, None) => d.help(super::answer::unanswered_help(expl.answer.as_ref())),
         _ => d.help(
             page_goal_help(decl, ast, expl)
                 .or_else(|| {
@@ -369,7 +373,7 @@ fn blamed_objects(expl: &Explanation) -> Vec<String> {
 /// The most useful next edit, from the first writer's story.
 fn suggestion(expl: &Explanation, retrieval: bool) -> String {
     if retrieval {
-        return "show the expected answer on a page the task can reach, as a value the agent can answer with".into();
+        return super::answer::unanswered_help(None);
     }
     let first = expl.unmet.iter().flat_map(|u| &u.writers).next();
     match first.map(|w| (&w.marker, &w.status)) {

@@ -8,6 +8,7 @@
 //! repair loop can act on. It is pure, like the rest of the library: the CLI
 //! times the searches, this module only runs them.
 
+mod answer;
 mod explain;
 mod lookup;
 

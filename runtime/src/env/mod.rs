@@ -12,7 +12,7 @@
 //! randomness; and nothing panics on any input — bad actions are `Err`s.
 
 pub(crate) mod actions;
-pub(crate) mod answer;
+pub mod answer;
 pub(crate) mod observe;
 pub(crate) mod reward;
 mod step;
@@ -29,7 +29,7 @@ use crate::layout::{LayoutError, StateLayout, TextPool};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use answer::answer_matches;
+pub use answer::{Expected, Typed};
 pub use observe::{axtree, snake_case};
 pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
 pub use writer_json::ProposalError;
@@ -200,7 +200,7 @@ pub struct Env<'p> {
     frame: Vec<Value>,
     instruction: String,
     typeable: Vec<String>,
-    expected: Vec<String>,
+    expected: answer::Expected,
     state: State,
     view: observe::View,
     actions: Vec<Action>,
@@ -309,7 +309,7 @@ impl<'p> Env<'p> {
             frame: Vec::new(),
             instruction: String::new(),
             typeable: Vec::new(),
-            expected: Vec::new(),
+            expected: answer::Expected::Nothing,
             state: State {
                 world: World::default(),
                 nav: Navigation::default(),
@@ -349,7 +349,7 @@ impl<'p> Env<'p> {
         let ctx = world.context(program, None);
         self.instruction = render_text(&ctx, &mut frame, &task.say);
         self.typeable = actions::typeable_values(&ctx, &mut frame, task, &self.instruction);
-        self.expected = answer::expected(&ctx, &mut frame, task.answer.as_ref());
+        self.expected = answer::Expected::evaluate(&ctx, &mut frame, task.answer.as_ref());
         let mut nav = Navigation {
             page,
             args: args.clone(),
@@ -441,8 +441,8 @@ impl<'p> Env<'p> {
         &self.typeable
     }
 
-    /// The expected answers with their variants (empty for operation tasks).
-    pub fn expected_answers(&self) -> &[String] {
+    /// The expected answer (`Expected::Nothing` for operation tasks).
+    pub fn expected_answer(&self) -> &answer::Expected {
         &self.expected
     }
 

@@ -158,7 +158,7 @@ impl Env<'_> {
 /// refused it. `writer`, if any, proposes the effects of extern markers.
 fn take(
     program: &ir::Program,
-    expected: &[String],
+    expected: &answer::Expected,
     state: &mut State,
     mv: Move,
     writer: Option<&SharedWriter>,
@@ -179,7 +179,7 @@ fn take(
 /// Applies a resolved move; a rejection changes nothing.
 fn apply(
     program: &ir::Program,
-    expected: &[String],
+    expected: &answer::Expected,
     state: &mut State,
     mv: Move,
     writer: Option<&SharedWriter>,
@@ -212,7 +212,7 @@ fn apply(
             state.forms.insert(key, v);
             Applied::Done
         }
-        Move::Answer(text) => Applied::Answered(answer::answer_matches(&text, expected)),
+        Move::Answer(text) => Applied::Answered(expected.matches(&text)),
     }
 }
 

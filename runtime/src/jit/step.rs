@@ -56,7 +56,7 @@ pub struct FlatStart {
     name: String,
     frame: JitFrame,
     typeable: Vec<String>,
-    expected: Vec<String>,
+    expected: crate::env::Expected,
     instruction: String,
     initial: Vec<u8>,
 }
@@ -86,7 +86,7 @@ impl FlatStart {
             name: name.clone(),
             frame,
             typeable: env.typeable_values().to_vec(),
-            expected: env.expected_answers().to_vec(),
+            expected: env.expected_answer().clone(),
             instruction: env.instruction().to_string(),
             initial,
         }))
@@ -643,10 +643,7 @@ impl<'s> FlatEnv<'s> {
                 .answers
                 .get(action.arg)
                 .ok_or_else(|| format!("there is no answer #{}", action.arg))?;
-            return Ok(Applied::Answered(crate::env::answer_matches(
-                text,
-                &self.start.expected,
-            )));
+            return Ok(Applied::Answered(self.start.expected.matches(text)));
         }
         let el = self
             .structure

@@ -7,6 +7,7 @@
 //! for every conjunct that never held, the markers that could write what it
 //! reads and the reason each never made it true.
 
+use super::answers::{buried_sentence, AnswerIssue, BuriedWatch};
 use super::search::Search;
 use super::{Verdict, WitnessStep};
 use crate::env::{reward, Action, Env, State};
@@ -90,6 +91,8 @@ pub(super) struct Observed<'p> {
     /// Each (marker, invariant) refusal, first (so shortest) occurrence, in
     /// the order found: the node it was tried from and the click.
     pub(super) invariant_refusals: Vec<(ir::MarkerId, String, u32, Action)>,
+    /// The expected answer seen only inside a longer text (retrieval tasks).
+    buried: BuriedWatch,
 }
 
 impl<'p> Observed<'p> {
@@ -108,6 +111,7 @@ impl<'p> Observed<'p> {
             instance_rows: task.goal.as_ref().map(named_rows).unwrap_or_default(),
             rows: Vec::new(),
             invariant_refusals: Vec::new(),
+            buried: BuriedWatch::default(),
         }
     }
 
@@ -135,6 +139,9 @@ impl<'p> Observed<'p> {
     /// A state expanded: its page, and the markers its buttons offer.
     pub(super) fn note_expanded(&mut self, env: &Env<'_>) {
         self.pages.insert(env.state().nav.page);
+        if self.task.answer.is_some() {
+            self.buried.note(self.program, env);
+        }
         let view = env.view();
         for h in &view.handles {
             if let crate::env::observe::Handle::Marker(m, _) = h {
@@ -349,6 +356,8 @@ pub struct Explanation {
     pub pages_reached: Vec<String>,
     /// Pages no explored state showed, by name.
     pub pages_unreached: Vec<String>,
+    /// Why a retrieval task's answer could not be given, when known.
+    pub answer: Option<AnswerIssue>,
 }
 
 /// A goal conjunct (by position) that held in no explored state.
@@ -448,6 +457,11 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
             plural(search.states(), "state")
         ),
     };
+    let answer = seen.buried.found().cloned();
+    let summary = match answer.as_ref().and_then(buried_sentence) {
+        Some(buried) => format!("{summary}; {buried}"),
+        None => summary,
+    };
     let unmet = seen
         .conjuncts
         .iter()
@@ -475,6 +489,7 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
         },
         pages_reached,
         pages_unreached,
+        answer,
     }
 }
 

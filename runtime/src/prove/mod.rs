@@ -9,13 +9,17 @@
 //! bookkeeping; `explain` turns what the search saw into reasons a person can
 //! act on. Witnesses name elements by stable key, so they survive re-ordering
 //! of the page and replay in any runtime (`replay`). `flat` runs the same
-//! search on the JIT's flat engine where it can play the instance.
+//! search on the JIT's flat engine where it can play the instance; `answers`
+//! finds why a retrieval task's answer cannot be given (an expected `none`, a
+//! value shown only inside a longer text).
 
+mod answers;
 pub mod explain;
 mod flat;
 pub mod footprint;
 mod search;
 
+pub use answers::{AnswerIssue, EMPTY_SUMMARY};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
 pub use search::{invariant_sweep, prove_instance, SweepReport};
