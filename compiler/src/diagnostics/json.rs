@@ -9,7 +9,9 @@
 //! syntax error (E001–E003) depends on that syntax error, because the parser's
 //! recovery may have produced it; and a defect that names objects in its
 //! `after` list (a task's F401 names the unreachable page its marker's button
-//! is on) depends on every defect about those objects (that page's S101).
+//! is on) depends on every defect about those objects (that page's S101), and
+//! on every error about them (a finding computed while they had errors is
+//! provisional, see `crate::partial`).
 //! `scope` and `cost` are 1 for every defect.
 
 use super::{Category, Diagnostic, Severity};
@@ -84,7 +86,11 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
             // F401). Other defects on those objects (an unused permission)
             // are no cause of it.
             for (j, o) in objects.iter().enumerate() {
-                let blocks = diags.get(j).is_some_and(|b| b.code.blocks_dependents());
+                // An error on a named object blocks too: a finding computed
+                // over a stub of that object is provisional (crate::partial).
+                let blocks = diags
+                    .get(j)
+                    .is_some_and(|b| b.code.blocks_dependents() || b.is_error());
                 if j != i
                     && blocks
                     && o.as_ref().is_some_and(|o| d.after.contains(o))
@@ -100,7 +106,7 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile]) -> Vec<Vec<usize>> {
 
 /// `page Cart`, `marker buy`, ...: the declaration a span lies in, for defects
 /// whose analysis did not name an object itself.
-fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
+pub fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
     use crate::syntax::ast::DeclKind;
     let decl = files
         .get(span.file.0 as usize)?

@@ -1,0 +1,159 @@
+//! The stand-in program behind partial results: a copy of the AST in which
+//! each declaration with an error is stubbed so that the rest still lowers.
+//!
+//! What is done, by where the error is (LANGUAGE.md §4 lists the codes):
+//!
+//! - in a page element (a link to a page that does not exist, a mistyped
+//!   condition): that element, the innermost one holding the error, is left
+//!   out; the page keeps its name and the rest of its body;
+//! - in a marker's `requires` or body: the marker keeps its name, parameters
+//!   and permissions, with no `requires` and an empty body;
+//! - in a task or an invariant: the declaration is left out;
+//! - in a seed value that is well formed but wrong (a negative price, M201;
+//!   an impossible date, M202): nothing, the value lowers as written;
+//! - outside every declaration (source the parser skipped): nothing can be
+//!   stubbed, but whatever was written there is unknown, so it counts as a
+//!   stub of the declaration just before it;
+//! - anywhere else (a table, an enum, the site, a session variable, a page's
+//!   or marker's header, a seed row the checker rejects): there is no sound
+//!   stand-in, and no partial program.
+//!
+//! Every stub is recorded with the object it stands for (`page Cart`), so
+//! that findings computed over it can name it (see [`super::footprint`]).
+
+use crate::diagnostics::{json::enclosing_object, Code, Diagnostic};
+use crate::syntax::ast::{Decl, DeclKind, Element, ElementKind, SourceFile, Span};
+
+/// What was done to a declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StubKind {
+    /// Elements were left out of a page.
+    Page,
+    /// A marker's `requires` and body were emptied.
+    Marker,
+    /// A task was left out: nothing else depends on a task.
+    Task,
+    /// An invariant was left out (broken, or broken by the seed data).
+    Invariant,
+    /// Source the parser could not read: it may have held anything.
+    Unknown,
+}
+
+/// One stubbed declaration: what it is about (`page Cart`) and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stub {
+    pub object: String,
+    pub kind: StubKind,
+}
+
+/// The stand-in files and what was stubbed in them.
+pub struct Stubbed {
+    pub files: Vec<SourceFile>,
+    pub stubs: Vec<Stub>,
+}
+
+/// Seed errors whose value still lowers as written.
+const LOWERABLE_SEED_ERRORS: [Code; 2] = [Code::M201, Code::M202];
+
+/// Stubs every declaration `diags` reports an error in; `None` when one of
+/// them has no sound stand-in.
+pub fn stub(files: &[SourceFile], diags: &[Diagnostic]) -> Option<Stubbed> {
+    let mut out = Stubbed {
+        files: files.to_vec(),
+        stubs: Vec::new(),
+    };
+    for d in diags.iter().filter(|d| d.is_error()) {
+        out.stub_error(files, d)?;
+    }
+    for file in &mut out.files {
+        file.decls.retain(|decl| !is_dropped(decl));
+    }
+    Some(out)
+}
+
+/// Tasks and invariants are left out by emptying their name (see
+/// [`Stubbed::stub_error`]); no declaration can have an empty name otherwise.
+fn is_dropped(decl: &Decl) -> bool {
+    match &decl.kind {
+        DeclKind::Task(t) => t.name.name.is_empty(),
+        DeclKind::Invariant(i) => i.name.name.is_empty(),
+        _ => false,
+    }
+}
+
+fn inside(outer: Span, inner: Span) -> bool {
+    outer.file == inner.file && outer.start <= inner.start && inner.end <= outer.end
+}
+
+impl Stubbed {
+    fn stub_error(&mut self, original: &[SourceFile], d: &Diagnostic) -> Option<()> {
+        let file = d.span.file.0 as usize;
+        let decls = &original.get(file)?.decls;
+        let Some(at) = decls.iter().position(|decl| inside(decl.span, d.span)) else {
+            // Outside every declaration: only the parser reports there.
+            let object = enclosing_object(original, d.span).unwrap_or_else(|| "site".into());
+            self.record(object, StubKind::Unknown);
+            return Some(());
+        };
+        // Tests read the original declaration (an earlier error may already
+        // have stubbed the copy); edits go to the copy.
+        let copy = &mut self.files.get_mut(file)?.decls.get_mut(at)?.kind;
+        let (object, kind) = match (&decls[at].kind, copy) {
+            (DeclKind::Page(p), DeclKind::Page(stubbed)) => {
+                if !p.body.iter().any(|e| inside(e.span, d.span)) {
+                    return None;
+                }
+                remove_innermost(&mut stubbed.body, d.span);
+                (format!("page {}", p.name.name), StubKind::Page)
+            }
+            (DeclKind::Marker(m), DeclKind::Marker(stubbed)) => {
+                let in_body = m.body.iter().any(|s| inside(s.span, d.span))
+                    || m.requires.iter().any(|r| inside(r.span, d.span));
+                if !in_body {
+                    return None;
+                }
+                stubbed.body.clear();
+                stubbed.requires.clear();
+                (format!("marker {}", m.name.name), StubKind::Marker)
+            }
+            (DeclKind::Task(t), DeclKind::Task(stubbed)) => {
+                stubbed.name.name.clear();
+                (format!("task {}", t.name.name), StubKind::Task)
+            }
+            (DeclKind::Invariant(i), DeclKind::Invariant(stubbed)) => {
+                stubbed.name.name.clear();
+                (format!("invariant {}", i.name.name), StubKind::Invariant)
+            }
+            (DeclKind::Seed(_), _) if LOWERABLE_SEED_ERRORS.contains(&d.code) => return Some(()),
+            _ => return None,
+        };
+        self.record(object, kind);
+        Some(())
+    }
+
+    fn record(&mut self, object: String, kind: StubKind) {
+        if !self.stubs.iter().any(|s| s.object == object) {
+            self.stubs.push(Stub { object, kind });
+        }
+    }
+}
+
+/// Removes the innermost element of `body` (nested ones included) that holds
+/// `span`; whether there was one (none when an earlier error removed it).
+fn remove_innermost(body: &mut Vec<Element>, span: Span) -> bool {
+    let Some(k) = body.iter().position(|e| inside(e.span, span)) else {
+        return false;
+    };
+    let removed_inside = match &mut body[k].kind {
+        ElementKind::Section { body, .. } => remove_innermost(body, span),
+        ElementKind::For(f) => remove_innermost(&mut f.body, span),
+        ElementKind::If {
+            then, otherwise, ..
+        } => remove_innermost(then, span) || remove_innermost(otherwise, span),
+        _ => false,
+    };
+    if !removed_inside {
+        body.remove(k);
+    }
+    true
+}
