@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod diagnostics;
+pub mod fix;
 pub mod format;
 pub mod gen;
 pub mod ide;
@@ -257,7 +258,7 @@ fn file_uses(
 }
 
 /// How a standard-library module is named among the sources.
-const STD_PREFIX: &str = "std::";
+pub(crate) const STD_PREFIX: &str = "std::";
 
 /// Loads a `use`d file once (by display name), reporting E101 when it cannot
 /// be; the file's display name when it could. Standard-library modules come
