@@ -163,16 +163,16 @@ fn collect_gos<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a PageRef>) {
 
 /// Runs S101, S102, S103 and S105 over the program. `broken` are the spans of
 /// syntax errors: source the parser skipped, which may have held the link,
-/// button or element whose absence these lints would report. A link, button
-/// or `go` whose target names nothing (E101) likewise lacks the edge the
-/// author meant.
+/// button or element whose absence these lints would report. With any of them,
+/// S101 and S102 (which depend on every page and marker) are left out, and S103
+/// and S105 for the pages they fall in; they return once the syntax is fixed.
 ///
-/// S101 and S102 are reported all the same (partial results, see
-/// `crate::partial`), but one that such a gap could change names the
-/// incomplete declarations in its `after` list, which makes it provisional:
-/// an unreachable page when a reachable page may lack an edge, an untriggered
-/// marker when some page may lack a button. S103 and S105 are left out for
-/// the incomplete pages themselves; they return once those are fixed.
+/// A link, button or `go` whose target names nothing (E101) lacks the edge the
+/// author meant too, but only that one: S101 and S102 are reported all the
+/// same (partial results, see `crate::partial`), and one that the missing
+/// target could change names the pages holding it in its `after` list, which
+/// makes it provisional: an unreachable page when a reachable page has such
+/// a target, an untriggered marker when a button has one.
 pub fn check(
     files: &[SourceFile],
     symbols: &Symbols<'_>,
@@ -180,84 +180,22 @@ pub fn check(
     diags: &mut Diagnostics,
 ) {
     let graph = NavGraph::build(symbols);
-    let gaps = Gaps::find(files, symbols, broken, &graph);
-    check_unreachable(symbols, &graph, &gaps, diags);
-    // A library (every file a `module`) leaves its markers' buttons to the
-    // sites that use it.
-    if !is_library(files) {
-        check_untriggered(symbols, &graph, &gaps, diags);
+    if broken.is_empty() {
+        check_unreachable(symbols, &graph, diags);
+        // A library (every file a `module`) leaves its markers' buttons to the
+        // sites that use it.
+        if !is_library(files) {
+            check_untriggered(symbols, &graph, diags);
+        }
     }
     let mut incomplete = incomplete_pages(files, broken);
     incomplete.extend(graph.unresolved.iter().copied());
     check_dead_ends_and_empty(symbols, &graph, &incomplete, diags);
 }
 
-/// Where the AST may lack what the author wrote (syntax errors, names that
-/// resolve to nothing), as the objects (`page Cart`) a finding then depends on.
-struct Gaps<'a> {
-    /// Pages that may lack an outgoing edge.
-    edges: BTreeSet<&'a str>,
-    /// Markers that may lack a `go` (each page that triggers one may lack
-    /// an edge), as objects.
-    gos: Vec<String>,
-    /// Objects that may hold a button nobody sees.
-    buttons: Vec<String>,
-}
-
-impl<'a> Gaps<'a> {
-    fn find(
-        files: &'a [SourceFile],
-        symbols: &Symbols<'a>,
-        broken: &[Span],
-        graph: &NavGraph<'a>,
-    ) -> Gaps<'a> {
-        let mut edges = incomplete_pages(files, broken);
-        edges.extend(graph.unresolved.iter().copied());
-        let mut gos = Vec::new();
-        let mut buttons: Vec<String> = graph
-            .unresolved_buttons
-            .iter()
-            .map(|p| format!("page {p}"))
-            .collect();
-        for span in broken {
-            let Some(object) = crate::diagnostics::json::enclosing_object(files, *span) else {
-                continue;
-            };
-            if let Some(marker) = object.strip_prefix("marker ") {
-                if graph.triggered.contains_key(marker) && symbols.markers.contains_key(marker) {
-                    gos.push(object.clone());
-                }
-            }
-            if let Some(page) = object.strip_prefix("page ") {
-                if let Some((page, _)) = symbols.pages.get_key_value(page) {
-                    edges.insert(page);
-                }
-            }
-            // Skipped source may have held a button, whatever it was in.
-            buttons.push(object);
-        }
-        buttons.sort();
-        buttons.dedup();
-        gos.sort();
-        gos.dedup();
-        Gaps {
-            edges,
-            gos,
-            buttons,
-        }
-    }
-
-    /// What an S101 depends on: the incomplete pages among the `reachable`
-    /// ones (an edge from an unreachable page reaches nothing new) and the
-    /// incomplete markers.
-    fn for_unreachable(&self, reachable: &BTreeSet<&str>) -> Vec<String> {
-        let pages = self
-            .edges
-            .iter()
-            .filter(|p| reachable.contains(*p))
-            .map(|p| format!("page {p}"));
-        pages.chain(self.gos.iter().cloned()).collect()
-    }
+/// `page Cart`, the object a provisional finding names in `after`.
+fn page_objects<'a>(pages: impl Iterator<Item = &'a &'a str>) -> Vec<String> {
+    pages.map(|p| format!("page {p}")).collect()
 }
 
 /// Whether the program is a library: files that are all `module`s (the case in
@@ -292,17 +230,13 @@ fn start_page<'a>(symbols: &Symbols<'a>) -> Option<(&'a str, &'a PageRef)> {
 }
 
 /// S101: pages the start page cannot reach.
-fn check_unreachable(
-    symbols: &Symbols<'_>,
-    graph: &NavGraph<'_>,
-    gaps: &Gaps<'_>,
-    diags: &mut Diagnostics,
-) {
+fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
     let Some((start, start_ref)) = start_page(symbols) else {
         return;
     };
     let reachable = graph.reachable_from(start);
-    let depends_on = gaps.for_unreachable(&reachable);
+    // An edge missing from an unreachable page would reach nothing new.
+    let depends_on = page_objects(graph.unresolved.iter().filter(|p| reachable.contains(*p)));
     for (name, page) in &symbols.pages {
         if reachable.contains(name) {
             continue;
@@ -347,12 +281,8 @@ fn incoming<'g, 'a>(
 }
 
 /// S102: markers (extern ones included) that no element names.
-fn check_untriggered(
-    symbols: &Symbols<'_>,
-    graph: &NavGraph<'_>,
-    gaps: &Gaps<'_>,
-    diags: &mut Diagnostics,
-) {
+fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+    let depends_on = page_objects(graph.unresolved_buttons.iter());
     for (name, marker) in &symbols.markers {
         if graph.triggered.contains_key(name) {
             continue;
@@ -378,7 +308,7 @@ fn check_untriggered(
             "add a button that triggers it, e.g. `button \"...\" -> {call}`, or remove the marker"
         ))
         .object(format!("marker {name}"));
-        d.after.extend(gaps.buttons.iter().cloned());
+        d.after.extend(depends_on.iter().cloned());
         diags.push(d);
     }
 }

@@ -9,8 +9,8 @@
 //! - in a marker's `requires` or body: the marker keeps its name, parameters
 //!   and permissions, with no `requires` and an empty body;
 //! - in a task or an invariant: the declaration is left out;
-//! - in a seed value that is well formed but wrong (a negative price, M201;
-//!   an impossible date, M202): nothing, the value lowers as written;
+//! - in source that still means one definite thing (see [`LOWERABLE`]):
+//!   nothing, it lowers as written;
 //! - outside every declaration (source the parser skipped): nothing can be
 //!   stubbed, but whatever was written there is unknown, so it counts as a
 //!   stub of the declaration just before it;
@@ -52,8 +52,11 @@ pub struct Stubbed {
     pub stubs: Vec<Stub>,
 }
 
-/// Seed errors whose value still lowers as written.
-const LOWERABLE_SEED_ERRORS: [Code; 2] = [Code::M201, Code::M202];
+/// Errors in source that still means one definite thing, which lowers and
+/// runs as written: a negative price (M201), an impossible date (M202), and
+/// a marker reading or writing without permission (E302, E301; what a
+/// marker touches is computed from its body, not from its permissions).
+const LOWERABLE: [Code; 4] = [Code::M201, Code::M202, Code::E301, Code::E302];
 
 /// Stubs every declaration `diags` reports an error in; `None` when one of
 /// them has no sound stand-in.
@@ -62,7 +65,10 @@ pub fn stub(files: &[SourceFile], diags: &[Diagnostic]) -> Option<Stubbed> {
         files: files.to_vec(),
         stubs: Vec::new(),
     };
-    for d in diags.iter().filter(|d| d.is_error()) {
+    for d in diags
+        .iter()
+        .filter(|d| d.is_error() && !LOWERABLE.contains(&d.code))
+    {
         out.stub_error(files, d)?;
     }
     for file in &mut out.files {
@@ -124,7 +130,6 @@ impl Stubbed {
                 stubbed.name.name.clear();
                 (format!("invariant {}", i.name.name), StubKind::Invariant)
             }
-            (DeclKind::Seed(_), _) if LOWERABLE_SEED_ERRORS.contains(&d.code) => return Some(()),
             _ => return None,
         };
         self.record(object, kind);
