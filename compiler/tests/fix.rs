@@ -74,8 +74,14 @@ fn a_dry_run_shows_the_diff_and_leaves_the_file_alone() {
     let summary = String::from_utf8_lossy(&out.stderr);
     assert!(diff.contains("+++ b/"), "{diff}");
     assert!(diff.contains("+  writes   Product.stock"), "{diff}");
-    assert!(diff.contains("+page About {") && diff.contains("+page Help {"), "{diff}");
-    assert!(summary.contains("3 fixes applied in 3 rounds (dry run"), "{summary}");
+    assert!(
+        diff.contains("+page About {") && diff.contains("+page Help {"),
+        "{diff}"
+    );
+    assert!(
+        summary.contains("3 fixes applied in 3 rounds (dry run"),
+        "{summary}"
+    );
     // What is left after the fixes (warnings: the new pages are dead ends).
     assert_eq!(out.status.code(), Some(0), "{summary}");
     assert_eq!(std::fs::read_to_string(&file).ok().as_deref(), Some(SHOP));
@@ -87,15 +93,31 @@ fn apply_writes_the_fixes_and_a_second_run_has_nothing_to_do() {
     let before = codes(&file);
     assert!(before.iter().any(|c| c == "E301") && before.iter().any(|c| c == "E101"));
     let out = wsitec(&["fix", "--no-prove", "--apply", arg(&file)]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty(), "no diff with --apply");
     let after = codes(&file);
     assert!(!after.iter().any(|c| c.starts_with('E')), "{after:?}");
     let fixed = std::fs::read_to_string(&file).expect("the fixed file");
     assert!(fixed.contains("page About {"), "{fixed}");
-    let again = wsitec(&["fix", "--no-prove", "--format", "json", "--apply", arg(&file)]);
+    let again = wsitec(&[
+        "fix",
+        "--no-prove",
+        "--format",
+        "json",
+        "--apply",
+        arg(&file),
+    ]);
     let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON");
-    assert_eq!(report["applied"].as_array().map(Vec::len), Some(0), "{report}");
+    assert_eq!(
+        report["applied"].as_array().map(Vec::len),
+        Some(0),
+        "{report}"
+    );
     assert_eq!(report["rounds"], 0);
     assert_eq!(std::fs::read_to_string(&file).ok(), Some(fixed));
     // No temporary file is left beside it.
@@ -112,11 +134,20 @@ fn json_reports_rounds_fixes_and_what_is_left() {
     let applied = report["applied"].as_array().cloned().unwrap_or_default();
     let rounds: Vec<(u64, &str)> = applied
         .iter()
-        .map(|a| (a["round"].as_u64().unwrap_or(0), a["code"].as_str().unwrap_or("")))
+        .map(|a| {
+            (
+                a["round"].as_u64().unwrap_or(0),
+                a["code"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     // The permission first (syntax errors hold back new pages); then the
     // two pages, which both go at the end of the file, one round each.
-    assert_eq!(rounds, vec![(1, "E301"), (2, "E101"), (3, "E101")], "{report}");
+    assert_eq!(
+        rounds,
+        vec![(1, "E301"), (2, "E101"), (3, "E101")],
+        "{report}"
+    );
     assert_eq!(report["before"]["errors"], 4, "{report}");
     assert_eq!(report["offered"], 3, "{report}");
     assert_eq!(report["left"]["errors"], 0, "{report}");
@@ -145,7 +176,10 @@ fn a_syntax_error_is_left_and_fails_the_run() {
 #[test]
 fn usage_and_missing_files_have_their_exit_codes() {
     assert_eq!(wsitec(&["fix"]).status.code(), Some(2));
-    assert_eq!(wsitec(&["fix", "--bogus", "x.wsite"]).status.code(), Some(2));
+    assert_eq!(
+        wsitec(&["fix", "--bogus", "x.wsite"]).status.code(),
+        Some(2)
+    );
     let out = wsitec(&["fix", "/nonexistent/shop.wsite"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));

@@ -147,6 +147,7 @@ fn report(name: &str, outcome: &Outcome, written: bool) -> serde_json::Value {
         "rounds": outcome.rounds,
         "written": written,
         "before": tally(&outcome.first),
+        "before_codes": outcome.first.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(),
         "offered": outcome.offered(),
         "applied": outcome.applied.iter().map(|a| json!({
             "round": a.round, "file": a.file, "line": a.line,
@@ -202,10 +203,9 @@ fn write_all(changed: &[Changed]) -> Result<(), WriteError> {
 /// is untouched and the temporary file removed.
 fn replace(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let file_name = path.file_name().map_or_else(
-        || "wsite".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let file_name = path
+        .file_name()
+        .map_or_else(|| "wsite".into(), |n| n.to_string_lossy().into_owned());
     let temp_name = format!(".{file_name}.wsitec-fix.{}", std::process::id());
     let temp = dir.map_or_else(|| PathBuf::from(&temp_name), |d| d.join(&temp_name));
     let written = (|| {

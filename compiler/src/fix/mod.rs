@@ -59,10 +59,7 @@ pub struct Outcome {
 impl Outcome {
     /// Diagnostics of the first check that offered a fix.
     pub fn offered(&self) -> usize {
-        self.first
-            .iter()
-            .filter(|d| d.fix.is_some())
-            .count()
+        self.first.iter().filter(|d| d.fix.is_some()).count()
     }
 }
 
@@ -77,10 +74,7 @@ pub fn fix_program(
 ) -> Outcome {
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     let check = |texts: &BTreeMap<String, String>, loader: &mut Loader<'_>| {
-        let roots: Vec<Source> = roots
-            .iter()
-            .map(|s| with_text(s.clone(), texts))
-            .collect();
+        let roots: Vec<Source> = roots.iter().map(|s| with_text(s.clone(), texts)).collect();
         let mut overlaid = |importer: &str, path: &str| {
             loader(importer, path).map(|source| with_text(source, texts))
         };
@@ -116,7 +110,8 @@ pub fn fix_program(
         last = Some(next);
     }
     let last = last.unwrap_or_else(|| check(&texts, loader));
-    let (first, originals) = first.unwrap_or_else(|| (last.diagnostics.clone(), last.sources.clone()));
+    let (first, originals) =
+        first.unwrap_or_else(|| (last.diagnostics.clone(), last.sources.clone()));
     let changed = originals
         .into_iter()
         .filter_map(|s| {

@@ -55,7 +55,11 @@ fn fixed_text(o: &Outcome) -> String {
 #[test]
 fn a_missing_permission_is_added_and_the_program_checks_clean() {
     let o = fix(SHOP);
-    assert!(o.first.iter().any(|d| d.code == Code::E301), "{:?}", o.first);
+    assert!(
+        o.first.iter().any(|d| d.code == Code::E301),
+        "{:?}",
+        o.first
+    );
     assert_eq!(o.offered(), 1);
     assert_eq!(o.applied.len(), 1, "{:?}", o.applied);
     assert_eq!(o.applied[0].code, Code::E301);
@@ -78,8 +82,14 @@ fn overlapping_fixes_wait_for_the_next_round() {
     // Both missing pages are declared at the end of the file: the same
     // place, so the second one is made in round two.
     let text = clean_shop()
-        .replace("link \"Home\" -> Home", "link \"Home\" -> Home\n  link \"Help\" -> Help")
-        .replace("heading \"Shop\"", "heading \"Shop\"\n  link \"About\" -> About");
+        .replace(
+            "link \"Home\" -> Home",
+            "link \"Home\" -> Home\n  link \"Help\" -> Help",
+        )
+        .replace(
+            "heading \"Shop\"",
+            "heading \"Shop\"\n  link \"About\" -> About",
+        );
     let o = fix(&text);
     let pages: Vec<(usize, &str)> = o
         .applied
@@ -94,15 +104,28 @@ fn overlapping_fixes_wait_for_the_next_round() {
         o.applied
     );
     let after = fixed_text(&o);
-    assert!(after.contains("page About {") && after.contains("page Help {"), "{after}");
-    assert!(!codes(&o.last).iter().any(|c| c.starts_with('E')), "{:?}", codes(&o.last));
+    assert!(
+        after.contains("page About {") && after.contains("page Help {"),
+        "{after}"
+    );
+    assert!(
+        !codes(&o.last).iter().any(|c| c.starts_with('E')),
+        "{:?}",
+        codes(&o.last)
+    );
 }
 
 #[test]
 fn two_links_to_one_missing_page_create_it_once() {
     let text = clean_shop()
-        .replace("link \"Home\" -> Home", "link \"Home\" -> Home\n  link \"Help\" -> Help")
-        .replace("heading \"Shop\"", "heading \"Shop\"\n  link \"Help\" -> Help");
+        .replace(
+            "link \"Home\" -> Home",
+            "link \"Home\" -> Home\n  link \"Help\" -> Help",
+        )
+        .replace(
+            "heading \"Shop\"",
+            "heading \"Shop\"\n  link \"Help\" -> Help",
+        );
     let o = fix(&text);
     let after = fixed_text(&o);
     assert_eq!(after.matches("page Help {").count(), 1, "{after}");
@@ -116,7 +139,11 @@ fn a_file_with_a_syntax_error_gets_no_new_declarations() {
         "heading \"Shop\"\n  link \"About\" -> About\n  ??? a broken line",
     );
     let o = fix(&text);
-    assert!(o.first.iter().any(|d| d.code == Code::E001), "{:?}", o.first);
+    assert!(
+        o.first.iter().any(|d| d.code == Code::E001),
+        "{:?}",
+        o.first
+    );
     // The permission is added inside its marker; the missing page, which
     // the skipped line might have declared, is not created.
     let fixed: Vec<Code> = o.applied.iter().map(|a| a.code).collect();
@@ -158,8 +185,10 @@ fn overlapping_candidates_are_chosen_in_position_order() {
 #[test]
 fn a_diff_shows_the_change_with_context() {
     let diff = unified_diff("shop.wsite", "a\nb\nc\n", "a\nB\nc\n");
-    assert!(diff.starts_with("--- a/shop.wsite\n+++ b/shop.wsite\n"), "{diff}");
+    assert!(
+        diff.starts_with("--- a/shop.wsite\n+++ b/shop.wsite\n"),
+        "{diff}"
+    );
     assert!(diff.contains("-b\n+B\n"), "{diff}");
     assert!(unified_diff("x", "same", "same").is_empty());
 }
-

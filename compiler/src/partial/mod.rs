@@ -91,7 +91,11 @@ pub fn analyse(
 
 /// The invariants (by index) that the seed data breaks: a C301 pushed since
 /// `start` at the invariant's span.
-fn broken_invariants(diags: &Diagnostics, start: usize, lowered: &crate::lower::Lowered) -> Vec<usize> {
+fn broken_invariants(
+    diags: &Diagnostics,
+    start: usize,
+    lowered: &crate::lower::Lowered,
+) -> Vec<usize> {
     let c301: Vec<&Diagnostic> = diags.as_slice()[start..]
         .iter()
         .filter(|d| d.code == Code::C301)
@@ -104,7 +108,11 @@ fn broken_invariants(diags: &Diagnostics, start: usize, lowered: &crate::lower::
 /// `program` without the `broken` invariants (which join `stubs`), when there
 /// are any: with an invariant false from the start, every marker touching it
 /// would be refused and every task fail for that one reason.
-fn without_invariants(program: &Program, broken: &[usize], stubs: &mut Vec<Stub>) -> Option<Program> {
+fn without_invariants(
+    program: &Program,
+    broken: &[usize],
+    stubs: &mut Vec<Stub>,
+) -> Option<Program> {
     if broken.is_empty() {
         return None;
     }

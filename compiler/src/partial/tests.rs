@@ -101,7 +101,10 @@ fn a_broken_button_makes_an_untriggered_marker_provisional() {
 
 #[test]
 fn tasks_are_proven_over_a_stubbed_page() {
-    let text = shop("link \"Sale\" -> SalePage", &format!("{NO_INSTANCE}{TOO_SHORT}"));
+    let text = shop(
+        "link \"Sale\" -> SalePage",
+        &format!("{NO_INSTANCE}{TOO_SHORT}"),
+    );
     let c = proved(&text);
     // No instance: the seed data decides it alone, so it is final.
     let f403 = find(&c, Code::F403);
