@@ -72,7 +72,7 @@ pub fn analyse(
                 view,
                 texts,
                 runs.as_ref().unwrap_or(&program),
-                prove.clone(),
+                *prove,
                 options.only_task.as_deref(),
                 !options.skip_sweep,
                 diags,
