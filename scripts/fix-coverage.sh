@@ -2,8 +2,9 @@
 # How much of a corpus `wsitec fix` repairs: runs `wsitec fix --format json`
 # (a dry run: nothing is written) on every `.wsite` file directly in DIR and
 # prints, per diagnostic code and in all, how many defects the first check
-# reported, how many of them carried a machine-applicable fix, and how many
-# are gone after the fix rounds.
+# reported, how many fixes were applied, and how many defects the check of
+# the fixed text reports (a fix may bring new ones: a page it declares can be
+# a dead end, S103).
 #
 #   scripts/fix-coverage.sh DIR [WSITEC] [-- extra `wsitec fix` flags]
 #
@@ -30,7 +31,8 @@ jq -rs '
   | count($before) as $b | count($left) as $l
   | count(map(.applied[].code)) as $a
   | "code   before  fixes applied   left  removed",
-    ($b | keys[] as $k
-      | "\($k)   \($b[$k] | tostring | .[0:6] | " " * (6 - length) + .)  \(($a[$k] // 0) | tostring | " " * (13 - length) + .)  \(($l[$k] // 0) | tostring | " " * (5 - length) + .)  \(($b[$k] - ($l[$k] // 0)) | tostring | " " * (7 - length) + .)"),
-    "\(length) programs: \($before | length) defects, \($offered) with a fix (\(if ($before|length) > 0 then ($offered * 1000 / ($before|length) | round / 10) else 0 end)%), \($applied) fixes applied; \($left | length) defects left: \((($before|length) - ($left|length))) fewer (\(if ($before|length) > 0 then (((($before|length) - ($left|length)) * 1000 / ($before|length)) | round / 10) else 0 end)%)"
+    (($b + $l) | keys[] as $k
+      | "\($k)   \(($b[$k] // 0) | tostring | " " * (6 - length) + .)  \(($a[$k] // 0) | tostring | " " * (13 - length) + .)  \(($l[$k] // 0) | tostring | " " * (5 - length) + .)  \((($b[$k] // 0) - ($l[$k] // 0)) | tostring | " " * (7 - length) + .)"),
+    (($b + $l) | keys | map(($b[.] // 0) - ($l[.] // 0)) | [(map(select(. > 0)) | add // 0), (map(select(. < 0) | -.) | add // 0)]) as [$gone, $new]
+    | "\(length) programs: \($before | length) defects, \($offered) with a fix (\(if ($before|length) > 0 then ($offered * 1000 / ($before|length) | round / 10) else 0 end)%), \($applied) fixes applied; \($left | length) defects left: \($gone) gone (\(if ($before|length) > 0 then ($gone * 1000 / ($before|length) | round / 10) else 0 end)% of the defects), \($new) new"
 ' "$out"
