@@ -48,7 +48,7 @@ pub fn analyse(
     let stubbed = if clean {
         None
     } else {
-        match stub::stub(files, diags.as_slice()) {
+        match stub::stub(files, texts, diags.as_slice()) {
             Some(stubbed) => Some(stubbed),
             None => return nothing,
         }
@@ -153,11 +153,11 @@ fn mark_provisional(diags: &mut Diagnostics, start: usize, stubs: &[Stub]) {
 pub fn footprint(code: Code, object: Option<&str>, stubs: &[Stub]) -> Vec<String> {
     let reads = |s: &Stub| match code {
         // The seed data (and the invariants it is checked against).
-        Code::C301 | Code::F403 => false,
+        Code::C301 | Code::F403 => s.kind == StubKind::Seed,
         // The page's own text and the seed data.
-        Code::C303 => object == Some(s.object.as_str()),
+        Code::C303 => object == Some(s.object.as_str()) || s.kind == StubKind::Seed,
         // What the markers write, and the seed data.
-        Code::F402 => s.kind == StubKind::Marker,
+        Code::F402 => matches!(s.kind, StubKind::Marker | StubKind::Seed),
         // Whole runs: pages, markers, invariants.
         _ => s.kind != StubKind::Task,
     };

@@ -11,6 +11,8 @@
 //! - in a task or an invariant: the declaration is left out;
 //! - in source that still means one definite thing (see [`LOWERABLE`]):
 //!   nothing, it lowers as written;
+//! - an impossible date in a seed row (M202, `@2026-04-31`): the last day of
+//!   that month stands in for it, and the seed counts as stubbed;
 //! - outside every declaration (source the parser skipped): nothing can be
 //!   stubbed, but whatever was written there is unknown, so it counts as a
 //!   stub of the declaration just before it;
@@ -22,7 +24,8 @@
 //! that findings computed over it can name it (see [`super::footprint`]).
 
 use crate::diagnostics::{json::enclosing_object, Code, Diagnostic};
-use crate::syntax::ast::{Decl, DeclKind, Element, ElementKind, SourceFile, Span};
+use crate::syntax::ast::{Decl, DeclKind, Element, ElementKind, ExprKind, SourceFile, Span};
+use wsite_runtime::value::{days_in_month, Date};
 
 /// What was done to a declaration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +38,8 @@ pub enum StubKind {
     Task,
     /// An invariant was left out (broken, or broken by the seed data).
     Invariant,
+    /// A seed value was replaced by a stand-in.
+    Seed,
     /// Source the parser could not read: it may have held anything.
     Unknown,
 }
@@ -53,14 +58,14 @@ pub struct Stubbed {
 }
 
 /// Errors in source that still means one definite thing, which lowers and
-/// runs as written: a negative price (M201), an impossible date (M202), and
-/// a marker reading or writing without permission (E302, E301; what a
-/// marker touches is computed from its body, not from its permissions).
-const LOWERABLE: [Code; 4] = [Code::M201, Code::M202, Code::E301, Code::E302];
+/// runs as written: a negative price (M201), and a marker reading or writing
+/// without permission (E302, E301; what a marker touches is computed from
+/// its body, not from its permissions).
+const LOWERABLE: [Code; 3] = [Code::M201, Code::E301, Code::E302];
 
 /// Stubs every declaration `diags` reports an error in; `None` when one of
 /// them has no sound stand-in.
-pub fn stub(files: &[SourceFile], diags: &[Diagnostic]) -> Option<Stubbed> {
+pub fn stub(files: &[SourceFile], texts: &[&str], diags: &[Diagnostic]) -> Option<Stubbed> {
     let mut out = Stubbed {
         files: files.to_vec(),
         stubs: Vec::new(),
@@ -69,7 +74,7 @@ pub fn stub(files: &[SourceFile], diags: &[Diagnostic]) -> Option<Stubbed> {
         .iter()
         .filter(|d| d.is_error() && !LOWERABLE.contains(&d.code))
     {
-        out.stub_error(files, d)?;
+        out.stub_error(files, texts, d)?;
     }
     for file in &mut out.files {
         file.decls.retain(|decl| !is_dropped(decl));
@@ -92,7 +97,12 @@ fn inside(outer: Span, inner: Span) -> bool {
 }
 
 impl Stubbed {
-    fn stub_error(&mut self, original: &[SourceFile], d: &Diagnostic) -> Option<()> {
+    fn stub_error(
+        &mut self,
+        original: &[SourceFile],
+        texts: &[&str],
+        d: &Diagnostic,
+    ) -> Option<()> {
         let file = d.span.file.0 as usize;
         let decls = &original.get(file)?.decls;
         let Some(at) = decls.iter().position(|decl| inside(decl.span, d.span)) else {
@@ -130,6 +140,19 @@ impl Stubbed {
                 stubbed.name.name.clear();
                 (format!("invariant {}", i.name.name), StubKind::Invariant)
             }
+            (DeclKind::Seed(seed), DeclKind::Seed(stubbed)) if d.code == Code::M202 => {
+                let written = texts
+                    .get(file)?
+                    .get(d.span.start as usize..d.span.end as usize)?;
+                let value = stubbed
+                    .rows
+                    .iter_mut()
+                    .flat_map(|r| &mut r.fields)
+                    .map(|f| &mut f.value)
+                    .find(|v| v.span == d.span)?;
+                value.kind = ExprKind::Date(nearest_date(written)?);
+                (format!("seed {}", seed.table.name), StubKind::Seed)
+            }
             _ => return None,
         };
         self.record(object, kind);
@@ -161,4 +184,19 @@ fn remove_innermost(body: &mut Vec<Element>, span: Span) -> bool {
         body.remove(k);
     }
     true
+}
+
+/// `@2026-04-31` → 2026-04-30: the last day of the month for a day past its
+/// end; `None` for anything else.
+pub(super) fn nearest_date(written: &str) -> Option<Date> {
+    let mut parts = written.strip_prefix('@')?.split('-');
+    let year: i32 = parts.next()?.parse().ok()?;
+    let month: u8 = parts.next()?.parse().ok()?;
+    let day: u8 = parts.next()?.parse().ok()?;
+    let last = days_in_month(year, month)?;
+    Some(Date {
+        year,
+        month,
+        day: day.min(last),
+    })
 }

@@ -163,3 +163,19 @@ fn the_json_report_links_a_provisional_finding_to_its_cause() {
     let deps = s101.map(|d| d["depends_on"].clone());
     assert_eq!(deps, Some(serde_json::json!([id_of("E101")])), "{report}");
 }
+
+#[test]
+fn an_impossible_seed_date_stands_in_as_the_month_s_last_day() {
+    let text = shop("", NO_INSTANCE)
+        .replace("price: Money }", "price: Money  since: Date }")
+        .replace("price: $2 }", "price: $2, since: @2026-04-31 }")
+        .replace("price: $4 }", "price: $4, since: @2026-01-02 }");
+    let c = proved(&text);
+    assert_eq!(find(&c, Code::M202).len(), 1, "{:?}", c.diagnostics);
+    // The task is still proven, and its F403 reads the stubbed seed.
+    let f403 = find(&c, Code::F403);
+    assert_eq!(f403.len(), 1, "{:?}", c.diagnostics);
+    assert_eq!(f403[0].after, vec!["seed Product".to_string()]);
+    let leap = super::stub::nearest_date("@2028-02-30").map(|d| (d.year, d.month, d.day));
+    assert_eq!(leap, Some((2028, 2, 29)));
+}
