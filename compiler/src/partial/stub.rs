@@ -11,8 +11,10 @@
 //! - in a task or an invariant: the declaration is left out;
 //! - in source that still means one definite thing (see [`LOWERABLE`]):
 //!   nothing, it lowers as written;
-//! - an impossible date in a seed row (M202, `@2026-04-31`): the last day of
-//!   that month stands in for it, and the seed counts as stubbed;
+//! - a seed value the checker rejects but whose meaning is clear: the
+//!   nearest valid value stands in for it (the last day of the month for an
+//!   impossible date, M202; `$4.00` for a negative `-$4.00`, M201, as its
+//!   help suggests), and the seed counts as stubbed;
 //! - outside every declaration (source the parser skipped): nothing can be
 //!   stubbed, but whatever was written there is unknown, so it counts as a
 //!   stub of the declaration just before it;
@@ -24,7 +26,9 @@
 //! that findings computed over it can name it (see [`super::footprint`]).
 
 use crate::diagnostics::{json::enclosing_object, Code, Diagnostic};
-use crate::syntax::ast::{Decl, DeclKind, Element, ElementKind, ExprKind, SourceFile, Span};
+use crate::syntax::ast::{
+    Decl, DeclKind, Element, ElementKind, ExprKind, SourceFile, Span, UnaryOp,
+};
 use wsite_runtime::value::{days_in_month, Date};
 
 /// What was done to a declaration.
@@ -58,10 +62,10 @@ pub struct Stubbed {
 }
 
 /// Errors in source that still means one definite thing, which lowers and
-/// runs as written: a negative price (M201), and a marker reading or writing
-/// without permission (E302, E301; what a marker touches is computed from
-/// its body, not from its permissions).
-const LOWERABLE: [Code; 3] = [Code::M201, Code::E301, Code::E302];
+/// runs as written: a marker reading or writing without permission (E302,
+/// E301; what a marker touches is computed from its body, not from its
+/// permissions).
+const LOWERABLE: [Code; 2] = [Code::E301, Code::E302];
 
 /// Stubs every declaration `diags` reports an error in; `None` when one of
 /// them has no sound stand-in.
@@ -140,17 +144,21 @@ impl Stubbed {
                 stubbed.name.name.clear();
                 (format!("invariant {}", i.name.name), StubKind::Invariant)
             }
-            (DeclKind::Seed(seed), DeclKind::Seed(stubbed)) if d.code == Code::M202 => {
-                let written = texts
-                    .get(file)?
-                    .get(d.span.start as usize..d.span.end as usize)?;
+            (DeclKind::Seed(seed), DeclKind::Seed(stubbed)) => {
                 let value = stubbed
                     .rows
                     .iter_mut()
                     .flat_map(|r| &mut r.fields)
                     .map(|f| &mut f.value)
                     .find(|v| v.span == d.span)?;
-                value.kind = ExprKind::Date(nearest_date(written)?);
+                value.kind = match (d.code, &value.kind) {
+                    (Code::M202, _) => {
+                        let at = d.span.start as usize..d.span.end as usize;
+                        ExprKind::Date(nearest_date(texts.get(file)?.get(at)?)?)
+                    }
+                    (Code::M201, ExprKind::Unary(UnaryOp::Neg, amount)) => amount.kind.clone(),
+                    _ => return None,
+                };
                 (format!("seed {}", seed.table.name), StubKind::Seed)
             }
             _ => return None,
