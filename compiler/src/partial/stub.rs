@@ -163,6 +163,11 @@ impl Stubbed {
             }
             _ => return None,
         };
+        // The error's own object too (`table Product` for a seed row), which
+        // is how the JSON report links a finding that names it to the error.
+        if let Some(named) = d.object.clone().filter(|o| *o != object) {
+            self.record(named, kind);
+        }
         self.record(object, kind);
         Some(())
     }
