@@ -5,8 +5,9 @@
 //!
 //! One round checks the program, takes every fix it offers, applies those
 //! that do not overlap an earlier one (in file and position order, so the
-//! outcome is the same on every run) and leaves the others to the next
-//! round, which checks the edited text again. Rounds stop when no fix
+//! outcome is the same on every run; declarations appended at the end of a
+//! file never overlap) and leaves the others to the next round, which checks
+//! the edited text again. Rounds stop when no fix
 //! applies or after [`DEFAULT_ROUNDS`].
 //!
 //! Two rules keep the edits safe. While the program has syntax errors, a
@@ -177,7 +178,8 @@ fn apply_round(analysis: &Analysis, round: usize) -> (BTreeMap<String, String>, 
         .filter(|cand| editable(c, cand))
         .filter(|cand| !only_inside || cand.edits.iter().all(|e| inside_a_declaration(c, e)))
         .collect();
-    let chosen = choose(candidates);
+    let ends: Vec<usize> = c.sources.iter().map(|s| s.text.len()).collect();
+    let chosen = choose(candidates, &ends);
     let mut edited = BTreeMap::new();
     for (id, source) in c.sources.iter().enumerate() {
         let edits: Vec<&Edit> = chosen
@@ -240,7 +242,9 @@ fn describe(c: &Compilation, d: &Diagnostic, cand: &Candidate, round: usize) -> 
 /// The candidates to apply now: in file and position order, each one that
 /// overlaps none taken before it. A candidate with the very edits of one
 /// taken (two links to the same missing page) is dropped, its fix made.
-pub fn choose(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+/// `ends` are the files' lengths (by file id): declarations appended at the
+/// end of a file do not overlap, they are added in this order.
+pub fn choose(mut candidates: Vec<Candidate>, ends: &[usize]) -> Vec<Candidate> {
     let key = |c: &Candidate| {
         let first = c.edits.first();
         (
@@ -256,7 +260,7 @@ pub fn choose(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
             t.edits == cand.edits
                 || t.edits
                     .iter()
-                    .any(|a| cand.edits.iter().any(|b| overlaps(a, b)))
+                    .any(|a| cand.edits.iter().any(|b| overlaps(a, b, ends)))
         });
         if !clash {
             taken.push(cand);
@@ -266,15 +270,18 @@ pub fn choose(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
 }
 
 /// Whether two edits touch the same bytes, or insert at the same place
-/// (whose order would be a guess).
-fn overlaps(a: &Edit, b: &Edit) -> bool {
-    a.file == b.file && (a.start == b.start || (a.start < b.end && b.start < a.end))
+/// (whose order would be a guess), but for two appends at the end of a file.
+fn overlaps(a: &Edit, b: &Edit, ends: &[usize]) -> bool {
+    let appends = |e: &Edit| e.start == e.end && ends.get(e.file.0 as usize) == Some(&e.start);
+    a.file == b.file
+        && !(appends(a) && appends(b))
+        && (a.start == b.start || (a.start < b.end && b.start < a.end))
 }
 
 /// `text` with non-overlapping `edits` applied (from the last one back, so
-/// earlier offsets stay valid).
+/// earlier offsets stay valid); insertions at one place keep their order.
 pub fn apply_edits(text: &str, edits: &[&Edit]) -> String {
-    let mut sorted: Vec<&Edit> = edits.to_vec();
+    let mut sorted: Vec<&Edit> = edits.iter().rev().copied().collect();
     sorted.sort_by_key(|e| std::cmp::Reverse((e.start, e.end)));
     let mut out = text.to_string();
     for e in sorted {
