@@ -9,11 +9,13 @@
 
 pub mod check;
 pub mod diagnostics;
+pub mod fix;
 pub mod format;
 pub mod gen;
 pub mod ide;
 pub mod lower;
 mod modules;
+pub mod partial;
 pub mod stdlib;
 pub mod syntax;
 pub mod verify;
@@ -122,43 +124,28 @@ pub fn compile_with(roots: Vec<Source>, loader: &mut Loader<'_>, options: Option
     modules::check_requirements(&files, &requirements, &mut diags);
     let typed = check::check_program(&files, &mut diags);
     let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
-    let program = if diags.has_errors() {
-        None
-    } else {
-        lower_and_run_checks(&files, &texts, &typed, &mut diags)
-    };
-    // A site whose seed breaks an invariant (C301) has no meaningful runs.
-    let proofs = match (&program, options.prove) {
-        (Some(p), Some(prove)) if !diags.has_errors() => verify::verify(
-            &files,
-            &texts,
-            p,
-            prove,
-            options.only_task.as_deref(),
-            !options.skip_sweep,
-            &mut diags,
-        ),
-        _ => Vec::new(),
-    };
+    let analysed = partial::analyse(&files, &texts, &typed, &options, &mut diags);
     Compilation {
         sources,
         files,
         diagnostics: diags.into_sorted(),
-        program,
-        proofs,
+        program: analysed.program,
+        proofs: analysed.proofs,
         typed,
     }
 }
 
-/// Lowers a program that checked clean and runs the analyses that need the IR.
-/// A lowering failure is a compiler bug; it is reported (never a panic) so the
-/// user sees where it happened.
-fn lower_and_run_checks(
+/// Lowers a program and runs the analyses that need the IR. `clean` says
+/// the front end found no errors; then a lowering failure is a compiler bug,
+/// reported (never a panic) so the user sees where it happened. Over stubs
+/// (see [`partial`]) a failure only means there are no partial results.
+pub(crate) fn lower_and_run_checks(
     files: &[SourceFile],
     texts: &[&str],
     typed: &check::types::Typed,
+    clean: bool,
     diags: &mut Diagnostics,
-) -> Option<wsite_runtime::ir::Program> {
+) -> Option<lower::Lowered> {
     // A library (no site) does not run, and a module's table parameters are not
     // bound to real tables yet (see docs/DECISIONS.md), so neither is lowered.
     let has_site = files
@@ -174,9 +161,9 @@ fn lower_and_run_checks(
     match lower::lower(files, texts, typed) {
         Ok(lowered) => {
             check::consistency::check(&lowered, files, diags);
-            Some(lowered.program)
+            Some(lowered)
         }
-        Err(e) => {
+        Err(e) if clean => {
             diags.push(
                 Diagnostic::new(
                     Code::E001,
@@ -187,6 +174,7 @@ fn lower_and_run_checks(
             );
             None
         }
+        Err(_) => None,
     }
 }
 
@@ -270,7 +258,7 @@ fn file_uses(
 }
 
 /// How a standard-library module is named among the sources.
-const STD_PREFIX: &str = "std::";
+pub(crate) const STD_PREFIX: &str = "std::";
 
 /// Loads a `use`d file once (by display name), reporting E101 when it cannot
 /// be; the file's display name when it could. Standard-library modules come

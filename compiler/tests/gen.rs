@@ -165,6 +165,12 @@ fn raw_sites_have_the_paper_s_defect_rate_and_errors_block_them() {
         .position(|d| d.kind == DefectKind::BrokenLink)
         .unwrap();
     assert!(checked.detected[link]);
+    // Partial results: the errors hide none of its structural defects.
+    for (d, found) in broken.defects.iter().zip(&checked.detected) {
+        if matches!(d.kind, DefectKind::OrphanPage | DefectKind::MissingButton) {
+            assert!(found, "{d:?} masked");
+        }
+    }
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! through guarded `else` pages; the start page's redirects are starts too. Names
 //! that resolve to nothing are skipped here: the resolver reports them (E101), and guessing would only add
 //! noise. Since such a name, like source the parser had to skip, may be the very
-//! edge or trigger a lint would miss, those lints hold back then (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
+//! edge or trigger a lint would miss, what those lints find then depends on it
+//! (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
 //! Everything is kept in `BTreeMap`s and `Vec`s so the walk, and the order in which
 //! diagnostics are produced, is the same on every run.
 
@@ -36,6 +37,9 @@ pub struct NavGraph<'a> {
     /// Pages with a link, button or triggered marker `go` whose target names
     /// nothing (an E101): the edge the author meant is missing from the graph.
     pub unresolved: BTreeSet<&'a str>,
+    /// Pages with a button whose target names nothing: the marker the author
+    /// meant may be missing from `triggered`.
+    pub unresolved_buttons: BTreeSet<&'a str>,
 }
 
 impl<'a> NavGraph<'a> {
@@ -94,7 +98,12 @@ impl<'a> NavGraph<'a> {
                 // Links and buttons are treated alike: a link naming a marker is a
                 // type error reported elsewhere, and counting it as a trigger here
                 // avoids a second, misleading S102 for the same mistake.
-                ElementKind::Link { target, .. } | ElementKind::Button { target, .. } => {
+                ElementKind::Link { target, .. } => self.target(symbols, page, target, out),
+                ElementKind::Button { target, .. } => {
+                    let name = target.name.name.as_str();
+                    if !symbols.pages.contains_key(name) && !symbols.markers.contains_key(name) {
+                        self.unresolved_buttons.insert(page);
+                    }
                     self.target(symbols, page, target, out)
                 }
                 ElementKind::Section { body, .. } => self.walk_elements(symbols, page, body, out),
@@ -173,8 +182,12 @@ fn collect_gos<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a PageRef>) {
 /// S101 and S102 (which depend on every page and marker) are left out, and S103
 /// and S105 for the pages they fall in; they return once the syntax is fixed.
 ///
-/// A link, button or `go` whose target names nothing (E101) likewise lacks the
-/// edge the author meant, so it has the same effect as a syntax error there.
+/// A link, button or `go` whose target names nothing (E101) lacks the edge the
+/// author meant too, but only that one: S101 and S102 are reported all the
+/// same (partial results, see `crate::partial`), and one that the missing
+/// target could change names the pages holding it in its `after` list, which
+/// makes it provisional: an unreachable page when a reachable page has such
+/// a target, an untriggered marker when a button has one.
 pub fn check(
     files: &[SourceFile],
     symbols: &Symbols<'_>,
@@ -182,7 +195,7 @@ pub fn check(
     diags: &mut Diagnostics,
 ) {
     let graph = NavGraph::build(symbols);
-    if broken.is_empty() && graph.unresolved.is_empty() {
+    if broken.is_empty() {
         check_unreachable(symbols, &graph, diags);
         // A library (every file a `module`) leaves its markers' buttons to the
         // sites that use it.
@@ -193,6 +206,11 @@ pub fn check(
     let mut incomplete = incomplete_pages(files, broken);
     incomplete.extend(graph.unresolved.iter().copied());
     check_dead_ends_and_empty(symbols, &graph, &incomplete, diags);
+}
+
+/// `page Cart`, the object a provisional finding names in `after`.
+fn page_objects<'a>(pages: impl Iterator<Item = &'a &'a str>) -> Vec<String> {
+    pages.map(|p| format!("page {p}")).collect()
 }
 
 /// Whether the program is a library: files that are all `module`s (the case in
@@ -251,6 +269,8 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
     };
     // A guarded start page may send the episode elsewhere from the start.
     let reachable = graph.reachable_from(&landings(symbols, start));
+    // An edge missing from an unreachable page would reach nothing new.
+    let depends_on = page_objects(graph.unresolved.iter().filter(|p| reachable.contains(*p)));
     for (name, page) in &symbols.pages {
         if reachable.contains(name) {
             continue;
@@ -266,6 +286,7 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
             "link to `{name}` from a reachable page such as `{start}`"
         ))
         .object(format!("page {name}"));
+        d.after.extend(depends_on.iter().cloned());
         // An incoming edge from another unreachable page explains why the link the
         // author did write does not help.
         if let Some(edge) = incoming(graph, name).find(|e| !reachable.contains(e.from)) {
@@ -295,6 +316,7 @@ fn incoming<'g, 'a>(
 
 /// S102: markers (extern ones included) that no element names.
 fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+    let depends_on = page_objects(graph.unresolved_buttons.iter());
     for (name, marker) in &symbols.markers {
         if graph.triggered.contains_key(name) {
             continue;
@@ -310,18 +332,18 @@ fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
         } else {
             "marker"
         };
-        diags.push(
-            Diagnostic::new(
-                Code::S102,
-                marker.name.span,
-                format!("{kind} `{name}` is never triggered"),
-            )
-            .label("no button names this marker")
-            .help(format!(
-                "add a button that triggers it, e.g. `button \"...\" -> {call}`, or remove the marker"
-            ))
-            .object(format!("marker {name}")),
-        );
+        let mut d = Diagnostic::new(
+            Code::S102,
+            marker.name.span,
+            format!("{kind} `{name}` is never triggered"),
+        )
+        .label("no button names this marker")
+        .help(format!(
+            "add a button that triggers it, e.g. `button \"...\" -> {call}`, or remove the marker"
+        ))
+        .object(format!("marker {name}"));
+        d.after.extend(depends_on.iter().cloned());
+        diags.push(d);
     }
 }
 

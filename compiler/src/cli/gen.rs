@@ -227,16 +227,24 @@ fn raw_stats(
     }
     let rates = raw::rates(raws, &checked);
     println!(
-        "{:<19} {:>8} {:>8} {:>7} {:>7}   {:>15} {:>7}",
-        "defect kind", "injected", "detected", "rate", "masked", "alone: detected", "rate"
+        "{:<19} {:>8} {:>8} {:>7} {:>11} {:>7}   {:>15} {:>7}",
+        "defect kind",
+        "injected",
+        "detected",
+        "rate",
+        "provisional",
+        "masked",
+        "alone: detected",
+        "rate"
     );
     for r in &rates {
         println!(
-            "{:<19} {:>8} {:>8} {:>7} {:>7}   {:>15} {:>7}",
+            "{:<19} {:>8} {:>8} {:>7} {:>11} {:>7}   {:>15} {:>7}",
             r.kind,
             r.injected,
             r.detected,
             percent(r.detected, r.injected),
+            r.provisional,
             r.masked,
             format!("{}/{}", r.alone_detected, r.alone_injected),
             percent(r.alone_detected, r.alone_injected)

@@ -137,17 +137,19 @@ pub fn compile(input: ProgramInput) -> Compilation {
 
 /// Compiles a program with options (the prover, for instance).
 pub fn compile_with(input: ProgramInput, options: wsitec::Options) -> Compilation {
-    let embedded = input.embedded;
-    wsitec::compile_with(
-        input.roots,
-        &mut |importer, path| {
-            let base = Path::new(importer).parent().unwrap_or(Path::new("."));
-            let wanted = normalize(&base.join(path)).display().to_string();
-            if let Some(found) = embedded.iter().find(|s| s.name == wanted) {
-                return Ok(found.clone());
-            }
-            read_source(&base.join(path))
-        },
-        options,
-    )
+    let mut loader = disk_loader(input.embedded);
+    wsitec::compile_with(input.roots, &mut loader, options)
+}
+
+/// Finds the files a program `use`s: `use "./x.wsite"` relative to the
+/// importing file, among the files an artifact carries first.
+pub fn disk_loader(embedded: Vec<Source>) -> impl FnMut(&str, &str) -> Result<Source, String> {
+    move |importer, path| {
+        let base = Path::new(importer).parent().unwrap_or(Path::new("."));
+        let wanted = normalize(&base.join(path)).display().to_string();
+        if let Some(found) = embedded.iter().find(|s| s.name == wanted) {
+            return Ok(found.clone());
+        }
+        read_source(&base.join(path))
+    }
 }

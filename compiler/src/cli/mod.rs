@@ -6,6 +6,7 @@ mod bench;
 mod build;
 mod check;
 mod eval;
+mod fix;
 mod fmt;
 mod gen;
 mod load;
@@ -50,6 +51,8 @@ enum Command {
     Train(train::TrainArgs),
     /// A trained policy's success rate with a 95% interval, per site and domain.
     Eval(eval::EvalArgs),
+    /// Apply the machine-applicable fixes the check offers (a diff; `--apply` writes).
+    Fix(fix::FixArgs),
     /// Lay `.wsite` files out in the canonical layout (`--check` for CI, `--stdin` for editors).
     Fmt(fmt::FmtArgs),
     /// The language server, on stdio (for editors; see editors/vscode).
@@ -74,6 +77,7 @@ pub fn run() -> ExitCode {
         Command::Gen(args) => gen::run(args),
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Lsp(args) => lsp::run(args),
     }

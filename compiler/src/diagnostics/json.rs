@@ -10,8 +10,10 @@
 //! recovery may have produced it; and a defect that names objects in its
 //! `after` list (a task's F401 names the unreachable page its marker's button
 //! is on; a call's E103 names the page or marker it calls) depends on the
-//! structural defects about those objects (that page's S101) and on the
-//! syntax errors inside their declarations.
+//! structural defects about those objects (that page's S101) and on every
+//! error about them: syntax errors inside their declarations, and any error
+//! that made them stubs (a finding computed over a stub is provisional, see
+//! `crate::partial`).
 //! An unknown name (E101) depends on the syntax error of a declaration of that
 //! name the parser had to skip.
 //! `scope` and `cost` are 1 for every defect.
@@ -107,9 +109,12 @@ fn dependencies(diags: &[Diagnostic], files: &[SourceFile], sources: &[Source]) 
             // page whose parameter list did not parse). Other defects on
             // those objects (an unused permission) are no cause of it.
             for (j, o) in objects.iter().enumerate() {
-                let blocks = diags.get(j).is_some_and(|b| {
-                    b.code.blocks_dependents() || b.code.category() == Category::Syntax
-                });
+                // Syntax errors inside a named object block too, and so does
+                // any error on it: a finding computed over a stub of that
+                // object is provisional (crate::partial).
+                let blocks = diags
+                    .get(j)
+                    .is_some_and(|b| b.code.blocks_dependents() || b.is_error());
                 if j != i
                     && blocks
                     && o.as_ref().is_some_and(|o| d.after.contains(o))
@@ -149,7 +154,7 @@ fn declared_name(line: &str) -> Option<&str> {
 
 /// `page Cart`, `marker buy`, ...: the declaration a span lies in, for defects
 /// whose analysis did not name an object itself.
-fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
+pub fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
     use crate::syntax::ast::DeclKind;
     let decl = files
         .get(span.file.0 as usize)?

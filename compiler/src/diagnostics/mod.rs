@@ -147,6 +147,17 @@ impl Diagnostics {
     pub fn as_slice(&self) -> &[Diagnostic] {
         &self.items
     }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    /// The diagnostics pushed since there were `start` of them, to amend.
+    pub fn since_mut(&mut self, start: usize) -> &mut [Diagnostic] {
+        let start = start.min(self.items.len());
+        &mut self.items[start..]
+    }
     /// Sorted by file and position, then code, so output is stable.
     pub fn into_sorted(mut self) -> Vec<Diagnostic> {
         self.items.sort_by(|a, b| {

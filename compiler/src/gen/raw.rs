@@ -66,9 +66,9 @@ impl DefectKind {
         }
     }
 
-    /// Whether finding it takes the analyses that run on the lowered program
-    /// (structural, consistency, the prover), which a site with errors does
-    /// not reach.
+    /// Whether finding it takes the analyses that a site's errors could
+    /// mask (structural, consistency, the prover); they run over the rest of
+    /// the site since partial results (`crate::partial`).
     pub fn needs_clean_front_end(self) -> bool {
         matches!(
             self,
@@ -538,6 +538,10 @@ impl Editor {
 pub struct Checked {
     /// Per injected defect (in order), whether a diagnostic reports it.
     pub detected: Vec<bool>,
+    /// Per injected defect, whether every diagnostic reporting it names
+    /// others it depends on (`after`: computed over stubs, see
+    /// `crate::partial`).
+    pub provisional: Vec<bool>,
     /// Whether the site has errors (then the prover does not run).
     pub has_errors: bool,
     /// Task instances proven, and how many of them feasible.
@@ -593,13 +597,24 @@ pub fn check(raw: &RawSite) -> Checked {
     let line_of = |d: &Diagnostic| -> Option<usize> {
         (d.span.file.0 == 0).then(|| starts.partition_point(|&s| s <= d.span.start as usize))
     };
+    let reporting = |defect: &Injected| -> Vec<&Diagnostic> {
+        c.diagnostics
+            .iter()
+            .filter(|d| defect.expect.contains(&d.code.as_str()) && line_of(d) == Some(defect.line))
+            .collect()
+    };
     let detected = raw
         .defects
         .iter()
+        .map(|d| !reporting(d).is_empty())
+        .collect();
+    // Reported, but only by findings that depend on other defects.
+    let provisional = raw
+        .defects
+        .iter()
         .map(|defect| {
-            c.diagnostics.iter().any(|d| {
-                defect.expect.contains(&d.code.as_str()) && line_of(d) == Some(defect.line)
-            })
+            let found = reporting(defect);
+            !found.is_empty() && found.iter().all(|d| !d.after.is_empty())
         })
         .collect();
     let feasible = c
@@ -611,6 +626,7 @@ pub fn check(raw: &RawSite) -> Checked {
     Checked {
         alone: Vec::new(),
         detected,
+        provisional,
         has_errors: c.has_errors(),
         instances: c.proofs.len(),
         feasible,
@@ -631,6 +647,8 @@ pub struct KindRate {
     /// Missed in a site with errors, which the analyses this kind needs do
     /// not reach.
     pub masked: usize,
+    /// Detected, but only by findings that depend on other defects.
+    pub provisional: usize,
     /// The same number of this kind injected alone into the clean site.
     pub alone_injected: usize,
     pub alone_detected: usize,
@@ -647,12 +665,14 @@ pub fn rates(raws: &[RawSite], checks: &[Checked]) -> Vec<KindRate> {
                 ..KindRate::default()
             };
             for (raw, checked) in raws.iter().zip(checks) {
-                for (d, &found) in raw.defects.iter().zip(&checked.detected) {
+                let flags = checked.detected.iter().zip(&checked.provisional);
+                for (d, (&found, &provisional)) in raw.defects.iter().zip(flags) {
                     if d.kind != kind {
                         continue;
                     }
                     r.injected += 1;
                     r.detected += usize::from(found);
+                    r.provisional += usize::from(provisional);
                     r.masked +=
                         usize::from(!found && kind.needs_clean_front_end() && checked.has_errors);
                 }

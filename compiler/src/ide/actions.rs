@@ -35,7 +35,7 @@ impl Analysis {
             .filter(|(_, d)| d.span.file == file)
             .filter(|(_, d)| (d.span.start as usize) <= end && start <= d.span.end as usize)
             .filter_map(|(i, d)| {
-                let (title, edits) = self.fix(d)?;
+                let (title, edits) = self.fix_edits(d)?;
                 Some(CodeAction {
                     title,
                     diagnostic: i,
@@ -45,7 +45,9 @@ impl Analysis {
             .collect()
     }
 
-    fn fix(&self, d: &Diagnostic) -> Option<(String, Vec<Edit>)> {
+    /// The title and text edits of `d`'s fix, when it has one whose target
+    /// can be found.
+    pub fn fix_edits(&self, d: &Diagnostic) -> Option<(String, Vec<Edit>)> {
         match d.fix.as_ref()? {
             Fix::AddPermission {
                 marker,
