@@ -58,6 +58,9 @@ impl JitProver {
     /// Proves one task instance, on the flat engine where it can play it and
     /// on the interpreter otherwise; [`Proof::engine`] says which decided.
     pub fn prove(&self, instance: &TaskInstance, options: Options) -> R<Proof> {
+        if let Some(proof) = super::bounds::decide(&self.program, instance, options)? {
+            return Ok(proof);
+        }
         let mut pool = self.pool.clone();
         let Some(mut search) = self.search(instance, options, &mut pool)? else {
             return prove_instance(&self.program, instance, options);

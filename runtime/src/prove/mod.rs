@@ -7,10 +7,12 @@
 //! will meet. `footprint` computes the cone of influence that lets it skip
 //! actions that cannot matter; `search` is the breadth-first search and its
 //! bookkeeping; `explain` turns what the search saw into reasons a person can
-//! act on. Witnesses name elements by stable key, so they survive re-ordering
+//! act on; `bounds` decides, without searching, goals no sequence of steps
+//! within the horizon can reach. Witnesses name elements by stable key, so they survive re-ordering
 //! of the page and replay in any runtime (`replay`). `flat` runs the same
 //! search on the JIT's flat engine where it can play the instance.
 
+pub mod bounds;
 pub mod explain;
 mod flat;
 pub mod footprint;
@@ -42,6 +44,9 @@ pub struct Options {
     /// Search this many steps instead of the task's horizon (to tell an
     /// author how many steps a goal really needs).
     pub horizon: Option<u32>,
+    /// Try the exact reductions first (`bounds`: a goal part no sequence of
+    /// steps within the horizon can make true is infeasible without a search).
+    pub reduce: bool,
 }
 
 impl Default for Options {
@@ -50,6 +55,7 @@ impl Default for Options {
             budget: DEFAULT_BUDGET,
             prune: true,
             horizon: None,
+            reduce: true,
         }
     }
 }
@@ -134,6 +140,9 @@ pub enum Engine {
     /// the interpreter, and a verdict without one is confirmed (and
     /// explained) by the interpreter's search.
     Jit,
+    /// The static bound (`bounds`) decided it without searching (an
+    /// explaining search, cut short, only gathered the explanation).
+    Bound,
 }
 
 impl Engine {
@@ -141,6 +150,7 @@ impl Engine {
         match self {
             Engine::Interpreter => "interpreter",
             Engine::Jit => "jit",
+            Engine::Bound => "bound",
         }
     }
 }

@@ -26,6 +26,9 @@ pub fn prove_instance(
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Proof, String> {
+    if let Some(proof) = super::bounds::decide(program, instance, options)? {
+        return Ok(proof);
+    }
     let (env, cone) = start(program, instance, options)?;
     // Most tasks are feasible, and the bookkeeping behind explanations (goal
     // conjuncts and Ψ of every state, every marker attempt) costs as much as
