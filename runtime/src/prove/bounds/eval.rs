@@ -13,7 +13,7 @@
 
 use super::value::{mirrored, negated, Abs, Truth, FRESH};
 use super::world::{AbsWorld, Cell};
-use crate::ir::{self, BinaryOp, Expr, RowScan, UnaryOp, Value};
+use crate::ir::{self, BinaryOp, Expr, RowScan, TextPart, UnaryOp, Value};
 use std::collections::BTreeMap;
 
 /// One execution's view: the world before the step, and what this execution
@@ -160,6 +160,7 @@ impl<'a> Cx<'a> {
                     .base
                     .max_rows(self.program, scan.table, self.has_fresh(scan.table)),
             },
+            Expr::Text(parts) => literal_text(parts).map_or(Abs::Top, |t| Abs::of(&t)),
             // Not modelled: any value of the type.
             _ => Abs::Top,
         }
@@ -303,6 +304,18 @@ impl<'a> Cx<'a> {
             _ => None,
         }
     }
+}
+
+/// A text without interpolations, as the value it always renders to.
+fn literal_text(parts: &[TextPart]) -> Option<Value> {
+    let mut text = String::new();
+    for part in parts {
+        match part {
+            TextPart::Lit(s) => text.push_str(s),
+            TextPart::Interp(..) => return None,
+        }
+    }
+    Some(Value::Text(text.into()))
 }
 
 impl Abs {

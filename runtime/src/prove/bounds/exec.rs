@@ -15,12 +15,80 @@ const MAX_BINDINGS: usize = 4096;
 /// changing are given up (`Top`).
 const LOOP_ROUNDS: usize = 4;
 
+/// Where each marker can be clicked from: the argument lists of every button
+/// that triggers it, by marker. A marker no button triggers never runs.
+pub(super) struct CallSites<'p> {
+    sites: Vec<Vec<&'p [ir::Expr]>>,
+}
+
+impl<'p> CallSites<'p> {
+    pub(super) fn of(program: &'p ir::Program) -> Self {
+        let mut sites = vec![Vec::new(); program.markers.len()];
+        for page in &program.pages {
+            collect_sites(&page.body, &mut sites);
+        }
+        CallSites { sites }
+    }
+}
+
+/// Every element is listed, without a catch-all: an element kind that can
+/// hold a button must be searched, or a marker's arguments would be missed.
+fn collect_sites<'p>(body: &'p [ir::Element], sites: &mut Vec<Vec<&'p [ir::Expr]>>) {
+    for element in body {
+        match &element.kind {
+            ir::ElementKind::Button {
+                action: ir::Action::Marker { marker, args },
+                ..
+            } => {
+                if let Some(s) = sites.get_mut(*marker as usize) {
+                    s.push(args.as_slice());
+                }
+            }
+            ir::ElementKind::Section { body, .. } => collect_sites(body, sites),
+            ir::ElementKind::For(f) => collect_sites(&f.body, sites),
+            ir::ElementKind::If {
+                then, otherwise, ..
+            } => {
+                collect_sites(then, sites);
+                collect_sites(otherwise, sites);
+            }
+            ir::ElementKind::Button {
+                action: ir::Action::Go(_),
+                ..
+            }
+            | ir::ElementKind::Heading(_)
+            | ir::ElementKind::Text(_)
+            | ir::ElementKind::Image(_)
+            | ir::ElementKind::Link { .. }
+            | ir::ElementKind::Input { .. }
+            | ir::ElementKind::SelectList { .. }
+            | ir::ElementKind::SelectFrom { .. }
+            | ir::ElementKind::Checkbox { .. } => {}
+        }
+    }
+}
+
+/// Whether `e` reads no local (no page parameter, loop binder, form value or
+/// quantifier binder) and no navigation: its value depends on the database
+/// and session alone, so the abstract world bounds it.
+fn closed(e: &ir::Expr) -> bool {
+    let mut open = false;
+    e.walk(&mut |x| {
+        open |= matches!(
+            x,
+            ir::Expr::Local(_) | ir::Expr::Visited(_) | ir::Expr::PageIs(_)
+        );
+    });
+    !open
+}
+
 /// The world after at most one more step: `world` joined with what every
 /// marker can commit from it.
-pub(super) fn step(program: &ir::Program, world: &AbsWorld) -> AbsWorld {
+pub(super) fn step(program: &ir::Program, sites: &CallSites<'_>, world: &AbsWorld) -> AbsWorld {
     let mut next = world.clone();
-    for marker in &program.markers {
-        for binding in bindings(world, marker) {
+    for (m, marker) in program.markers.iter().enumerate() {
+        let calls = sites.sites.get(m).map_or(&[][..], Vec::as_slice);
+        for binding in bindings(program, world, marker, calls) {
             let mut cx = Cx::new(program, world);
             let mut frame = binding;
             frame.resize(marker.frame as usize, Abs::Top);
@@ -38,22 +106,44 @@ pub(super) fn step(program: &ir::Program, world: &AbsWorld) -> AbsWorld {
     next
 }
 
-/// The argument lists a marker is tried with: each row parameter bound to
-/// each row of its table the world may hold (one at a time, so a `requires`
-/// on that row narrows it alone), every other parameter unknown.
-fn bindings(world: &AbsWorld, marker: &ir::MarkerDef) -> Vec<Vec<Abs>> {
+/// The argument lists a marker is tried with, from the buttons that trigger
+/// it (`calls`; none, and it is never tried). An argument every button
+/// computes from the database and session alone is bounded by its value in
+/// `world`; any other is unknown. Each row parameter is then bound to each
+/// row it may be, one at a time, so that a `requires` on that row narrows it
+/// alone.
+fn bindings(
+    program: &ir::Program,
+    world: &AbsWorld,
+    marker: &ir::MarkerDef,
+    calls: &[&[ir::Expr]],
+) -> Vec<Vec<Abs>> {
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    let cx = Cx::new(program, world);
     let choices: Vec<Vec<Abs>> = marker
         .params
         .iter()
-        .map(|p| match &p.ty {
-            Ty::Row(t) => {
-                let mut rows = world.start_rows(*t);
-                if world.has_fresh(*t) {
-                    rows.push(FRESH);
-                }
-                rows.into_iter().map(Abs::row).collect()
+        .enumerate()
+        .map(|(i, p)| {
+            let args: Option<Vec<&ir::Expr>> = calls
+                .iter()
+                .map(|args| args.get(i).filter(|e| closed(e)))
+                .collect();
+            let bound = args.map(|args| {
+                args.into_iter().fold(Abs::bottom(), |acc, e| {
+                    acc.join(&cx.eval(&mut Vec::new(), e))
+                })
+            });
+            match (&p.ty, bound) {
+                (Ty::Row(t), bound) => cx
+                    .rows_of(*t, &bound.unwrap_or(Abs::Top))
+                    .into_iter()
+                    .map(Abs::row)
+                    .collect(),
+                (_, bound) => vec![bound.unwrap_or(Abs::Top)],
             }
-            _ => vec![Abs::Top],
         })
         .collect();
     let count = choices

@@ -10,16 +10,22 @@
 //! session variable, per field of each row the instance starts with, and per
 //! field of all rows inserted later together. `W₀` is exactly the
 //! instance's initial state (after `setup`). `Wₖ₊₁` is `Wₖ` joined with the
-//! result of running every marker body, with every row parameter bound to
-//! each row `Wₖ` may hold (and every other parameter unknown), from `Wₖ`.
+//! result of running, from `Wₖ`, the body of every marker some button
+//! triggers, with the arguments its buttons can pass: an argument computed
+//! from the database and session alone (`session.user`, `Book[3]`) takes
+//! its values in `Wₖ`, any other is unknown; each row parameter is bound to
+//! each row it may be, one at a time.
 //!
 //! *Why a verdict from it is exact.* Claim: every concrete state reachable in
 //! at most k steps has its database and session in γ(Wₖ). For k = 0 it is
 //! the initial state. A step either leaves database and session alone
 //! (navigation, typing, selecting, answering, a refused click) or commits the
-//! body of exactly one marker, with arguments that are rows the state holds
-//! (each one a row of the start, or one inserted since) or values
-//! the analysis leaves unknown. Abstract evaluation over-approximates every
+//! body of exactly one marker, through a button of the page shown (every
+//! page's buttons are collected, without a catch-all over element kinds),
+//! with the arguments that button computes: a row the state holds (one of
+//! the start's, or one inserted since), a value of an expression over the
+//! database and session (in γ(Wₖ) by the induction), or a value the
+//! analysis leaves unknown. Abstract evaluation over-approximates every
 //! successful concrete evaluation (`eval`); a body that commits passed all
 //! its `requires`, so narrowing by them keeps the concrete run; writes are
 //! weak (the old value is kept beside the new one); a loop body runs to a
@@ -84,13 +90,14 @@ pub fn bound(program: &ir::Program, env: &Env<'_>, horizon: u32) -> Option<Bound
             .map(|(i, _)| i)
             .collect()
     };
+    let sites = exec::CallSites::of(program);
     let mut world = AbsWorld::of(&env.state().world);
     let mut impossible = ruled_out(&world);
     for _ in 0..horizon {
         if impossible.is_empty() {
             return None;
         }
-        let next = exec::step(program, &world);
+        let next = exec::step(program, &sites, &world);
         if next == world {
             return Some(Bound {
                 impossible,
