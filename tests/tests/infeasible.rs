@@ -4,8 +4,8 @@
 //! infeasible ones must be decided (F401), not left undecided (F406), which
 //! for most of them takes the static bound (`prove::bounds`). Small sites
 //! here also pin what the bound must leave to the search: rows inserted
-//! after the start that a goal names by id, and a loop that changes one
-//! location several times in a single step.
+//! after the start and changed later, and a loop that changes one location
+//! several times in a single step.
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
@@ -111,7 +111,7 @@ fn prove_all(body: &str) -> Vec<(String, Verdict, Engine)> {
 }
 
 #[test]
-fn a_row_inserted_later_and_named_by_id_is_left_to_the_search() {
+fn a_row_inserted_later_and_changed_after_is_left_to_the_search() {
     let found = prove_all(
         r#"
 page Home {
@@ -120,10 +120,13 @@ page Home {
 }
 marker add() writes Item { insert Item { name: "c", done: false } }
 marker finish(i: Item) writes Item.done { set i.done = true }
-task third_done { say "Finish the new item." goal Item[3].done }
+task new_done { say "Finish a new item." goal exists i in Item: i.name == "c" and i.done }
+task never_new_named_d { say "Add d." goal exists i in Item: i.name == "d" }
 "#,
     );
     assert_eq!(found[0].1, Verdict::Feasible, "{found:?}");
+    assert_eq!(found[1].1, Verdict::Infeasible, "{found:?}");
+    assert_eq!(found[1].2, Engine::Bound, "{found:?}");
 }
 
 #[test]
