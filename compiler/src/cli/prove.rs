@@ -65,6 +65,7 @@ fn prove_program(args: &ProveArgs, path: &std::path::Path) -> bool {
             prune: !args.no_prune,
             horizon: None,
             reduce: !args.no_reduce,
+            explain: true,
         }),
         only_task: args.task.clone(),
         ..Default::default()

@@ -47,6 +47,10 @@ pub struct Options {
     /// Try the exact reductions first (`bounds`: a goal part no sequence of
     /// steps within the horizon can make true is infeasible without a search).
     pub reduce: bool,
+    /// Explain a verdict without a witness (the interpreter's explaining
+    /// search); off, such a proof has no explanation, for callers that only
+    /// want the verdict or the witness's length.
+    pub explain: bool,
 }
 
 impl Default for Options {
@@ -56,6 +60,7 @@ impl Default for Options {
             prune: true,
             horizon: None,
             reduce: true,
+            explain: true,
         }
     }
 }

@@ -175,6 +175,7 @@ fn check_instance(
         prune: true,
         horizon: None,
         reduce: false,
+        explain: true,
     };
     let full = Options {
         prune: false,

@@ -52,7 +52,7 @@ mod exec;
 mod value;
 mod world;
 
-use super::explain::conjuncts;
+use super::explain::{conjuncts, plural};
 use super::search::prove_explained;
 use super::{Engine, Options, Proof, Verdict};
 use crate::env::{Env, RewardConfig, TaskInstance};
@@ -164,7 +164,7 @@ pub(super) fn decide(
     };
     explanation.summary = format!(
         "the goal holds {within} ({} explored to explain why)",
-        plural_states(proof.states)
+        plural(proof.states, "state")
     );
     Ok(Some(Proof {
         verdict: Verdict::Infeasible,
@@ -174,14 +174,6 @@ pub(super) fn decide(
         engine: Engine::Bound,
         ..proof
     }))
-}
-
-fn plural_states(n: usize) -> String {
-    if n == 1 {
-        "1 state".into()
-    } else {
-        format!("{n} states")
-    }
 }
 
 #[cfg(test)]
