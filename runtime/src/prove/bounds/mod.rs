@@ -41,9 +41,11 @@
 //! table's capacity because an insert beyond it is refused. The bound only
 //! ever answers "infeasible": when it cannot rule the goal out, the search
 //! runs as before. A verdict from it still gets an explanation, from the
-//! explaining search cut at [`EXPLAIN_BUDGET`] states; a witness found there,
-//! or a ruled-out conjunct seen holding, would contradict the argument above
-//! and is reported as an error rather than as a verdict. The soundness
+//! explaining search cut at [`EXPLAIN_BUDGET`] states (when that search
+//! exhausts the space on its own, its proof is the unreduced one, word for
+//! word); a witness found there, or a ruled-out conjunct seen holding, would
+//! contradict the argument above and is reported as an error rather than as
+//! a verdict. The soundness
 //! campaign (`tests/tests/soundness.rs`) compares these verdicts with the
 //! unreduced search's on generated sites.
 
@@ -150,6 +152,14 @@ pub(super) fn decide(
     let unmet: Vec<usize> = explanation.unmet.iter().map(|u| u.index).collect();
     if bound.impossible.iter().any(|i| !unmet.contains(i)) {
         return contradiction("one of them held in an explored state");
+    }
+    if proof.verdict == Verdict::Infeasible {
+        // The explaining search exhausted the space itself: its proof, as
+        // the unreduced search gives it.
+        return Ok(Some(Proof {
+            engine: Engine::Bound,
+            ..proof
+        }));
     }
     explanation
         .unmet
