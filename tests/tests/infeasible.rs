@@ -11,7 +11,7 @@
 
 use wsite_runtime::env::{self, Env, RewardConfig};
 use wsite_runtime::ir::Program;
-use wsite_runtime::prove::{self, bounds, Engine, JitProver, Options, Verdict};
+use wsite_runtime::prove::{bounds, Engine, JitProver, Options, Verdict};
 
 /// Enough for every feasible task here; far too few to exhaust the
 /// infeasible ones' spaces.

@@ -281,12 +281,12 @@ fn branch(
 /// rounds left): rounds until nothing changes, and locations still changing
 /// after `LOOP_ROUNDS` rounds become `Top`, so it ends. A round that is
 /// refused every way leaves nothing (the loop may also run no round).
-fn repeat(cx: &mut Cx<'_>, frame: &mut Vec<Abs>, binder: ir::Slot, body: &[Stmt]) {
+fn repeat(cx: &mut Cx<'_>, frame: &[Abs], binder: ir::Slot, body: &[Stmt]) {
     let mut rounds = 0;
     loop {
         let before = cx.overlay.clone();
         let mut c = cx.clone();
-        let mut f = frame.clone();
+        let mut f = frame.to_vec();
         set_slot(&mut f, binder, Abs::Top);
         if !block(&mut c, &mut f, body) {
             return;
