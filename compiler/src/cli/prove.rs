@@ -31,6 +31,10 @@ pub struct ProveArgs {
     /// Explore every action, without cone-of-influence pruning.
     #[arg(long)]
     no_prune: bool,
+    /// Search every instance, without first trying the exact reductions
+    /// (the static bound that decides some infeasible goals unsearched).
+    #[arg(long)]
+    no_reduce: bool,
     /// `human`, or `json` (one object per program, a line each).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
@@ -60,6 +64,8 @@ fn prove_program(args: &ProveArgs, path: &std::path::Path) -> bool {
             budget: args.budget,
             prune: !args.no_prune,
             horizon: None,
+            reduce: !args.no_reduce,
+            explain: true,
         }),
         only_task: args.task.clone(),
         ..Default::default()

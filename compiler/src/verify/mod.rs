@@ -174,8 +174,10 @@ fn needed_horizon(
         return None;
     }
     let h = prover.program.tasks.get(inst.task)?.horizon;
+    // Only a witness's length is wanted: no explanation of a failure.
     let longer = prove::Options {
         horizon: Some(h.saturating_mul(4).min(h.saturating_add(60))),
+        explain: false,
         ..options
     };
     let p = prover.prove(inst, longer).ok()?;

@@ -441,11 +441,7 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
             .map_or_else(|| format!("#{p}"), |d| d.name.clone())
     };
     let summary = match verdict {
-        Verdict::Undecided => format!(
-            "the search budget ran out after {}, with every state up to {} explored",
-            plural(search.states(), "state"),
-            plural(depth as usize, "step")
-        ),
+        Verdict::Undecided => budget_summary(search.states(), depth),
         _ if task.answer.is_some() => format!(
             "no state within {} offers an answer that matches ({} explored)",
             plural(search.horizon() as usize, "step"),
@@ -493,8 +489,18 @@ pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Expl
     }
 }
 
+/// The summary of an undecided search that saw `states` states, every one
+/// up to `depth` steps.
+pub(super) fn budget_summary(states: usize, depth: u32) -> String {
+    format!(
+        "the search budget ran out after {}, with every state up to {} explored",
+        plural(states, "state"),
+        plural(depth as usize, "step")
+    )
+}
+
 /// "1 step", "40 steps".
-fn plural(n: usize, noun: &str) -> String {
+pub(super) fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

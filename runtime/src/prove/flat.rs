@@ -15,7 +15,7 @@
 //! alone.
 
 use super::footprint::Cone;
-use super::search::{mentions_visited, prove_explained, prunes, Prehashed};
+use super::search::{explained, mentions_visited, prunes, Prehashed, Unexplained};
 use super::{prove_instance, step_of, Engine, Options, Proof, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
 use crate::ir;
@@ -58,7 +58,7 @@ impl JitProver {
     /// Proves one task instance, on the flat engine where it can play it and
     /// on the interpreter otherwise; [`Proof::engine`] says which decided.
     pub fn prove(&self, instance: &TaskInstance, options: Options) -> R<Proof> {
-        if let Some(proof) = super::answers::empty_answer(&self.program, instance) {
+        if let Some(proof) = super::decided_before_search(&self.program, instance, options)? {
             return Ok(proof);
         }
         let mut pool = self.pool.clone();
@@ -128,8 +128,8 @@ impl JitProver {
         }))
     }
 
-    /// The interpreter's search with explanations, which must reach the flat
-    /// search's verdict over the same states.
+    /// The flat search's verdict without a witness, explained (and, when
+    /// infeasible, confirmed) by the interpreter's explaining search.
     fn confirm(
         &self,
         instance: &TaskInstance,
@@ -142,25 +142,14 @@ impl JitProver {
             Ended::Exhausted { depth } => (Verdict::Infeasible, depth),
             Ended::Budget { depth } => (Verdict::Undecided, depth),
         };
-        let proof = prove_explained(&self.program, instance, options)?;
-        let flat = (verdict, depth, search.seen.len(), search.cut_by_horizon);
-        let interp = (
-            proof.verdict,
-            proof.depth,
-            proof.states,
-            proof.cut_by_horizon,
-        );
-        if flat != interp {
-            return Err(format!(
-                "task `{}`: the JIT prover's search (verdict, depth, states, cut by the horizon) \
-                 is {flat:?} but the interpreter's is {interp:?}",
-                instance.name
-            ));
-        }
-        Ok(Proof {
-            engine: Engine::Jit,
-            ..proof
-        })
+        let plain = Unexplained {
+            verdict,
+            depth,
+            states: search.seen.len(),
+            initially_true: search.initially_true,
+            cut_by_horizon: search.cut_by_horizon,
+        };
+        explained(&self.program, instance, options, plain, Engine::Jit)
     }
 
     /// The flat witness `path` (candidate indices) as keyed steps, replayed

@@ -7,13 +7,15 @@
 //! will meet. `footprint` computes the cone of influence that lets it skip
 //! actions that cannot matter; `search` is the breadth-first search and its
 //! bookkeeping; `explain` turns what the search saw into reasons a person can
-//! act on. Witnesses name elements by stable key, so they survive re-ordering
+//! act on; `bounds` decides, without searching, goals no sequence of steps
+//! within the horizon can reach. Witnesses name elements by stable key, so they survive re-ordering
 //! of the page and replay in any runtime (`replay`). `flat` runs the same
 //! search on the JIT's flat engine where it can play the instance; `answers`
 //! finds why a retrieval task's answer cannot be given (an expected `none`, a
 //! value shown only inside a longer text).
 
 mod answers;
+pub mod bounds;
 pub mod explain;
 mod flat;
 pub mod footprint;
@@ -46,6 +48,13 @@ pub struct Options {
     /// Search this many steps instead of the task's horizon (to tell an
     /// author how many steps a goal really needs).
     pub horizon: Option<u32>,
+    /// Try the exact reductions first (`bounds`: a goal part no sequence of
+    /// steps within the horizon can make true is infeasible without a search).
+    pub reduce: bool,
+    /// Explain a verdict without a witness (the interpreter's explaining
+    /// search); off, such a proof has no explanation, for callers that only
+    /// want the verdict or the witness's length.
+    pub explain: bool,
 }
 
 impl Default for Options {
@@ -54,6 +63,8 @@ impl Default for Options {
             budget: DEFAULT_BUDGET,
             prune: true,
             horizon: None,
+            reduce: true,
+            explain: true,
         }
     }
 }
@@ -138,6 +149,9 @@ pub enum Engine {
     /// the interpreter, and a verdict without one is confirmed (and
     /// explained) by the interpreter's search.
     Jit,
+    /// The static bound (`bounds`) decided it without searching (an
+    /// explaining search, cut short, only gathered the explanation).
+    Bound,
 }
 
 impl Engine {
@@ -145,6 +159,7 @@ impl Engine {
         match self {
             Engine::Interpreter => "interpreter",
             Engine::Jit => "jit",
+            Engine::Bound => "bound",
         }
     }
 }
@@ -157,6 +172,20 @@ pub struct InvariantConflict {
     /// The shortest trace from the initial state; its last step is the click
     /// the invariant refused.
     pub trace: Vec<WitnessStep>,
+}
+
+/// The proof of an instance that needs no search, for both engines: an
+/// expected answer that is `none` (F405), or a goal the static bound rules
+/// out within the horizon (`bounds`).
+fn decided_before_search(
+    program: &crate::ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+) -> Result<Option<Proof>, String> {
+    if let Some(proof) = answers::empty_answer(program, instance) {
+        return Ok(Some(proof));
+    }
+    bounds::decide(program, instance, options)
 }
 
 /// Goal conjuncts (by position) that are false in the instance's initial state

@@ -26,7 +26,7 @@ pub fn prove_instance(
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Proof, String> {
-    if let Some(proof) = super::answers::empty_answer(program, instance) {
+    if let Some(proof) = super::decided_before_search(program, instance, options)? {
         return Ok(proof);
     }
     let (env, cone) = start(program, instance, options)?;
@@ -36,10 +36,107 @@ pub fn prove_instance(
     // only when there is something to explain.
     let mut search = Search::new(program, env, options, cone, false);
     let ended = search.run();
-    if matches!(ended, Ended::Witness { .. }) {
-        return Ok(conclude(&search, ended, instance));
+    let (verdict, depth) = match ended {
+        Ended::Witness { .. } => return Ok(conclude(&search, ended, instance)),
+        Ended::Exhausted { depth } => (Verdict::Infeasible, depth),
+        Ended::Budget { depth } => (Verdict::Undecided, depth),
+    };
+    let plain = Unexplained {
+        verdict,
+        depth,
+        states: search.states(),
+        initially_true: search.initially_true,
+        cut_by_horizon: search.cut_by_horizon,
+    };
+    explained(program, instance, options, plain, Engine::Interpreter)
+}
+
+/// States the explaining search may visit to explain an undecided verdict:
+/// the first states of the plain search's order, so that explaining costs a
+/// fraction of the search that ran out of budget instead of as much again.
+pub const UNDECIDED_EXPLAIN_BUDGET: usize = 100_000;
+
+/// What a search without bookkeeping concluded about an instance when it
+/// found no witness.
+pub(super) struct Unexplained {
+    pub(super) verdict: Verdict,
+    pub(super) depth: u32,
+    pub(super) states: usize,
+    pub(super) initially_true: bool,
+    pub(super) cut_by_horizon: bool,
+}
+
+/// The proof of an instance a plain search (on `engine`) found no witness
+/// for, explained as `options` asks. An infeasible verdict is explained by
+/// the explaining search over the same space, which must agree on verdict,
+/// depth, states and the horizon flag (or the proof is an error). An
+/// undecided one is explained by the explaining search's first
+/// [`UNDECIDED_EXPLAIN_BUDGET`] states, and says so; it must not decide.
+pub(super) fn explained(
+    program: &ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+    plain: Unexplained,
+    engine: Engine,
+) -> Result<Proof, String> {
+    let unexplained = Proof {
+        instance: instance.clone(),
+        verdict: plain.verdict,
+        witness: Vec::new(),
+        states: plain.states,
+        depth: plain.depth,
+        initially_true: plain.initially_true,
+        cut_by_horizon: plain.cut_by_horizon,
+        explanation: None,
+        engine,
+    };
+    if !options.explain {
+        return Ok(unexplained);
     }
-    prove_explained(program, instance, options)
+    let capped = plain.verdict == Verdict::Undecided && options.budget > UNDECIDED_EXPLAIN_BUDGET;
+    let explaining = Options {
+        budget: if capped {
+            UNDECIDED_EXPLAIN_BUDGET
+        } else {
+            options.budget
+        },
+        ..options
+    };
+    let proof = prove_explained(program, instance, explaining)?;
+    let mine = (
+        proof.verdict,
+        proof.depth,
+        proof.states,
+        proof.cut_by_horizon,
+    );
+    let theirs = (
+        plain.verdict,
+        plain.depth,
+        plain.states,
+        plain.cut_by_horizon,
+    );
+    if (capped && proof.verdict != Verdict::Undecided) || (!capped && mine != theirs) {
+        return Err(format!(
+            "task `{}`: the {} search (verdict, depth, states, cut by the horizon) is \
+             {theirs:?} but the interpreter's explaining search is {mine:?}",
+            instance.name,
+            engine.as_str()
+        ));
+    }
+    let mut explanation = proof.explanation;
+    if capped {
+        if let Some(e) = &mut explanation {
+            e.summary = format!(
+                "{} (what follows is from the first {})",
+                explain::budget_summary(plain.states, plain.depth),
+                explain::plural(proof.states, "state")
+            );
+        }
+    }
+    Ok(Proof {
+        explanation,
+        ..unexplained
+    })
 }
 
 /// The search with the bookkeeping explanations need, alone: what the flat
@@ -89,7 +186,8 @@ fn conclude(search: &Search<'_>, ended: Ended, instance: &TaskInstance) -> Proof
         Ended::Exhausted { depth } => (Verdict::Infeasible, Vec::new(), depth),
         Ended::Budget { depth } => (Verdict::Undecided, Vec::new(), depth),
     };
-    let explanation = (verdict != Verdict::Feasible).then(|| search.explain(verdict, depth));
+    let explanation =
+        (verdict != Verdict::Feasible && search.observe).then(|| search.explain(verdict, depth));
     Proof {
         instance: instance.clone(),
         verdict,

@@ -1,9 +1,10 @@
 //! The differential check of the soundness campaign: every task instance of a
-//! program proven four ways (interpreter and JIT engines, each with and
-//! without cone-of-influence pruning), and the results compared. Decided
-//! verdicts must agree, feasible witnesses must have one length, every
-//! feasible witness must replay on the interpreter, and each engine must
-//! give the same proof as the other under the same pruning. A result that is
+//! program proven five ways (interpreter and JIT engines, each with and
+//! without cone-of-influence pruning, and the pruned interpreter search with
+//! the exact reductions of `prove::bounds` tried first), and the results
+//! compared. Decided verdicts must agree, feasible witnesses must have one
+//! length, every feasible witness must replay on the interpreter, and each
+//! engine must give the same proof as the other under the same pruning. A result that is
 //! `Undecided` (the budget ran out) is compared with nothing. [`Tally`] sums
 //! what many sites gave and prints the campaign's one-line summary.
 
@@ -16,10 +17,12 @@ use wsite_runtime::prove::{self, JitProver, Options, Proof, Verdict};
 /// Distinct states per search in the campaign (small sites stay far below).
 pub const CAMPAIGN_BUDGET: usize = 20_000;
 
-/// The four ways an instance is proven, in report order.
-pub const WAYS: [&str; 4] = [
+/// The five ways an instance is proven, in report order (the JIT ones last,
+/// absent without a JIT).
+pub const WAYS: [&str; 5] = [
     "interpreter pruned",
     "interpreter unpruned",
+    "interpreter reduced",
     "jit pruned",
     "jit unpruned",
 ];
@@ -45,6 +48,8 @@ pub struct ProgramOutcome {
     /// how many states it saved.
     pub states_pruned: usize,
     pub states_unpruned: usize,
+    /// Instances the static bound decided (the reduced search did not run).
+    pub decided_by_bound: usize,
     /// Programs the JIT could not compile are proven on the interpreter only.
     pub jit_unavailable: bool,
     pub disagreements: Vec<Disagreement>,
@@ -81,6 +86,9 @@ pub fn check_program(program: &Program, budget: usize) -> ProgramOutcome {
                 Verdict::Undecided => 2,
             };
             out.verdicts[slot] += 1;
+        }
+        if let Some(Ok(reduced)) = results.get(2) {
+            out.decided_by_bound += usize::from(reduced.engine == prove::Engine::Bound);
         }
         if let (Some(Ok(pruned)), Some(Ok(full))) = (results.first(), results.get(1)) {
             out.states_pruned += pruned.states;
@@ -127,6 +135,8 @@ pub enum Kind {
     Pruning,
     /// The engines differ under the same pruning.
     Engines,
+    /// The exact reductions changed a verdict or a witness's length.
+    Reduction,
     /// A feasible witness does not replay on the interpreter.
     Replay,
     /// A search failed or panicked.
@@ -134,19 +144,26 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Pruning, Kind::Engines, Kind::Replay, Kind::Failure];
+    pub const ALL: [Kind; 5] = [
+        Kind::Pruning,
+        Kind::Engines,
+        Kind::Reduction,
+        Kind::Replay,
+        Kind::Failure,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Pruning => "pruning",
             Kind::Engines => "engines",
+            Kind::Reduction => "reduction",
             Kind::Replay => "replay",
             Kind::Failure => "failure",
         }
     }
 }
 
-/// The four results (the JIT ones absent without a JIT) and the problems.
+/// The five results (the JIT ones absent without a JIT) and the problems.
 fn check_instance(
     program: &Program,
     jit: Option<&JitProver>,
@@ -157,14 +174,21 @@ fn check_instance(
         budget,
         prune: true,
         horizon: None,
+        reduce: false,
+        explain: true,
     };
     let full = Options {
         prune: false,
         ..pruned
     };
+    let reduced = Options {
+        reduce: true,
+        ..pruned
+    };
     let mut results = vec![
         prove::prove_instance(program, inst, pruned),
         prove::prove_instance(program, inst, full),
+        prove::prove_instance(program, inst, reduced),
     ];
     if let Some(jit) = jit {
         results.push(jit.prove(inst, pruned));
@@ -173,10 +197,10 @@ fn check_instance(
     let mut problems: Vec<(Kind, String)> = Vec::new();
     let errors = results.iter().filter(|r| r.is_err()).count();
     if errors > 0 && errors < results.len() {
-        let interpreter_ok = results.iter().take(2).all(Result::is_ok);
+        let interpreter_ok = results.iter().take(3).all(Result::is_ok);
         for (i, (r, way)) in results.iter().zip(WAYS).enumerate() {
             if let Err(e) = r {
-                let kind = if i >= 2 && interpreter_ok {
+                let kind = if i >= 3 && interpreter_ok {
                     Kind::Engines
                 } else {
                     Kind::Failure
@@ -185,13 +209,15 @@ fn check_instance(
             }
         }
     }
-    // Pruning against no pruning on each engine, and engine against engine
-    // under the same pruning; transitivity covers the rest.
+    // Pruning against no pruning on each engine, engine against engine
+    // under the same pruning, and the reductions against the plain pruned
+    // search; transitivity covers the rest.
     let pairs = [
         (0, 1, Kind::Pruning),
-        (2, 3, Kind::Pruning),
-        (0, 2, Kind::Engines),
-        (1, 3, Kind::Engines),
+        (3, 4, Kind::Pruning),
+        (0, 3, Kind::Engines),
+        (1, 4, Kind::Engines),
+        (0, 2, Kind::Reduction),
     ];
     for (a, b, kind) in pairs {
         let (Some(Ok(x)), Some(Ok(y))) = (results.get(a), results.get(b)) else {
@@ -280,10 +306,11 @@ pub struct Tally {
     pub verdicts: [usize; 3],
     pub states_pruned: usize,
     pub states_unpruned: usize,
+    pub decided_by_bound: usize,
     pub jit_unavailable: usize,
     pub disagreements: usize,
     /// Instances with a problem of each [`Kind`], in `Kind::ALL` order.
-    pub by_kind: [usize; 4],
+    pub by_kind: [usize; 5],
     /// Sites with at least one disagreement.
     pub disagreeing_sites: usize,
 }
@@ -297,6 +324,7 @@ impl Tally {
         }
         self.states_pruned += outcome.states_pruned;
         self.states_unpruned += outcome.states_unpruned;
+        self.decided_by_bound += outcome.decided_by_bound;
         self.jit_unavailable += usize::from(outcome.jit_unavailable);
         self.disagreements += outcome.disagreements.len();
         for d in &outcome.disagreements {
@@ -322,7 +350,8 @@ impl Tally {
         format!(
             "soundness {what}: {} sites ({} not compiled, {} without JIT), {} task instances \
              ({} feasible, {} infeasible, {} undecided), {} disagreements on {} sites \
-             ({}), states pruned/unpruned {}/{}, {seconds:.1} s",
+             ({}), states pruned/unpruned {}/{}, decided by the static bound {}, \
+             {seconds:.1} s",
             self.sites,
             self.not_compiled,
             self.jit_unavailable,
@@ -335,6 +364,7 @@ impl Tally {
             kinds.join(", "),
             self.states_pruned,
             self.states_unpruned,
+            self.decided_by_bound,
         )
     }
 }
