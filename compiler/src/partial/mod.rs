@@ -63,10 +63,11 @@ pub fn analyse(
     };
     mark_provisional(diags, start, &stubs);
     let broken = broken_invariants(diags, start, &lowered);
+    let failed_tasks = tasks_with_errors(diags, start);
     let program = lowered.program;
     let proofs = match &options.prove {
         Some(prove) => {
-            let runs = without_invariants(&program, &broken, &mut stubs);
+            let runs = without_broken(&program, &broken, &failed_tasks, &mut stubs);
             let start = diags.len();
             let proofs = crate::verify::verify(
                 view,
@@ -105,15 +106,29 @@ fn broken_invariants(
         .collect()
 }
 
-/// `program` without the `broken` invariants (which join `stubs`), when there
-/// are any: with an invariant false from the start, every marker touching it
-/// would be refused and every task fail for that one reason.
-fn without_invariants(
+/// The tasks an error found on the lowered program is about (an M205 that
+/// only running a task's `setup` finds): searching them would only restate
+/// that error as an F401.
+fn tasks_with_errors(diags: &Diagnostics, start: usize) -> Vec<String> {
+    diags.as_slice()[start..]
+        .iter()
+        .filter(|d| d.is_error())
+        .filter_map(|d| d.object.as_deref()?.strip_prefix("task "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `program` without the `broken` invariants and the `failed` tasks (which
+/// join `stubs`), when there are any: with an invariant false from the
+/// start, every marker touching it would be refused and every task fail for
+/// that one reason; a task with an error is not searched.
+fn without_broken(
     program: &Program,
     broken: &[usize],
+    failed: &[String],
     stubs: &mut Vec<Stub>,
 ) -> Option<Program> {
-    if broken.is_empty() {
+    if broken.is_empty() && failed.is_empty() {
         return None;
     }
     let mut runs = program.clone();
@@ -125,6 +140,16 @@ fn without_invariants(
             stubs.push(Stub {
                 object: format!("invariant {}", inv.name),
                 kind: StubKind::Invariant,
+            });
+        }
+        keep
+    });
+    runs.tasks.retain(|task| {
+        let keep = !failed.contains(&task.name);
+        if !keep {
+            stubs.push(Stub {
+                object: format!("task {}", task.name),
+                kind: StubKind::Task,
             });
         }
         keep
