@@ -49,7 +49,7 @@ impl<'n, 'a> ExprLowerer<'n, 'a> {
     /// Rendering a page changes no state and no slot a `let` can see, so
     /// evaluating the expression where it is used gives the value it had
     /// where it was declared (faults included), and every engine that runs
-    /// page expressions handles it unchanged (docs/decisions-pending/page.md).
+    /// page expressions handles it unchanged (docs/DECISIONS.md 51).
     pub fn inline(&mut self, ident: &ast::Ident, value: ir::Expr) {
         self.inlined.insert(ident.span, value);
     }

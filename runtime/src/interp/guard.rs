@@ -7,7 +7,7 @@
 //! navigation on to its `else` page, whose arguments are evaluated in that
 //! frame and the current state; that page's guards are checked in turn. The
 //! step is never rejected by a guard. Two cases cannot redirect and show the
-//! page reached so far instead (docs/decisions-pending/page.md): a guard
+//! page reached so far instead (docs/DECISIONS.md 51): a guard
 //! whose `else` arguments fault, and a chain that has already redirected as
 //! many times as the site has pages (the guards redirect in a cycle). The JIT
 //! (`jit::guard`) follows the same rule.

@@ -7,7 +7,7 @@
 //! `5:30pm`, `5:30 p.m.`, `5 pm`, `noon`, `midnight`; with `am`/`pm` the hour
 //! runs 1–12 (`12:30 am` is 00:30, `12 pm` is noon), without it the minutes
 //! are required (`17` is not a time). Case, a trailing period and commas are
-//! ignored; other words are not (docs/decisions-pending/answers.md).
+//! ignored; other words are not (docs/DECISIONS.md 52).
 
 use crate::value::{days_in_month, Date, Time};
 

@@ -6,7 +6,7 @@
 //! first exactly three digits), and optional decimals after a `.`. So `3`,
 //! `3 payments`, `it costs $12.50`, `1299.00 dollars` and `-$25.00` read; `3 or
 //! 4`, `ThinkPad X1 costs $1,299`, `3rd` and the European `1.299,00` do not
-//! (docs/decisions-pending/answers.md).
+//! (docs/DECISIONS.md 52).
 
 /// The most words an `Int` or `Money` answer may have in all.
 pub(super) const MAX_PHRASE_WORDS: usize = 4;
