@@ -14,7 +14,7 @@
 //! diagnostics are produced, is the same on every run.
 
 use super::Symbols;
-use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -287,6 +287,11 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
         ))
         .object(format!("page {name}"));
         d.after.extend(depends_on.iter().cloned());
+        if depends_on.is_empty() {
+            if let Some(fix) = link_from_start(symbols, start, name, page) {
+                d = d.fix(fix);
+            }
+        }
         // An incoming edge from another unreachable page explains why the link the
         // author did write does not help.
         if let Some(edge) = incoming(graph, name).find(|e| !reachable.contains(e.from)) {
@@ -300,6 +305,40 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
         }
         diags.push(d);
     }
+}
+
+/// The repair S101's help describes, as a fix: a link to `page` after the
+/// last element of the start page. Only for a page without parameters (a
+/// link then needs no argument to guess), a start page in the same file with
+/// at least one element, and a finding that does not wait on a broken link
+/// elsewhere (then the broken link is the thing to repair).
+fn link_from_start(symbols: &Symbols<'_>, start: &str, name: &str, page: &PageDecl) -> Option<Fix> {
+    if !page.params.is_empty() {
+        return None;
+    }
+    let last = symbols.pages.get(start)?.body.last()?;
+    if last.span.file != page.name.span.file {
+        return None;
+    }
+    Some(Fix::Replace {
+        start: last.span.end,
+        end: last.span.end,
+        text: format!("\n  link \"{}\" -> {name}", spaced_words(name)),
+    })
+}
+
+/// `OrderHistory` → `Order history`: a page name as a link label.
+fn spaced_words(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if i > 0 && c.is_uppercase() {
+            out.push(' ');
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Edges into `page` from other pages, in page-name then document order.

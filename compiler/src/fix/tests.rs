@@ -216,3 +216,53 @@ fn a_diff_shows_the_change_with_context() {
     assert!(diff.contains("-b\n+B\n"), "{diff}");
     assert!(unified_diff("x", "same", "same").is_empty());
 }
+
+#[test]
+fn a_created_page_links_back_to_the_start_and_is_no_dead_end() {
+    let text = clean_shop().replace(
+        "link \"Home\" -> Home",
+        "link \"Home\" -> Home\n  link \"Help\" -> Help",
+    );
+    let o = fix(&text);
+    let after = fixed_text(&o);
+    assert!(
+        after.contains(
+            "page Help {\n  title \"Help\"\n  heading \"Help\"\n  link \"Home\" -> Home\n}"
+        ),
+        "{after}"
+    );
+    assert!(codes(&o.last).is_empty(), "{:?}", codes(&o.last));
+}
+
+#[test]
+fn a_negative_seed_amount_loses_its_sign() {
+    let text = clean_shop()
+        .replace("stock: Int }", "stock: Int  price: Money }")
+        .replace("stock: 3 }", "stock: 3, price: -$4.50 }");
+    let o = fix(&text);
+    assert!(o.first.iter().any(|d| d.code == Code::M201));
+    assert!(
+        fixed_text(&o).contains("price: $4.50 }"),
+        "{}",
+        fixed_text(&o)
+    );
+    assert!(codes(&o.last).is_empty(), "{:?}", codes(&o.last));
+}
+
+#[test]
+fn an_orphan_page_gets_a_link_from_the_start_page() {
+    let text = format!(
+        "{}page Contact {{\n  text \"Write to us\"\n  link \"Home\" -> Home\n}}\n",
+        clean_shop()
+    );
+    let o = fix(&text);
+    assert!(o.first.iter().any(|d| d.code == Code::S101));
+    let after = fixed_text(&o);
+    assert!(
+        after.contains(
+            "for p in Product { link \"{p.name}\" -> Detail(p) }\n  link \"Contact\" -> Contact\n}"
+        ),
+        "{after}"
+    );
+    assert!(codes(&o.last).is_empty(), "{:?}", codes(&o.last));
+}

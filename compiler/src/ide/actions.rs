@@ -180,14 +180,34 @@ impl Analysis {
         };
         let text = self.text(at.file);
         let sep = if text.ends_with('\n') { "\n" } else { "\n\n" };
+        // A way back to the start keeps the new page from being a dead end
+        // (S103), when the start page takes no arguments.
+        let back = match self.start_page() {
+            Some(start) if start != name => format!("  link \"Home\" -> {start}\n"),
+            _ => String::new(),
+        };
         Some(Edit {
             file: at.file,
             start: text.len(),
             end: text.len(),
             text: format!(
-                "{sep}page {name}{params} {{\n  title \"{name}\"\n  heading \"{name}\"\n}}\n"
+                "{sep}page {name}{params} {{\n  title \"{name}\"\n  heading \"{name}\"\n{back}}}\n"
             ),
         })
+    }
+
+    /// The site's start page, when it is named without arguments.
+    fn start_page(&self) -> Option<&str> {
+        self.compilation
+            .files
+            .iter()
+            .flat_map(|f| &f.decls)
+            .find_map(|d| match &d.kind {
+                DeclKind::Site(site) => site.start.as_ref(),
+                _ => None,
+            })
+            .filter(|start| start.args.is_empty())
+            .map(|start| start.name.name.as_str())
     }
 }
 

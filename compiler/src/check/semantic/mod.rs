@@ -18,7 +18,7 @@ mod tests;
 mod walk;
 
 use super::Symbols;
-use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
 use placeholder::check_placeholder;
 pub use placeholder::find_placeholder;
@@ -198,6 +198,12 @@ fn negative_money(table: &str, init: &FieldInit, cents: i64) -> Diagnostic {
     .help(format!(
         "seed amounts are zero or more; write `{positive}` if that is what you meant"
     ))
+    // A sign slipped in: the amount without it is the repair the help offers.
+    .fix(Fix::Replace {
+        start: init.value.span.start,
+        end: init.value.span.end,
+        text: positive,
+    })
     .object(format!("table {table}"))
 }
 
