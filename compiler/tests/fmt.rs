@@ -119,6 +119,14 @@ fn examples_and_stdlib_are_formatted() {
     assert!(checked >= 20, "only {checked} files checked");
 }
 
+/// A fixture named after a syntax code (E001–E003), or about what follows
+/// from syntax errors: its source need not parse.
+fn is_syntax_fixture(path: &Path) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        ["E001", "E002", "E003"].iter().any(|c| n.starts_with(c)) || n.contains("syntax_error")
+    })
+}
+
 #[test]
 fn fixtures_format_stably_and_keep_their_diagnostics() {
     let mut failures = Vec::new();
@@ -127,12 +135,14 @@ fn fixtures_format_stably_and_keep_their_diagnostics() {
     for path in &fixtures {
         if check_file(path, &mut failures).is_some() {
             formatted += 1;
+        } else if !is_syntax_fixture(path) {
+            // Only the fixtures planted with syntax errors may be refused.
+            failures.push(format!("{}: refused by the formatter", path.display()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Only the fixtures planted with syntax errors are refused.
     assert!(
-        formatted + 10 >= fixtures.len(),
+        formatted >= 60,
         "only {formatted} of {} fixtures format",
         fixtures.len()
     );
