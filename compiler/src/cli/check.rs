@@ -23,6 +23,31 @@ pub enum Color {
     Never,
 }
 
+/// The bounded search's flags, for every command that runs the whole check.
+#[derive(Args)]
+pub struct SearchArgs {
+    /// Skip the bounded reachability search (F401–F406, C302): static checks only.
+    #[arg(long)]
+    no_prove: bool,
+    /// Distinct states the search may explore per task instance.
+    #[arg(long, default_value_t = wsite_runtime::prove::DEFAULT_BUDGET)]
+    budget: usize,
+}
+
+impl SearchArgs {
+    /// The compiler options these flags ask for: every analysis, the search
+    /// with its budget unless `--no-prove`.
+    pub fn options(&self) -> wsitec::Options {
+        wsitec::Options {
+            prove: (!self.no_prove).then_some(wsite_runtime::prove::Options {
+                budget: self.budget,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct CheckArgs {
     /// `.wsite` files (each its own program) or directories (one program each).
@@ -32,12 +57,8 @@ pub struct CheckArgs {
     /// each) or `sarif` (one SARIF 2.1.0 log per program, a line each).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Skip the bounded reachability search (F401–F406, C302): static checks only.
-    #[arg(long)]
-    no_prove: bool,
-    /// Distinct states the search may explore per task instance.
-    #[arg(long, default_value_t = wsite_runtime::prove::DEFAULT_BUDGET)]
-    budget: usize,
+    #[command(flatten)]
+    search: SearchArgs,
     #[arg(long, value_enum, default_value = "auto")]
     color: Color,
 }
@@ -55,15 +76,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             }
         };
         let name = input.name.clone();
-        let options = wsitec::Options {
-            prove: (!args.no_prove).then_some(wsite_runtime::prove::Options {
-                budget: args.budget,
-                ..Default::default()
-            }),
-            only_task: None,
-            ..Default::default()
-        };
-        let compiled = load::compile_with(input, options);
+        let compiled = load::compile_with(input, args.search.options());
         any_error |= compiled.has_errors();
         match args.format {
             Format::Json => {

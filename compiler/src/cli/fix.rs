@@ -9,6 +9,7 @@
 //! the fixed text) or a file could not be read or written, 2 on bad usage
 //! (INTERFACES.md).
 
+use super::check::SearchArgs;
 use super::load;
 use clap::{Args, ValueEnum};
 use serde_json::json;
@@ -35,25 +36,15 @@ pub struct FixArgs {
     /// `human` (a diff and a summary) or `json` (one object per program, a line each).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Check without the bounded reachability search (F401–F406, C302).
-    #[arg(long)]
-    no_prove: bool,
-    /// Distinct states the search may explore per task instance.
-    #[arg(long, default_value_t = wsite_runtime::prove::DEFAULT_BUDGET)]
-    budget: usize,
+    #[command(flatten)]
+    search: SearchArgs,
     /// Rounds of fixing at most (a round's fixes may enable the next's).
     #[arg(long, default_value_t = fix::DEFAULT_ROUNDS)]
     rounds: usize,
 }
 
 pub fn run(args: FixArgs) -> ExitCode {
-    let options = wsitec::Options {
-        prove: (!args.no_prove).then_some(wsite_runtime::prove::Options {
-            budget: args.budget,
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
+    let options = args.search.options();
     let mut failed = false;
     for path in &args.files {
         if load::is_artifact(path) {
