@@ -33,9 +33,16 @@ pub struct GenArgs {
     raw: bool,
     /// With `--raw`, only the defects that leave a site runnable (orphan
     /// pages, missing buttons, placeholders, hard-coded prices, impossible
-    /// tasks): the raw side of the training experiment.
+    /// tasks, short horizons, unreachable goals), with task-blocking ones
+    /// aimed so that `--feasible` of the task instances stay feasible: the
+    /// raw side of the training experiment.
     #[arg(long, requires = "raw")]
     runnable: bool,
+    /// With `--runnable`, the share of task instances left feasible over
+    /// the corpus (each site within ±0.2 of it); the default is the pilot
+    /// study's raw scaffolds.
+    #[arg(long, requires = "runnable", default_value_t = raw::PAPER_FEASIBLE, value_parser = share)]
+    feasible: f64,
     /// Check and prove every site and print the corpus figures (raw sites:
     /// the detection rate per defect kind).
     #[arg(long)]
@@ -60,7 +67,7 @@ pub fn run(args: GenArgs) -> ExitCode {
             .map(|(i, s)| {
                 let seed = args.seed.wrapping_add(i as u64);
                 if args.runnable {
-                    raw::inject_runnable(s, seed)
+                    raw::inject_runnable_at(s, seed, args.feasible)
                 } else {
                     raw::inject(s, seed)
                 }
@@ -81,6 +88,9 @@ pub fn run(args: GenArgs) -> ExitCode {
     if let Some(raws) = &raws {
         for (e, r) in entries.iter_mut().zip(raws) {
             e["defects"] = json!(r.defects);
+            if args.runnable {
+                e["aimed"] = json!({ "instances": r.instances, "blocked": r.aimed_blocked });
+            }
         }
     }
     let mut summary = Value::Null;
@@ -100,6 +110,8 @@ pub fn run(args: GenArgs) -> ExitCode {
         "domain": args.domain,
         "split": args.split,
         "raw": args.raw,
+        "runnable": args.runnable,
+        "feasible": args.runnable.then_some(args.feasible),
         "templates": templates(&sites),
         "summary": summary,
         "sites": entries,
@@ -131,6 +143,14 @@ fn generate(args: &GenArgs) -> Result<Vec<GeneratedSite>, String> {
                 .ok_or("say which `--domain` (or ask for a `--split`, which covers all six)")?;
             gen::generate(domain, args.seed, args.count)
         }
+    }
+}
+
+/// A share in `0..=1`.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{text}` should be a share between 0 and 1, like 0.486")),
     }
 }
 
@@ -250,21 +270,10 @@ fn raw_stats(
             percent(r.alone_detected, r.alone_injected)
         );
     }
-    let defects: usize = raws.iter().map(|r| r.defects.len()).sum();
-    let accepted = checked.iter().filter(|c| c.accepted).count();
-    let (instances, feasible) = checked
-        .iter()
-        .fold((0, 0), |(i, f), c| (i + c.instances, f + c.feasible));
-    println!(
-        "{} raw sites, {:.2} defects per site; {} with errors; `wsitec build --drop-infeasible` accepts {}; {}/{} proven task instances feasible",
-        raws.len(),
-        defects as f64 / raws.len().max(1) as f64,
-        checked.iter().filter(|c| c.has_errors).count(),
-        accepted,
-        feasible,
-        instances
-    );
-    json!({ "rates": rates, "accepted": accepted, "defects_per_site": defects as f64 / raws.len().max(1) as f64 })
+    let shares = raw::shares(raws, &checked);
+    println!();
+    print!("{}", raw::shares_table(&shares));
+    json!({ "rates": rates, "shares": shares, "accepted": shares.accepted, "defects_per_site": shares.defects_per_site })
 }
 
 fn percent(part: usize, whole: usize) -> String {
