@@ -6,6 +6,9 @@
 //! runs, each aimed at one task:
 //! - the buttons of the marker its witness clicks left out (structural,
 //!   S102): every task that needs that marker goes with it;
+//! - that marker's `requires qty > 0` written `qty > 1` while its buttons
+//!   ask for one (consistency: a precondition the site's own data never
+//!   meets; F401 on the task), with the same reach;
 //! - a horizon shorter than its shortest witness (feasibility, F401 or, for
 //!   a retrieval task, F405);
 //! - a goal that also asks for rows of a table nothing writes (feasibility,
@@ -61,6 +64,13 @@ enum Edit {
     },
     /// The task's `goal` line and a table nothing writes.
     Goal { at: usize, table: String },
+    /// A marker's `requires qty > 0` line, and the aimed task's line.
+    Guard {
+        at: usize,
+        task_line: usize,
+        retrieval: bool,
+        marker: String,
+    },
     /// Every button line of a marker, and the marker's declaration.
     Buttons {
         marker: String,
@@ -245,9 +255,7 @@ fn candidates(e: &Editor, proofs: &[TaskProof], t: usize) -> Vec<Candidate> {
             edit: Edit::Goal { at, table },
         });
     }
-    if let Some(c) = missing_buttons(e, proofs, t) {
-        out.push(c);
-    }
+    out.extend(marker_candidates(e, proofs, t, task_line));
     out
 }
 
@@ -290,10 +298,56 @@ fn unwritten_table(e: &Editor) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Leaving out every button of a marker that every instance of task `t`
-/// clicks, when the site declares that marker: it blocks each task whose
-/// every instance clicks one of those buttons.
-fn missing_buttons(e: &Editor, proofs: &[TaskProof], t: usize) -> Option<Candidate> {
+/// Ways to break a marker that every instance of task `t` triggers, when
+/// the site declares that marker: leaving out every button of it, or (when
+/// every button asks for one of a thing) a `requires` that asks for more than
+/// one. Either blocks each task whose every instance clicks those buttons.
+fn marker_candidates(
+    e: &Editor,
+    proofs: &[TaskProof],
+    t: usize,
+    task_line: usize,
+) -> Vec<Candidate> {
+    let Some((marker, lines, decl, blocks)) = marker_needed(e, proofs, t) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let asks_one = lines.iter().all(|&i| e.lines[i].text.contains(", 1)"));
+    let guard = (decl..e.lines.len())
+        .take_while(|&i| e.lines[i].text != "{")
+        .find(|&i| e.lines[i].text.starts_with("  requires qty > 0 else "));
+    if let Some(at) = guard.filter(|&at| asks_one && !e.used[at]) {
+        out.push(Candidate {
+            kind: DefectKind::ContradictoryGuard,
+            blocks: blocks.clone(),
+            edit: Edit::Guard {
+                at,
+                task_line,
+                retrieval: proofs[t].retrieval,
+                marker: marker.clone(),
+            },
+        });
+    }
+    out.push(Candidate {
+        kind: DefectKind::MissingButton,
+        blocks,
+        edit: Edit::Buttons {
+            marker,
+            lines,
+            decl,
+        },
+    });
+    out
+}
+
+/// The marker every instance of task `t` triggers (the last such in its
+/// witness), its button lines, its declaration, and the tasks whose every
+/// instance clicks one of those buttons.
+fn marker_needed(
+    e: &Editor,
+    proofs: &[TaskProof],
+    t: usize,
+) -> Option<(String, Vec<usize>, usize, Vec<usize>)> {
     let marker_of = |i: usize| -> Option<String> {
         let l = e.lines[i].text.trim_start();
         let rest = l.strip_prefix("button ")?;
@@ -317,7 +371,7 @@ fn missing_buttons(e: &Editor, proofs: &[TaskProof], t: usize) -> Option<Candida
     if lines.iter().any(|&i| e.used[i]) {
         return None;
     }
-    let blocks = (0..proofs.len())
+    let blocks: Vec<usize> = (0..proofs.len())
         .filter(|&u| {
             proofs[u].feasible
                 && proofs[u]
@@ -326,15 +380,7 @@ fn missing_buttons(e: &Editor, proofs: &[TaskProof], t: usize) -> Option<Candida
                     .all(|c| c.iter().any(|i| lines.contains(i)))
         })
         .collect();
-    Some(Candidate {
-        kind: DefectKind::MissingButton,
-        blocks,
-        edit: Edit::Buttons {
-            marker,
-            lines,
-            decl,
-        },
-    })
+    Some((marker, lines, decl, blocks))
 }
 
 fn apply(e: &mut Editor, c: &Candidate, p: &TaskProof, rng: &mut Rng) {
@@ -348,11 +394,10 @@ fn apply(e: &mut Editor, c: &Candidate, p: &TaskProof, rng: &mut Rng) {
             let short = rng.range(1, *steps as u64 - 1);
             e.edit(*at, format!("  horizon {short}"));
             e.used[*task_line] = true;
-            let code = if *retrieval { "F405" } else { "F401" };
             e.record(
                 *task_line,
                 c.kind,
-                &[code],
+                &[failure_code(*retrieval)],
                 format!(
                     "task `{}` given {short} steps, fewer than its {steps}-step solution",
                     p.name
@@ -371,6 +416,25 @@ fn apply(e: &mut Editor, c: &Candidate, p: &TaskProof, rng: &mut Rng) {
                 &["F402"],
                 format!(
                     "task `{}` also asks for more than 999 `{table}` rows, which nothing writes",
+                    p.name
+                ),
+            );
+        }
+        Edit::Guard {
+            at,
+            task_line,
+            retrieval,
+            marker,
+        } => {
+            let text = e.lines[*at].text.replacen("qty > 0", "qty > 1", 1);
+            e.edit(*at, text);
+            e.used[*task_line] = true;
+            e.record(
+                *task_line,
+                c.kind,
+                &[failure_code(*retrieval)],
+                format!(
+                    "`{marker}` requires more than one while its buttons ask for one (task `{}`)",
                     p.name
                 ),
             );
@@ -394,5 +458,15 @@ fn apply(e: &mut Editor, c: &Candidate, p: &TaskProof, rng: &mut Rng) {
                 ),
             );
         }
+    }
+}
+
+/// What the prover reports on a task no witness completes within its
+/// horizon: F405 for a retrieval task, F401 for the others.
+fn failure_code(retrieval: bool) -> &'static str {
+    if retrieval {
+        "F405"
+    } else {
+        "F401"
     }
 }

@@ -105,7 +105,9 @@ impl Editor {
             DefectKind::ContradictoryData => self.contradictory(rng),
             DefectKind::ImpossibleTask => self.impossible_task(rng),
             // Aimed at a task by `block`, never drawn at a rate.
-            DefectKind::ShortHorizon | DefectKind::UnreachableGoal => None,
+            DefectKind::ShortHorizon
+            | DefectKind::UnreachableGoal
+            | DefectKind::ContradictoryGuard => None,
         };
     }
 

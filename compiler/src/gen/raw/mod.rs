@@ -103,10 +103,13 @@ pub enum DefectKind {
     ShortHorizon,
     /// A task's goal that asks for what no marker ever writes (F402).
     UnreachableGoal,
+    /// A marker's precondition that its own buttons never meet (F401 on
+    /// the tasks that need it).
+    ContradictoryGuard,
 }
 
 impl DefectKind {
-    pub const ALL: [DefectKind; 10] = [
+    pub const ALL: [DefectKind; 11] = [
         DefectKind::BrokenLink,
         DefectKind::OrphanPage,
         DefectKind::MissingButton,
@@ -117,6 +120,7 @@ impl DefectKind {
         DefectKind::ImpossibleTask,
         DefectKind::ShortHorizon,
         DefectKind::UnreachableGoal,
+        DefectKind::ContradictoryGuard,
     ];
 
     pub fn name(self) -> &'static str {
@@ -131,6 +135,7 @@ impl DefectKind {
             DefectKind::ImpossibleTask => "impossible_task",
             DefectKind::ShortHorizon => "short_horizon",
             DefectKind::UnreachableGoal => "unreachable_goal",
+            DefectKind::ContradictoryGuard => "contradictory_guard",
         }
     }
 
@@ -142,7 +147,9 @@ impl DefectKind {
             DefectKind::PlaceholderText
             | DefectKind::NegativePrice
             | DefectKind::ImpossibleDate => Category::Semantic,
-            DefectKind::ContradictoryData => Category::Consistency,
+            DefectKind::ContradictoryData | DefectKind::ContradictoryGuard => {
+                Category::Consistency
+            }
             DefectKind::ImpossibleTask | DefectKind::ShortHorizon | DefectKind::UnreachableGoal => {
                 Category::Feasibility
             }
@@ -158,6 +165,7 @@ impl DefectKind {
                 | DefectKind::ImpossibleTask
                 | DefectKind::ShortHorizon
                 | DefectKind::UnreachableGoal
+                | DefectKind::ContradictoryGuard
         )
     }
 
@@ -173,6 +181,7 @@ impl DefectKind {
                 | DefectKind::ImpossibleTask
                 | DefectKind::ShortHorizon
                 | DefectKind::UnreachableGoal
+                | DefectKind::ContradictoryGuard
         )
     }
 }
@@ -205,7 +214,7 @@ pub const RUNNABLE_RATES: [(DefectKind, f64); 4] = [
 /// The kinds that leave a site runnable: its program still lowers and its
 /// environments run, only some tasks cannot be done and some pages are
 /// wrong. The raw side of the raw-versus-verified training experiment.
-pub const RUNNABLE: [DefectKind; 7] = [
+pub const RUNNABLE: [DefectKind; 8] = [
     DefectKind::OrphanPage,
     DefectKind::MissingButton,
     DefectKind::PlaceholderText,
@@ -213,6 +222,7 @@ pub const RUNNABLE: [DefectKind; 7] = [
     DefectKind::ImpossibleTask,
     DefectKind::ShortHorizon,
     DefectKind::UnreachableGoal,
+    DefectKind::ContradictoryGuard,
 ];
 
 /// One injected defect.
@@ -281,7 +291,7 @@ pub fn inject_only(site: &GeneratedSite, kind: DefectKind, count: usize, seed: u
     let mut rng = Rng(seed ^ 0x6f6e_6c79);
     let mut e = Editor::new(site, false);
     match kind {
-        DefectKind::ShortHorizon | DefectKind::UnreachableGoal => {
+        DefectKind::ShortHorizon | DefectKind::UnreachableGoal | DefectKind::ContradictoryGuard => {
             block::aim_only(&mut e, site, kind, count, &mut rng);
         }
         _ => e.inject_counts(&[(kind, count)], &mut rng),
