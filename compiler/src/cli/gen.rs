@@ -150,7 +150,9 @@ fn generate(args: &GenArgs) -> Result<Vec<GeneratedSite>, String> {
 fn share(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("`{text}` should be a share between 0 and 1, like 0.486")),
+        _ => Err(format!(
+            "`{text}` should be a share between 0 and 1, like 0.486"
+        )),
     }
 }
 

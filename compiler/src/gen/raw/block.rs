@@ -115,7 +115,10 @@ pub(super) fn aim(e: &mut Editor, site: &GeneratedSite, share: f64, rng: &mut Rn
         }
         count += gain;
     }
-    Aim { instances, blocked: count }
+    Aim {
+        instances,
+        blocked: count,
+    }
 }
 
 /// Blocks up to `count` tasks with `kind` alone (for measuring detection).
@@ -206,7 +209,9 @@ fn prove(site: &GeneratedSite) -> Vec<TaskProof> {
 fn element_lines(lines: &[&str], key: &str) -> Vec<usize> {
     if key.starts_with('#') {
         let id = format!(" {key} ");
-        return (0..lines.len()).filter(|&i| lines[i].contains(&id)).collect();
+        return (0..lines.len())
+            .filter(|&i| lines[i].contains(&id))
+            .collect();
     }
     let mut parts = key.split(':');
     let (Some(page), Some(Ok(line))) = (parts.next(), parts.next().map(str::parse::<usize>)) else {

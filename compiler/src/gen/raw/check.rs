@@ -199,7 +199,8 @@ pub struct Shares {
 pub fn shares(raws: &[RawSite], checks: &[Checked]) -> Shares {
     let sites = raws.len().max(1) as f64;
     let all = || raws.iter().flat_map(|r| &r.defects);
-    let per_site = |keep: &dyn Fn(&Injected) -> bool| all().filter(|d| keep(d)).count() as f64 / sites;
+    let per_site =
+        |keep: &dyn Fn(&Injected) -> bool| all().filter(|d| keep(d)).count() as f64 / sites;
     let clean: usize = raws.iter().map(|r| r.instances).sum();
     let aimed: usize = raws.iter().map(|r| r.aimed_blocked).sum();
     Shares {
@@ -227,7 +228,11 @@ pub fn shares_table(s: &Shares) -> String {
         .iter()
         .find(|(c, _)| *c == Category::Feasibility)
         .map_or(0.0, |(_, n)| n / s.defects_per_site.max(f64::MIN_POSITIVE));
-    let _ = writeln!(out, "{:<34} {:>12} {:>8}", "raw corpus", "achieved", "paper");
+    let _ = writeln!(
+        out,
+        "{:<34} {:>12} {:>8}",
+        "raw corpus", "achieved", "paper"
+    );
     let mut row = |what: &str, got: String, paper: String| {
         let _ = writeln!(out, "{what:<34} {got:>12} {paper:>8}");
     };
@@ -237,7 +242,11 @@ pub fn shares_table(s: &Shares) -> String {
         format!("{:.1}%", 100.0 * PAPER_FEASIBLE),
     );
     if let Some(aimed) = s.aimed_feasible {
-        row("  aimed at (clean proofs)", format!("{:.1}%", 100.0 * aimed), "".into());
+        row(
+            "  aimed at (clean proofs)",
+            format!("{:.1}%", 100.0 * aimed),
+            "".into(),
+        );
     }
     row(
         "defects per site",
@@ -245,7 +254,11 @@ pub fn shares_table(s: &Shares) -> String {
         format!("{PAPER_DEFECTS:.1}"),
     );
     for (cat, n) in &s.per_category {
-        row(&format!("  {}", cat.name()), format!("{n:.2}"), String::new());
+        row(
+            &format!("  {}", cat.name()),
+            format!("{n:.2}"),
+            String::new(),
+        );
     }
     row(
         "  feasibility share of defects",

@@ -143,7 +143,12 @@ impl Editor {
     }
 
     /// A random unused line among `among` that `want` accepts.
-    fn pick_among(&self, rng: &mut Rng, among: &[usize], want: impl Fn(&str) -> bool) -> Option<usize> {
+    fn pick_among(
+        &self,
+        rng: &mut Rng,
+        among: &[usize],
+        want: impl Fn(&str) -> bool,
+    ) -> Option<usize> {
         let places: Vec<usize> = among
             .iter()
             .copied()
@@ -354,7 +359,9 @@ impl Editor {
         // so that a page can hold several.
         let in_detail = self.page_lines("page Detail(");
         let at = self.pick_among(rng, &in_detail, |l| {
-            l.starts_with("page Detail(") || l.starts_with("  text \"") || l.starts_with("  heading \"")
+            l.starts_with("page Detail(")
+                || l.starts_with("  text \"")
+                || l.starts_with("  heading \"")
         })?;
         self.used[at] = true;
         let line = self.insert_after(at, format!("  text \"Special offer: only {price}\""));
@@ -436,4 +443,3 @@ impl Editor {
         Some(rest.split_whitespace().next()?.to_string())
     }
 }
-

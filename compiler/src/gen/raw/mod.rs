@@ -147,9 +147,7 @@ impl DefectKind {
             DefectKind::PlaceholderText
             | DefectKind::NegativePrice
             | DefectKind::ImpossibleDate => Category::Semantic,
-            DefectKind::ContradictoryData | DefectKind::ContradictoryGuard => {
-                Category::Consistency
-            }
+            DefectKind::ContradictoryData | DefectKind::ContradictoryGuard => Category::Consistency,
             DefectKind::ImpossibleTask | DefectKind::ShortHorizon | DefectKind::UnreachableGoal => {
                 Category::Feasibility
             }

@@ -70,7 +70,11 @@ fn the_aimed_share_follows_the_asked_one() {
         let all: usize = raws.iter().map(|r| r.instances).sum();
         raws.iter().map(|r| r.aimed_blocked).sum::<usize>() as f64 / all as f64
     };
-    assert_eq!(blocked(1.0), 0.0, "nothing blocked when all should stay feasible");
+    assert_eq!(
+        blocked(1.0),
+        0.0,
+        "nothing blocked when all should stay feasible"
+    );
     let (half, most) = (blocked(0.5), blocked(0.2));
     assert!(half < most, "{half} {most}");
     assert!((0.3..0.7).contains(&half), "{half}");
@@ -91,7 +95,10 @@ fn each_aimed_kind_is_reported_by_its_code_at_its_line() {
             let c = check(&alone);
             assert!(c.runs, "{kind:?} stops {} running", site.file_name);
             let placed = !alone.defects.is_empty();
-            assert!(!placed || c.feasible < c.instances, "{kind:?} blocked nothing");
+            assert!(
+                !placed || c.feasible < c.instances,
+                "{kind:?} blocked nothing"
+            );
             for (d, hit) in alone.defects.iter().zip(&c.detected) {
                 assert_eq!(d.kind, kind);
                 assert!(hit, "{d:?} not reported\n{}", alone.site.text);
@@ -107,7 +114,10 @@ fn each_aimed_kind_is_reported_by_its_code_at_its_line() {
 fn categories_and_blocking_follow_the_pilot_study() {
     assert_eq!(DefectKind::BrokenLink.category(), Category::Structural);
     assert_eq!(DefectKind::ShortHorizon.category(), Category::Feasibility);
-    assert_eq!(DefectKind::ContradictoryData.category(), Category::Consistency);
+    assert_eq!(
+        DefectKind::ContradictoryData.category(),
+        Category::Consistency
+    );
     assert!(DefectKind::MissingButton.blocks_tasks());
     assert!(!DefectKind::PlaceholderText.blocks_tasks());
     assert!(RUNNABLE.iter().all(|k| !matches!(
