@@ -15,7 +15,7 @@
 //!   F402).
 
 use super::editor::Editor;
-use super::{DefectKind, RAW_BUDGET};
+use super::{Category, DefectKind, RAW_BUDGET};
 use crate::gen::rng::Rng;
 use crate::gen::GeneratedSite;
 use wsite_runtime::env::ActionKind;
@@ -98,7 +98,7 @@ pub(super) fn aim(e: &mut Editor, site: &GeneratedSite, share: f64, rng: &mut Rn
         if candidates.is_empty() {
             continue;
         }
-        let c = rng.pick(&candidates);
+        let c = weighted(&candidates, rng);
         let gain: usize = c
             .blocks
             .iter()
@@ -141,6 +141,25 @@ pub(super) fn aim_only(
             done += 1;
         }
     }
+}
+
+/// One of `candidates` (not empty), a marker's three times as likely as a
+/// task's own lines: the pilot study finds feasibility defects only 11% of
+/// all, most blocking coming from missing controls and inconsistencies.
+fn weighted<'a>(candidates: &'a [Candidate], rng: &mut Rng) -> &'a Candidate {
+    let weight = |c: &Candidate| match c.kind.category() {
+        Category::Feasibility => 1,
+        _ => 3,
+    };
+    let total: u64 = candidates.iter().map(weight).sum();
+    let mut draw = rng.range(0, total - 1);
+    for c in candidates {
+        if draw < weight(c) {
+            return c;
+        }
+        draw -= weight(c);
+    }
+    &candidates[0]
 }
 
 /// A number in `[0, 1)`.
