@@ -699,6 +699,28 @@ fn gen_writes_a_split_with_its_manifest_and_refuses_bad_usage() {
         vec!["gen", "--split", "6/2", "-o", out],
         vec!["gen", "--count", "2", "-o", out],
         vec!["gen", "--domain", "astrology", "-o", out],
+        // A feasible share needs `--runnable`, and lies between 0 and 1.
+        vec![
+            "gen",
+            "--domain",
+            "social",
+            "--raw",
+            "--feasible",
+            "0.5",
+            "-o",
+            out,
+        ],
+        vec![
+            "gen",
+            "--domain",
+            "social",
+            "--raw",
+            "--runnable",
+            "--feasible",
+            "1.5",
+            "-o",
+            out,
+        ],
     ] {
         let run = wsitec(&bad);
         assert_eq!(run.status.code(), Some(2), "{bad:?}: {run:?}");
