@@ -56,7 +56,8 @@ if [ ! -d "$out/raw/train" ]; then
   "$wsitec" gen --split "$split" --seed 1 --raw --runnable --stats -o "$out/raw" \
     > "$out/raw-corpus.txt"
 fi
-tail -1 "$out/raw-corpus.txt"
+corpus=$(grep -v '^wrote' "$out/raw-corpus.txt" | tail -1)
+echo "raw corpus: $corpus"
 heldout=()
 if compgen -G "examples/heldout/*.wsite" >/dev/null; then
   heldout=(examples/heldout/*.wsite)
@@ -75,6 +76,8 @@ run_one() {
   "$wsitec" train "$out/raw/train" "${flags[@]}" --reward "$reward" --seed "$seed" \
     --steps "$steps" --no-eval -o "$out/runs/$name" $train_flags \
     > "$out/logs/$name.log" 2>&1 || return 1
+  local trained
+  trained=$(grep -v "^wrote" "$out/logs/$name.log" | tail -1)
   local policy="$out/runs/$name/policy.safetensors"
   if [ ${#heldout[@]} -gt 0 ]; then
     # shellcheck disable=SC2086
@@ -85,7 +88,7 @@ run_one() {
   "$wsitec" eval "$policy" "$out/clean/test" --seeds 1 --format json $eval_flags \
     > "$out/eval/$name.json.part" 2>> "$out/logs/$name.log" || return 1
   mv "$out/eval/$name.json.part" "$out/eval/$name.json" || return 1
-  echo "== $name: $(tail -1 "$out/logs/$name.log")"
+  echo "== $name: $trained"
 }
 
 # Every condition for seeds FROM..TO-1, WSITE_JOBS at a time; a run that
@@ -124,7 +127,7 @@ done
   echo "\`bash scripts/experiment.sh $train_sites $test_sites $steps $seeds\`" \
     "(WSITE_TRAIN_FLAGS='$train_flags'): $train_sites training and $test_sites test sites" \
     "(\`wsitec gen --split $split --seed 1\`), $steps steps a run, $seeds seeds a condition;" \
-    "held-out hand-written sites: ${#heldout[@]}. Raw corpus: $(tail -1 "$out/raw-corpus.txt")"
+    "held-out hand-written sites: ${#heldout[@]}. Raw corpus: $corpus"
   echo
   echo "![learning curves](curves.png)"
   echo

@@ -54,7 +54,11 @@ fn write_run(dir: &Path, name: &str, train_end: f64, test: f64) {
         .collect();
     std::fs::write(run.join("metrics.jsonl"), metrics).unwrap();
     std::fs::create_dir_all(dir.join("eval")).unwrap();
-    std::fs::write(dir.join("eval").join(format!("{name}.json")), evaluation(test)).unwrap();
+    std::fs::write(
+        dir.join("eval").join(format!("{name}.json")),
+        evaluation(test),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -67,24 +71,48 @@ fn an_experiment_directory_becomes_tables_and_a_figure() {
         ("verified-dense", 0.4),
     ] {
         for seed in 0..3 {
-            write_run(&dir, &format!("{condition}-{seed}"), 0.5, test + 0.01 * seed as f64);
+            write_run(
+                &dir,
+                &format!("{condition}-{seed}"),
+                0.5,
+                test + 0.01 * seed as f64,
+            );
         }
     }
     std::fs::create_dir_all(dir.join("eval-heldout")).unwrap();
-    std::fs::write(dir.join("eval-heldout/verified-dense-0.json"), evaluation(0.25)).unwrap();
+    std::fs::write(
+        dir.join("eval-heldout/verified-dense-0.json"),
+        evaluation(0.25),
+    )
+    .unwrap();
     let out = wsitec(&["report", dir.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // 0.40, 0.41, 0.42: half-width 4.303 · 0.01/√3 = 2.5 points; training
     // success over the last five updates (0.3 to 0.5) is 40%.
     assert!(
-        stdout.contains("| verified-dense | 3 | 41.0% | ±2.5 | 40.0%, 41.0%, 42.0% | 40.0% | 58.7% |"),
+        stdout.contains(
+            "| verified-dense | 3 | 41.0% | ±2.5 | 40.0%, 41.0%, 42.0% | 40.0% | 58.7% |"
+        ),
         "{stdout}"
     );
-    assert!(stdout.contains("| shop | 11.0% ±2.5 | 21.0% ±2.5 | 31.0% ±2.5 | 41.0% ±2.5 |"), "{stdout}");
+    assert!(
+        stdout.contains("| shop | 11.0% ±2.5 | 21.0% ±2.5 | 31.0% ±2.5 | 41.0% ±2.5 |"),
+        "{stdout}"
+    );
     assert!(stdout.contains("ordering raw-terminal < raw-dense < verified-terminal < verified-dense (by means): holds"), "{stdout}");
-    let heldout = stdout.split("Hand-written").nth(1).expect("a held-out section");
-    assert!(heldout.contains("| verified-dense | 1 | 25.0% | n/a | 25.0% | 40.0% | — |"), "{heldout}");
+    let heldout = stdout
+        .split("Hand-written")
+        .nth(1)
+        .expect("a held-out section");
+    assert!(
+        heldout.contains("| verified-dense | 1 | 25.0% | n/a | 25.0% | 40.0% | — |"),
+        "{heldout}"
+    );
     let png = std::fs::read(dir.join("curves.png")).expect("the figure");
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
 }
@@ -98,7 +126,11 @@ fn a_directory_without_runs_is_a_clear_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no runs in"));
     std::fs::write(dir.join("runs/oops"), "").unwrap();
     std::fs::create_dir_all(dir.join("runs/bad-0")).unwrap();
-    std::fs::write(dir.join("runs/bad-0/metrics.jsonl"), "{\"env_steps\":1}\nnot json\n").unwrap();
+    std::fs::write(
+        dir.join("runs/bad-0/metrics.jsonl"),
+        "{\"env_steps\":1}\nnot json\n",
+    )
+    .unwrap();
     let out = wsitec(&["report", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);

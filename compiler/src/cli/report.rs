@@ -64,7 +64,10 @@ pub fn run(args: ReportArgs) -> ExitCode {
 
 fn report(args: &ReportArgs) -> Result<(), ReportError> {
     let conditions = report::group(read_runs(&args.dir)?);
-    let figure = args.out.clone().unwrap_or_else(|| args.dir.join("curves.png"));
+    let figure = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.dir.join("curves.png"));
     report::figure::draw(&figure, &conditions).map_err(|e| ReportError::Plot(figure.clone(), e))?;
     print!("{}", report::table::markdown(&conditions));
     eprintln!("wrote {}", figure.display());
@@ -108,7 +111,8 @@ fn read_metrics(path: &Path) -> Result<Vec<UpdatePoint>, ReportError> {
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(k, line)| {
-            serde_json::from_str(line).map_err(|e| ReportError::Parse(path.to_path_buf(), Some(k + 1), e))
+            serde_json::from_str(line)
+                .map_err(|e| ReportError::Parse(path.to_path_buf(), Some(k + 1), e))
         })
         .collect()
 }

@@ -16,8 +16,7 @@ pub fn register() -> Result<(), PlotError> {
     static REGISTERED: OnceLock<Result<(), PlotError>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
-            register_font("sans-serif", FontStyle::Normal, DEJAVU_SANS)
-                .map_err(|_| PlotError::Font)
+            register_font("sans-serif", FontStyle::Normal, DEJAVU_SANS).map_err(|_| PlotError::Font)
         })
         .clone()
 }

@@ -100,8 +100,16 @@ mod tests {
     #[test]
     fn updates_fall_into_the_span_their_steps_end_in() {
         // Spans of 100 steps: 100 ends the first span, 101 starts the second.
-        let run = [u(50, 1, 1.0), u(100, 3, 0.0), u(101, 2, 0.5), u(400, 1, 1.0)];
-        assert_eq!(binned(&run, 400, 4), vec![Some(0.25), Some(0.5), None, Some(1.0)]);
+        let run = [
+            u(50, 1, 1.0),
+            u(100, 3, 0.0),
+            u(101, 2, 0.5),
+            u(400, 1, 1.0),
+        ];
+        assert_eq!(
+            binned(&run, 400, 4),
+            vec![Some(0.25), Some(0.5), None, Some(1.0)]
+        );
     }
 
     #[test]
@@ -110,10 +118,21 @@ mod tests {
         let b = [u(100, 1, 0.4), u(200, 0, 0.0)];
         let curve = mean_curve(&[&a, &b], 200, 2);
         assert_eq!(curve.len(), 2);
-        assert_eq!((curve[0].steps, curve[0].low, curve[0].high), (50.0, 0.2, 0.4));
+        assert_eq!(
+            (curve[0].steps, curve[0].low, curve[0].high),
+            (50.0, 0.2, 0.4)
+        );
         assert!((curve[0].mean - 0.3).abs() < 1e-12);
         // Only the first seed ended episodes in the second bin.
-        assert_eq!(curve[1], BandPoint { steps: 150.0, mean: 0.6, low: 0.6, high: 0.6 });
+        assert_eq!(
+            curve[1],
+            BandPoint {
+                steps: 150.0,
+                mean: 0.6,
+                low: 0.6,
+                high: 0.6
+            }
+        );
         assert!(mean_curve(&[], 200, 2).is_empty());
     }
 }

@@ -43,7 +43,10 @@ pub fn series(conditions: &[Condition]) -> Vec<Series> {
             let runs: Vec<&[_]> = c.runs.iter().map(|r| r.updates.as_slice()).collect();
             let curve = mean_curve(&runs, x_max, CURVE_BINS);
             Series {
-                label: format!("{} ({} seeds)", c.name, c.runs.len()),
+                label: match c.runs.len() {
+                    1 => format!("{} (1 seed)", c.name),
+                    n => format!("{} ({n} seeds)", c.name),
+                },
                 color: color(&c.name, i),
                 points: curve.iter().map(|p| (p.steps, p.mean)).collect(),
                 band: curve.iter().map(|p| (p.steps, p.low, p.high)).collect(),
@@ -63,6 +66,17 @@ fn x_max(conditions: &[Condition]) -> u64 {
         .unwrap_or(1)
 }
 
+/// The y axis' top: the highest band with a margin, rounded up to a tenth,
+/// so that curves low on the scale stay readable; at most 100%.
+fn y_top(series: &[Series]) -> f64 {
+    let highest = series
+        .iter()
+        .flat_map(|s| &s.band)
+        .map(|&(_, _, high)| high)
+        .fold(0.0f64, f64::max);
+    (((highest + 0.05) * 10.0).ceil() / 10.0).clamp(0.1, 1.0)
+}
+
 /// Draws the learning curves into `area`.
 pub fn paint<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -76,7 +90,7 @@ pub fn paint<DB: DrawingBackend>(
             x_desc: "environment steps",
             y_desc: "success rate of training episodes",
             x_max: x_max(conditions) as f64,
-            y_range: (0.0, 1.0),
+            y_range: (0.0, y_top(&series)),
             y_percent: true,
             series: &series,
         },
@@ -119,13 +133,16 @@ mod tests {
         ]);
         let series = series(&conditions);
         assert_eq!(series.len(), 2);
-        assert_eq!(series[0].label, "raw-terminal (1 seeds)");
+        assert_eq!(series[0].label, "raw-terminal (1 seed)");
         assert_eq!(series[1].label, "verified-dense (2 seeds)");
         assert_eq!(series[1].color, RGBColor(44, 160, 44));
         // Two updates over 2,000 steps: bins 24 and 49 of 50 hold them.
         let last = series[1].points.last().unwrap();
         assert!((last.1 - 0.6).abs() < 1e-12, "{last:?}");
         assert_eq!(series[1].band.last().map(|b| (b.1, b.2)), Some((0.4, 0.8)));
+        // 0.8 and a margin of 0.05, rounded up to a tenth.
+        assert!((y_top(&series) - 0.9).abs() < 1e-12);
+        assert_eq!(y_top(&[]), 0.1);
     }
 
     #[test]

@@ -102,10 +102,16 @@ pub fn group(runs: Vec<Run>) -> Vec<Condition> {
         }
     }
     for c in &mut conditions {
-        c.runs
-            .sort_by(|a, b| (split_seed(&a.name).1, &a.name).cmp(&(split_seed(&b.name).1, &b.name)));
+        c.runs.sort_by(|a, b| {
+            (split_seed(&a.name).1, &a.name).cmp(&(split_seed(&b.name).1, &b.name))
+        });
     }
-    let rank = |name: &str| PAPER.iter().position(|(p, _)| *p == name).unwrap_or(PAPER.len());
+    let rank = |name: &str| {
+        PAPER
+            .iter()
+            .position(|(p, _)| *p == name)
+            .unwrap_or(PAPER.len())
+    };
     conditions.sort_by(|a, b| (rank(&a.name), &a.name).cmp(&(rank(&b.name), &b.name)));
     conditions
 }
@@ -126,13 +132,21 @@ mod tests {
     fn names(conditions: &[Condition]) -> Vec<(String, Vec<String>)> {
         conditions
             .iter()
-            .map(|c| (c.name.clone(), c.runs.iter().map(|r| r.name.clone()).collect()))
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.runs.iter().map(|r| r.name.clone()).collect(),
+                )
+            })
             .collect()
     }
 
     #[test]
     fn seeds_split_off_the_last_dash_only_when_numeric() {
-        assert_eq!(split_seed("verified-dense-12"), ("verified-dense", Some(12)));
+        assert_eq!(
+            split_seed("verified-dense-12"),
+            ("verified-dense", Some(12))
+        );
         assert_eq!(split_seed("raw-dense"), ("raw-dense", None));
         assert_eq!(split_seed("baseline"), ("baseline", None));
         assert_eq!(split_seed("-3"), ("-3", None));
@@ -150,7 +164,8 @@ mod tests {
             "raw-dense-0",
         ];
         let grouped = group(runs.iter().map(|n| run(n)).collect());
-        let expect = |c: &str, rs: &[&str]| (c.to_string(), rs.iter().map(|s| s.to_string()).collect());
+        let expect =
+            |c: &str, rs: &[&str]| (c.to_string(), rs.iter().map(|s| s.to_string()).collect());
         assert_eq!(
             names(&grouped),
             vec![
@@ -175,7 +190,14 @@ mod tests {
     fn metrics_and_evaluations_parse_from_what_the_trainer_writes() {
         let line = r#"{"update":3,"env_steps":4096,"episodes":7,"mean_return":0.5,"success_rate":0.25,"policy_loss":0.1}"#;
         let p: UpdatePoint = serde_json::from_str(line).unwrap();
-        assert_eq!(p, UpdatePoint { env_steps: 4096, episodes: 7, success_rate: 0.25 });
+        assert_eq!(
+            p,
+            UpdatePoint {
+                env_steps: 4096,
+                episodes: 7,
+                success_rate: 0.25
+            }
+        );
         let eval = r#"{"sites":[],"domains":[{"name":"shop","successes":3,"episodes":4,"success_rate":0.75,"ci95":[0.3,0.95]}],
             "overall":{"name":"all","successes":3,"episodes":4,"success_rate":0.75,"ci95":[0.3,0.95]}}"#;
         let e: Evaluation = serde_json::from_str(eval).unwrap();

@@ -31,11 +31,24 @@ impl Split {
 /// any run has them.
 pub fn markdown(conditions: &[Condition]) -> String {
     let mut out = String::new();
-    section(&mut out, conditions, Split::Test, "Test split (generated, templates disjoint from training)");
-    let heldout = conditions.iter().flat_map(|c| &c.runs).any(|r| r.heldout.is_some());
+    section(
+        &mut out,
+        conditions,
+        Split::Test,
+        "Test split (generated, templates disjoint from training)",
+    );
+    let heldout = conditions
+        .iter()
+        .flat_map(|c| &c.runs)
+        .any(|r| r.heldout.is_some());
     if heldout {
         out.push('\n');
-        section(&mut out, conditions, Split::Heldout, "Hand-written held-out sites (examples/heldout)");
+        section(
+            &mut out,
+            conditions,
+            Split::Heldout,
+            "Hand-written held-out sites (examples/heldout)",
+        );
     }
     out
 }
@@ -90,8 +103,14 @@ pub fn overall_table(conditions: &[Condition], split: Split) -> String {
     );
     for c in conditions {
         let rates = seed_rates(c, split);
-        let Some(e) = t_interval(&rates) else { continue };
-        let train: Vec<f64> = c.runs.iter().filter_map(|r| end_success(&r.updates)).collect();
+        let Some(e) = t_interval(&rates) else {
+            continue;
+        };
+        let train: Vec<f64> = c
+            .runs
+            .iter()
+            .filter_map(|r| end_success(&r.updates))
+            .collect();
         let train = t_interval(&train).map_or_else(|| "n/a".to_string(), |t| pct(t.mean));
         let per_seed: Vec<String> = rates.iter().map(|&r| pct(r)).collect();
         let paper = match (split, paper_success(&c.name)) {
@@ -117,7 +136,11 @@ pub fn overall_table(conditions: &[Condition], split: Split) -> String {
 /// condition: mean of seeds ± the t-interval's half-width.
 pub fn domain_table(conditions: &[Condition], split: Split) -> String {
     let mut domains: Vec<&str> = Vec::new();
-    for e in conditions.iter().flat_map(|c| &c.runs).filter_map(|r| split.of(r)) {
+    for e in conditions
+        .iter()
+        .flat_map(|c| &c.runs)
+        .filter_map(|r| split.of(r))
+    {
         for d in &e.domains {
             if !domains.contains(&d.name.as_str()) {
                 domains.push(&d.name);
@@ -153,21 +176,30 @@ pub fn ordering_note(conditions: &[Condition], split: Split) -> Option<String> {
         let c = conditions.iter().find(|c| c.name == name)?;
         t_interval(&seed_rates(c, split))
     };
-    let four: Vec<Estimate> = PAPER.iter().map(|(n, _)| estimate(n)).collect::<Option<_>>()?;
+    let four: Vec<Estimate> = PAPER
+        .iter()
+        .map(|(n, _)| estimate(n))
+        .collect::<Option<_>>()?;
     let holds = four.windows(2).all(|w| w[0].mean < w[1].mean);
     let names: Vec<&str> = PAPER.iter().map(|(n, _)| *n).collect();
     let mut note = format!(
-        "The paper's ordering {} (by means): {}.\n",
+        "- The paper's ordering {} (by means): {}.\n",
         names.join(" < "),
         if holds { "holds" } else { "does not hold" }
     );
-    for (reward, raw, verified) in [("terminal", &four[0], &four[2]), ("dense", &four[1], &four[3])] {
+    for (reward, raw, verified) in [
+        ("terminal", &four[0], &four[2]),
+        ("dense", &four[1], &four[3]),
+    ] {
         let (raw_high, verified_low) = (raw.bounds().1, verified.bounds().0);
-        let apart = raw_high < verified_low;
+        let verdict = match (raw.half_width, verified.half_width) {
+            (Some(_), Some(_)) if raw_high < verified_low => "apart",
+            (Some(_), Some(_)) => "overlap",
+            _ => "not judged (one seed has no interval)",
+        };
         let _ = writeln!(
             note,
-            "Raw vs verified, {reward}: intervals {} (raw up to {}, verified from {}).",
-            if apart { "apart" } else { "overlap" },
+            "- Raw vs verified, {reward}: intervals {verdict} (raw up to {}, verified from {}).",
             pct(raw_high),
             pct(verified_low)
         );
@@ -223,10 +255,15 @@ mod tests {
         // Mean 20%, half-width 24.8 points (stats' hand computation),
         // training success half the test rate.
         assert!(
-            table.contains("| raw-terminal | 3 | 20.0% | ±24.8 | 10.0%, 20.0%, 30.0% | 10.0% | 19.4% |"),
+            table.contains(
+                "| raw-terminal | 3 | 20.0% | ±24.8 | 10.0%, 20.0%, 30.0% | 10.0% | 19.4% |"
+            ),
             "{table}"
         );
-        assert!(table.contains("| verified-dense | 3 | 40.0% | ±0.0 |"), "{table}");
+        assert!(
+            table.contains("| verified-dense | 3 | 40.0% | ±0.0 |"),
+            "{table}"
+        );
     }
 
     #[test]
@@ -238,7 +275,10 @@ mod tests {
             lines[0],
             "| domain | raw-terminal | raw-dense | verified-terminal | verified-dense |"
         );
-        assert_eq!(lines[2], "| shop | 20.0% ±24.8 | 20.0% ±0.0 | 30.0% ±0.0 | 40.0% ±0.0 |");
+        assert_eq!(
+            lines[2],
+            "| shop | 20.0% ±24.8 | 20.0% ±0.0 | 30.0% ±0.0 | 40.0% ±0.0 |"
+        );
         assert!(lines[3].starts_with("| travel | 30.0% ±24.8 | 30.0% ±0.0 | 40.0% ±0.0 |"));
         assert_eq!(lines.len(), 4);
     }
@@ -249,13 +289,21 @@ mod tests {
         let note = ordering_note(&holds, Split::Test).unwrap();
         assert!(note.contains(": holds."), "{note}");
         // Raw terminal reaches 44.8%, under verified terminal's 50%.
-        assert!(note.contains("terminal: intervals apart (raw up to 44.8%, verified from 50.0%)"), "{note}");
+        assert!(
+            note.contains("terminal: intervals apart (raw up to 44.8%, verified from 50.0%)"),
+            "{note}"
+        );
         assert!(note.contains("dense: intervals apart"), "{note}");
         let fails = experiment([[0.3; 3], [0.2; 3], [0.25, 0.3, 0.35], [0.6; 3]]);
         let note = ordering_note(&fails, Split::Test).unwrap();
         assert!(note.contains("does not hold"), "{note}");
         assert!(note.contains("terminal: intervals overlap"), "{note}");
         assert_eq!(ordering_note(&fails[..3], Split::Test), None);
+        let mut one_seed = experiment([[0.1; 3], [0.2; 3], [0.3; 3], [0.4; 3]]);
+        one_seed[0].runs.truncate(1);
+        let note = ordering_note(&one_seed, Split::Test).unwrap();
+        assert!(note.contains("terminal: intervals not judged"), "{note}");
+        assert!(note.contains("dense: intervals apart"), "{note}");
     }
 
     #[test]
@@ -268,7 +316,13 @@ mod tests {
         });
         let report = markdown(&conditions);
         let heldout = report.split("Hand-written").nth(1).unwrap();
-        assert!(heldout.contains("| raw-terminal | 1 | 50.0% | n/a | 50.0% | 5.0% | — |"), "{heldout}");
-        assert!(heldout.contains("| blog | 50.0% n/a | — | — | — |"), "{heldout}");
+        assert!(
+            heldout.contains("| raw-terminal | 1 | 50.0% | n/a | 50.0% | 5.0% | — |"),
+            "{heldout}"
+        );
+        assert!(
+            heldout.contains("| blog | 50.0% n/a | — | — | — |"),
+            "{heldout}"
+        );
     }
 }

@@ -19,19 +19,25 @@ pub fn draw(path: &Path, history: &[UpdateMetrics]) -> Result<(), PlotError> {
     let success = [Series {
         label: "training episodes".into(),
         color: BLUE,
-        points: ended().map(|m| (m.env_steps as f64, m.success_rate)).collect(),
+        points: ended()
+            .map(|m| (m.env_steps as f64, m.success_rate))
+            .collect(),
         band: Vec::new(),
     }];
     let returns = [Series {
         label: "training episodes".into(),
         color: RED,
-        points: ended().map(|m| (m.env_steps as f64, m.mean_return)).collect(),
+        points: ended()
+            .map(|m| (m.env_steps as f64, m.mean_return))
+            .collect(),
         band: Vec::new(),
     }];
     let (lo, hi) = returns[0]
         .points
         .iter()
-        .fold((0.0f64, 0.0f64), |(lo, hi), (_, r)| (lo.min(*r), hi.max(*r)));
+        .fold((0.0f64, 0.0f64), |(lo, hi), (_, r)| {
+            (lo.min(*r), hi.max(*r))
+        });
     plot::png(path, SIZE, |root| {
         let (left, right) = root.split_horizontally(SIZE.0 / 2);
         draw_chart(
