@@ -126,8 +126,8 @@ done
   echo
   echo "\`bash scripts/experiment.sh $train_sites $test_sites $steps $seeds\`" \
     "(WSITE_TRAIN_FLAGS='$train_flags'): $train_sites training and $test_sites test sites" \
-    "(\`wsitec gen --split $split --seed 1\`), $steps steps a run, $seeds seeds a condition;" \
-    "held-out hand-written sites: ${#heldout[@]}. Raw corpus: $corpus"
+    "(\`wsitec gen --split $split --seed 1\`), $steps steps a run, seeds a condition: $seeds;" \
+    "hand-written held-out sites: ${#heldout[@]}. Raw corpus: $corpus."
   echo
   echo "![learning curves](curves.png)"
   echo

@@ -192,17 +192,17 @@ pub fn ordering_note(conditions: &[Condition], split: Split) -> Option<String> {
         ("dense", &four[1], &four[3]),
     ] {
         let (raw_high, verified_low) = (raw.bounds().1, verified.bounds().0);
-        let verdict = match (raw.half_width, verified.half_width) {
-            (Some(_), Some(_)) if raw_high < verified_low => "apart",
-            (Some(_), Some(_)) => "overlap",
-            _ => "not judged (one seed has no interval)",
-        };
-        let _ = writeln!(
-            note,
-            "- Raw vs verified, {reward}: intervals {verdict} (raw up to {}, verified from {}).",
+        let bounds = format!(
+            "(raw up to {}, verified from {})",
             pct(raw_high),
             pct(verified_low)
         );
+        let verdict = match (raw.half_width, verified.half_width) {
+            (Some(_), Some(_)) if raw_high < verified_low => format!("apart {bounds}"),
+            (Some(_), Some(_)) => format!("overlap {bounds}"),
+            _ => "not judged: one seed gives no interval".to_string(),
+        };
+        let _ = writeln!(note, "- Raw vs verified, {reward}: intervals {verdict}.");
     }
     Some(note)
 }
