@@ -40,7 +40,7 @@ if [ -z "${WSITEC:-}" ]; then
   export LIBTORCH
   export LD_LIBRARY_PATH="$LIBTORCH/lib:${LD_LIBRARY_PATH:-}"
   cargo build --release --locked -p wsitec --features train
-  WSITEC=target/release/wsitec
+  WSITEC=${CARGO_TARGET_DIR:-target}/release/wsitec
 fi
 wsitec=$WSITEC
 [ "${WSITE_RESUME:-0}" = 1 ] || rm -rf "$out"
