@@ -13,6 +13,7 @@ mod load;
 mod lsp;
 mod play;
 mod prove;
+mod report;
 mod simulator;
 mod site;
 mod train;
@@ -51,6 +52,8 @@ enum Command {
     Train(train::TrainArgs),
     /// A trained policy's success rate with a 95% interval, per site and domain.
     Eval(eval::EvalArgs),
+    /// An experiment's results: tables with 95% intervals per condition and domain, and its learning curves.
+    Report(report::ReportArgs),
     /// Apply the machine-applicable fixes the check offers (a diff; `--apply` writes).
     Fix(fix::FixArgs),
     /// Lay `.wsite` files out in the canonical layout (`--check` for CI, `--stdin` for editors).
@@ -77,6 +80,7 @@ pub fn run() -> ExitCode {
         Command::Gen(args) => gen::run(args),
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Report(args) => report::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Lsp(args) => lsp::run(args),
