@@ -195,8 +195,15 @@ fn the_jit_batch_writes_the_interpreter_batch_buffers() {
 
 /// The first buffer field that differs, for the failure message.
 fn first_difference(a: &Buffers, b: &Buffers) -> &'static str {
-    let fields: [(&str, bool); 17] = [
+    let fields: [(&str, bool); 24] = [
         ("instruction", a.instruction == b.instruction),
+        ("page", a.page == b.page),
+        ("alert", a.alert == b.alert),
+        ("steps", a.steps == b.steps),
+        ("context", a.context == b.context),
+        ("sibling", a.sibling == b.sibling),
+        ("history_kind", a.history_kind == b.history_kind),
+        ("history_text", a.history_text == b.history_text),
         ("element_count", a.element_count == b.element_count),
         ("role", a.role == b.role),
         ("flags", a.flags == b.flags),
@@ -218,4 +225,115 @@ fn first_difference(a: &Buffers, b: &Buffers) -> &'static str {
         .iter()
         .find(|(_, same)| !same)
         .map_or("none", |(f, _)| f)
+}
+
+/// The words of `text` as the batch writes them, cut to `width`.
+fn words(tok: &mut Tokenizer, text: &str, width: usize) -> Vec<u32> {
+    let mut v: Vec<u32> = tok.tokens(text).iter().copied().take(width).collect();
+    v.resize(width, 0);
+    v
+}
+
+#[test]
+fn the_context_is_what_the_page_shows_and_what_was_done() {
+    let mut rows_seen = 0;
+    let mut histories = 0;
+    for (name, program) in wsite_tests::example_programs() {
+        let mut b = batch(&program, 3, 1);
+        let spec = *b.spec();
+        let mut tok = Tokenizer::new(spec.vocab);
+        let mut rng = Lcg(5);
+        for _ in 0..30 {
+            let buf = b.buffers().clone();
+            for i in 0..b.len() {
+                let obs = b.env(i).unwrap().observation();
+                let alert = &buf.alert[i * spec.alert_tokens..(i + 1) * spec.alert_tokens];
+                let want = words(
+                    &mut tok,
+                    obs.alert.as_deref().unwrap_or(""),
+                    spec.alert_tokens,
+                );
+                assert_eq!(alert, want.as_slice(), "{name}: alert");
+                assert_eq!(buf.steps[i], b.env(i).unwrap().steps(), "{name}: steps");
+                let page = &buf.page[i * spec.page_tokens..(i + 1) * spec.page_tokens];
+                assert!(
+                    page.iter().any(|&t| t != 0),
+                    "{name}: a page without a label"
+                );
+                // Inside a repeated row every element after the first with
+                // text reads that first one as its context.
+                let n = buf.element_count[i] as usize;
+                for j in 0..n {
+                    let at = i * spec.max_elements + j;
+                    if buf.sibling[at] > 1 {
+                        rows_seen += 1;
+                        let head = j + 1 - buf.sibling[at] as usize;
+                        let first = obs.elements[head..j].iter().find(|e| !e.text.is_empty());
+                        if let Some(first) = first {
+                            let got = &buf.context
+                                [at * spec.context_tokens..(at + 1) * spec.context_tokens];
+                            let want = words(&mut tok, &first.text, spec.context_tokens);
+                            assert_eq!(got, want.as_slice(), "{name}: element {j}'s context");
+                        }
+                    }
+                }
+            }
+            let actions: Vec<u32> = buf
+                .action_count
+                .iter()
+                .map(|&n| rng.next(n as usize) as u32)
+                .collect();
+            // What each environment is about to do, for its history.
+            let kinds: Vec<u8> = (0..b.len())
+                .map(|i| buf.action_kind[i * spec.max_actions + actions[i] as usize])
+                .collect();
+            b.step(&actions).unwrap();
+            let after = b.buffers();
+            for i in 0..b.len() {
+                let h = &after.history_kind[i * spec.history..(i + 1) * spec.history];
+                if after.done[i] == 1 {
+                    assert!(
+                        h.iter().all(|&k| k == 0),
+                        "{name}: a new episode has no history"
+                    );
+                } else {
+                    histories += 1;
+                    assert_eq!(h[0], kinds[i], "{name}: the last action comes first");
+                }
+            }
+        }
+    }
+    assert!(rows_seen > 0, "no example shows a repeated row");
+    assert!(histories > 0);
+}
+
+#[test]
+fn every_answer_is_kept_when_the_action_table_is_full() {
+    for (name, program) in wsite_tests::example_programs() {
+        let instances: Vec<_> = env::instances(&program)
+            .into_iter()
+            .filter(|inst| program.tasks[inst.task].answer.is_some())
+            .collect();
+        if instances.is_empty() {
+            continue;
+        }
+        let spec = ObsSpec {
+            max_actions: 6,
+            ..ObsSpec::default()
+        };
+        let b = BatchEnv::new(&program, instances, 4, spec, RewardConfig::default(), 3, 1).unwrap();
+        let buf = b.buffers();
+        for i in 0..b.len() {
+            let answers = b
+                .env(i)
+                .unwrap()
+                .actions()
+                .iter()
+                .filter(|a| a.kind == env::ActionKind::Answer)
+                .count();
+            let kinds = &buf.action_kind[i * 6..(i + 1) * 6];
+            let kept = kinds.iter().filter(|&&k| k == 4).count();
+            assert_eq!(kept, answers.min(6), "{name}: answers cut");
+        }
+    }
 }

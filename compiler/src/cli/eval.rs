@@ -65,9 +65,9 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
 #[cfg(feature = "train")]
 mod imp {
     use super::{wilson, EvalArgs};
-    use crate::cli::train::imp::{device, load_sites};
+    use crate::cli::train::imp::{device, load_sites, recorded_policy_config};
     use serde_json::json;
-    use wsite_runtime::train::policy::{Policy, PolicyConfig};
+    use wsite_runtime::train::policy::Policy;
     use wsite_runtime::train::run::{self, RunConfig, SiteResult};
     use wsite_runtime::train::tch::nn;
 
@@ -80,8 +80,10 @@ mod imp {
         }
         let device = device(&args.device)?;
         let sites = load_sites(&args.sites, true, args.budget)?;
+        // A policy trained with inputs switched off reads them as zeros here too.
+        let run_dir = args.policy.parent().unwrap_or(std::path::Path::new("."));
         let mut vs = nn::VarStore::new(device);
-        let policy = Policy::new(&vs.root(), PolicyConfig::default());
+        let policy = Policy::new(&vs.root(), recorded_policy_config(run_dir)?);
         vs.load(&args.policy)
             .map_err(|e| format!("cannot load the policy {}: {e}", args.policy.display()))?;
         let config = RunConfig {

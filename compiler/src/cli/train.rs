@@ -51,6 +51,11 @@ pub struct TrainArgs {
     /// undecided instance is not trained on.
     #[arg(long, default_value_t = TRAIN_BUDGET)]
     budget: usize,
+    /// Policy inputs to switch off, for ablations: any of `context`, `page`,
+    /// `history` (comma-separated). Recorded in `config.json`, which
+    /// `wsitec eval` reads back.
+    #[arg(long, value_delimiter = ',')]
+    ablate: Vec<String>,
 }
 
 /// The prover's budget when loading sites to train or evaluate on: a tenth
@@ -90,7 +95,7 @@ pub mod imp {
     use std::time::Instant;
     use wsite_runtime::env::RewardConfig;
     use wsite_runtime::train::adam::Adam;
-    use wsite_runtime::train::policy::{parameter_count, Policy, PolicyConfig};
+    use wsite_runtime::train::policy::{parameter_count, Features, Policy, PolicyConfig};
     use wsite_runtime::train::run::{self, Progress, RunConfig, Site, UpdateMetrics};
     use wsite_runtime::train::tch::{self, nn, Device};
 
@@ -205,15 +210,17 @@ pub mod imp {
             device,
             ..RunConfig::default()
         };
+        let policy_config = policy_config(&args.ablate).map_err(usage)?;
         let mut vs = nn::VarStore::new(device);
-        let policy = Policy::new(&vs.root(), PolicyConfig::default());
+        let policy = Policy::new(&vs.root(), policy_config);
         let mut opt = Adam::new(&vs, config.ppo.learning_rate);
         let files = Checkpoint::in_dir(out);
         let mut from = Progress::default();
         if args.resume {
             from = files.load(&mut vs, &mut opt).map_err(|e| (1, e))?;
         }
-        write_config(out, args, &sites, parameter_count(&vs)).map_err(|e| (1, e))?;
+        write_config(out, args, &sites, &policy_config, parameter_count(&vs))
+            .map_err(|e| (1, e))?;
         eprintln!(
             "training on {} sites ({} task instances), {} parameters, {:?}{}",
             sites.len(),
@@ -295,8 +302,45 @@ pub mod imp {
         Ok(Some(k as f64 / n.max(1) as f64))
     }
 
-    fn write_config(out: &Path, a: &TrainArgs, sites: &[Site], params: i64) -> Result<(), String> {
+    /// The policy's sizes with the inputs `ablate` names switched off.
+    fn policy_config(ablate: &[String]) -> Result<PolicyConfig, String> {
+        let mut c = PolicyConfig::default();
+        for name in ablate {
+            c.features = c.features.without(name.trim()).ok_or_else(|| {
+                format!(
+                    "unknown policy input `{name}` for --ablate; use one of {}",
+                    Features::NAMES.join(", ")
+                )
+            })?;
+        }
+        Ok(c)
+    }
+
+    /// The policy configuration a run directory's `config.json` records
+    /// (the default for runs from before it was recorded).
+    pub fn recorded_policy_config(run_dir: &Path) -> Result<PolicyConfig, String> {
+        let path = run_dir.join("config.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(PolicyConfig::default());
+        };
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        match value.get("policy") {
+            None => Ok(PolicyConfig::default()),
+            Some(p) => serde_json::from_value(p.clone())
+                .map_err(|e| format!("{}: bad `policy`: {e}", path.display())),
+        }
+    }
+
+    fn write_config(
+        out: &Path,
+        a: &TrainArgs,
+        sites: &[Site],
+        policy: &PolicyConfig,
+        params: i64,
+    ) -> Result<(), String> {
         let config = json!({
+            "policy": policy,
             "sites": sites.iter().map(|s| &s.name).collect::<Vec<_>>(),
             "steps": a.steps, "device": a.device, "reward": a.reward,
             "envs": a.envs, "rollout": a.rollout, "seed": a.seed,

@@ -35,7 +35,16 @@ pub struct ActionView<'a> {
 /// An environment a batch steps.
 pub trait Engine: Send {
     fn instruction(&self) -> &str;
+    /// The page shown (its index in the program's pages).
+    fn page(&self) -> Option<usize>;
+    /// The alert the last step set.
+    fn alert(&self) -> Option<&str>;
+    /// Steps taken this episode.
+    fn steps(&self) -> u32;
     fn element_count(&self) -> usize;
+    /// The row ids of the loops element `i` was rendered in, outermost
+    /// first (empty outside loops).
+    fn element_path(&self, i: usize) -> &[i64];
     fn element(&self, i: usize) -> Option<ElementView<'_>>;
     fn action_count(&self) -> usize;
     fn action(&self, i: usize) -> Option<ActionView<'_>>;
@@ -80,6 +89,22 @@ impl<'p> InterpEngine<'p> {
 impl Engine for InterpEngine<'_> {
     fn instruction(&self) -> &str {
         self.env.instruction()
+    }
+
+    fn page(&self) -> Option<usize> {
+        usize::try_from(self.env.navigation().page).ok()
+    }
+
+    fn alert(&self) -> Option<&str> {
+        self.env.alert()
+    }
+
+    fn steps(&self) -> u32 {
+        self.env.steps()
+    }
+
+    fn element_path(&self, i: usize) -> &[i64] {
+        self.env.element_path(i)
     }
 
     fn element_count(&self) -> usize {
@@ -170,6 +195,26 @@ impl<'s> FlatEngine<'s> {
 impl Engine for FlatEngine<'_> {
     fn instruction(&self) -> &str {
         self.env.instruction()
+    }
+
+    fn page(&self) -> Option<usize> {
+        self.env.page_index()
+    }
+
+    fn alert(&self) -> Option<&str> {
+        self.env.alert(&self.pool)
+    }
+
+    fn steps(&self) -> u32 {
+        self.env.steps()
+    }
+
+    fn element_path(&self, i: usize) -> &[i64] {
+        self.env
+            .structure()
+            .elements
+            .get(i)
+            .map_or(&[], |e| e.path.as_slice())
     }
 
     fn element_count(&self) -> usize {

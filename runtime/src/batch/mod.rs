@@ -18,17 +18,24 @@
 //! writer, so for the same seed and actions the two batches hold the same
 //! bytes (`tests/tests/batch.rs` demands it).
 
+mod buffers;
 mod engines;
 pub mod tokens;
+mod write;
 
+pub use buffers::{Buffers, MAX_SIBLING};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
+pub use write::page_labels;
 
 use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};
 use crate::ir;
 use crate::jit::{FlatStart, JitSite};
 use crate::layout::TextPool;
+use buffers::Rows;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use tokens::Tokenizer;
+use write::{describe, write_observation, Taken};
 
 /// Fixed shapes of the observation buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +46,13 @@ pub struct ObsSpec {
     pub instruction_tokens: usize,
     pub max_actions: usize,
     pub action_tokens: usize,
+    /// The page label's, the alert's and each element's context tokens.
+    pub page_tokens: usize,
+    pub alert_tokens: usize,
+    pub context_tokens: usize,
+    /// Actions remembered, and tokens for each.
+    pub history: usize,
+    pub history_tokens: usize,
     pub vocab: u32,
 }
 
@@ -51,7 +65,34 @@ impl Default for ObsSpec {
             instruction_tokens: 48,
             max_actions: 128,
             action_tokens: 6,
+            page_tokens: 8,
+            alert_tokens: 8,
+            context_tokens: 6,
+            history: 4,
+            history_tokens: 8,
             vocab: 1 << 15,
+        }
+    }
+}
+
+impl ObsSpec {
+    /// The spec with every width at least 1 (a field of width 0 would leave
+    /// its buffer without rows to split).
+    fn at_least_one(self) -> ObsSpec {
+        let one = |w: usize| w.max(1);
+        ObsSpec {
+            max_elements: one(self.max_elements),
+            text_tokens: one(self.text_tokens),
+            value_tokens: one(self.value_tokens),
+            instruction_tokens: one(self.instruction_tokens),
+            max_actions: one(self.max_actions),
+            action_tokens: one(self.action_tokens),
+            page_tokens: one(self.page_tokens),
+            alert_tokens: one(self.alert_tokens),
+            context_tokens: one(self.context_tokens),
+            history: one(self.history),
+            history_tokens: one(self.history_tokens),
+            vocab: self.vocab,
         }
     }
 }
@@ -84,152 +125,14 @@ pub fn role_id(role: &str) -> u8 {
         .unwrap_or(0)
 }
 
-/// One buffer per field, environment-major (`[n, …]`).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Buffers {
-    /// `[n, instruction_tokens]`
-    pub instruction: Vec<u32>,
-    /// `[n]`
-    pub element_count: Vec<u32>,
-    /// `[n, max_elements]`
-    pub role: Vec<u8>,
-    /// `[n, max_elements]`
-    pub flags: Vec<u8>,
-    /// `[n, max_elements, text_tokens]`
-    pub text: Vec<u32>,
-    /// `[n, max_elements, value_tokens]`
-    pub value: Vec<u32>,
-    /// `[n]`
-    pub action_count: Vec<u32>,
-    /// `[n, max_actions]`
-    pub action_kind: Vec<u8>,
-    /// `[n, max_actions]`: the element's row, −1 for `answer` and empty rows.
-    pub action_element: Vec<i32>,
-    /// `[n, max_actions, action_tokens]`
-    pub action_text: Vec<u32>,
-    /// `[n]`, for the step just taken.
-    pub reward: Vec<f32>,
-    pub done: Vec<u8>,
-    pub success: Vec<u8>,
-    pub progress: Vec<f32>,
-    /// `[n]`: totals of the episode that ended this step (when `done`).
-    pub episode_return: Vec<f32>,
-    pub episode_length: Vec<u32>,
-    /// `[n]`: `CUT_*` bits for the current observation.
-    pub overflow: Vec<u8>,
-}
-
-impl Buffers {
-    fn new(n: usize, s: &ObsSpec) -> Buffers {
-        let (e, a) = (s.max_elements, s.max_actions);
-        Buffers {
-            instruction: vec![0; n * s.instruction_tokens],
-            element_count: vec![0; n],
-            role: vec![0; n * e],
-            flags: vec![0; n * e],
-            text: vec![0; n * e * s.text_tokens],
-            value: vec![0; n * e * s.value_tokens],
-            action_count: vec![0; n],
-            action_kind: vec![0; n * a],
-            action_element: vec![-1; n * a],
-            action_text: vec![0; n * a * s.action_tokens],
-            reward: vec![0.0; n],
-            done: vec![0; n],
-            success: vec![0; n],
-            progress: vec![0.0; n],
-            episode_return: vec![0.0; n],
-            episode_length: vec![0; n],
-            overflow: vec![0; n],
-        }
-    }
-
-    /// Per-environment mutable views, in order.
-    fn rows(&mut self, s: &ObsSpec) -> Vec<Rows<'_>> {
-        let (e, a) = (s.max_elements, s.max_actions);
-        let mut out = Vec::new();
-        let mut instruction = self.instruction.chunks_mut(s.instruction_tokens.max(1));
-        let mut role = self.role.chunks_mut(e.max(1));
-        let mut flags = self.flags.chunks_mut(e.max(1));
-        let mut text = self.text.chunks_mut((e * s.text_tokens).max(1));
-        let mut value = self.value.chunks_mut((e * s.value_tokens).max(1));
-        let mut kind = self.action_kind.chunks_mut(a.max(1));
-        let mut element = self.action_element.chunks_mut(a.max(1));
-        let mut atext = self.action_text.chunks_mut((a * s.action_tokens).max(1));
-        let scalars = self
-            .element_count
-            .iter_mut()
-            .zip(self.action_count.iter_mut())
-            .zip(self.reward.iter_mut())
-            .zip(self.done.iter_mut())
-            .zip(self.success.iter_mut())
-            .zip(self.progress.iter_mut())
-            .zip(self.episode_return.iter_mut())
-            .zip(self.episode_length.iter_mut())
-            .zip(self.overflow.iter_mut());
-        for ((((((((ec, ac), rw), dn), sc), pg), er), el), ov) in scalars {
-            let (Some(i), Some(r), Some(f), Some(t), Some(v), Some(k), Some(el_), Some(at)) = (
-                instruction.next(),
-                role.next(),
-                flags.next(),
-                text.next(),
-                value.next(),
-                kind.next(),
-                element.next(),
-                atext.next(),
-            ) else {
-                break;
-            };
-            out.push(Rows {
-                instruction: i,
-                element_count: ec,
-                role: r,
-                flags: f,
-                text: t,
-                value: v,
-                action_count: ac,
-                action_kind: k,
-                action_element: el_,
-                action_text: at,
-                reward: rw,
-                done: dn,
-                success: sc,
-                progress: pg,
-                episode_return: er,
-                episode_length: el,
-                overflow: ov,
-            });
-        }
-        out
-    }
-}
-
-/// One environment's part of every buffer.
-struct Rows<'b> {
-    instruction: &'b mut [u32],
-    element_count: &'b mut u32,
-    role: &'b mut [u8],
-    flags: &'b mut [u8],
-    text: &'b mut [u32],
-    value: &'b mut [u32],
-    action_count: &'b mut u32,
-    action_kind: &'b mut [u8],
-    action_element: &'b mut [i32],
-    action_text: &'b mut [u32],
-    reward: &'b mut f32,
-    done: &'b mut u8,
-    success: &'b mut u8,
-    progress: &'b mut f32,
-    episode_return: &'b mut f32,
-    episode_length: &'b mut u32,
-    overflow: &'b mut u8,
-}
-
 /// One environment and what it needs between steps.
 struct Slot<E> {
     engine: E,
     tokens: Tokenizer,
     /// Row of the action table → index into the engine's candidates.
     table: Vec<usize>,
+    /// The last actions taken this episode, most recent first.
+    history: VecDeque<Taken>,
     rng: u64,
     ret: f64,
     len: u32,
@@ -242,6 +145,8 @@ pub struct BatchEnv<E> {
     workers: rayon::ThreadPool,
     slots: Vec<Slot<E>>,
     buffers: Buffers,
+    /// One label per page (see [`page_labels`]).
+    labels: Arc<[String]>,
 }
 
 /// Environment `i`'s generator, seeded from the batch's seed.
@@ -264,7 +169,8 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
     ) -> Result<BatchEnv<InterpEngine<'p>>, String> {
         let instances: Arc<[TaskInstance]> = instances.into();
         let count = instances.len();
-        BatchEnv::build(count, n, spec, seed, threads, |first| {
+        let labels = page_labels(program).into();
+        BatchEnv::build(count, n, spec, seed, threads, labels, |first| {
             InterpEngine::new(program, instances.clone(), config, first)
         })
     }
@@ -299,7 +205,8 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
             .collect::<Result<Vec<_>, _>>()?;
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         let base = pool.clone();
-        BatchEnv::build(starts.len(), n, spec, seed, threads, |first| {
+        let labels = page_labels(site.program()).into();
+        BatchEnv::build(starts.len(), n, spec, seed, threads, labels, |first| {
             FlatEngine::new(site, starts.clone(), config, base.clone(), first)
         })
     }
@@ -319,8 +226,10 @@ impl<E: Engine> BatchEnv<E> {
         spec: ObsSpec,
         seed: u64,
         threads: usize,
+        labels: Arc<[String]>,
         mut make: impl FnMut(usize) -> Result<E, String>,
     ) -> Result<BatchEnv<E>, String> {
+        let spec = spec.at_least_one();
         if instances == 0 {
             return Err("a batch needs at least one task instance".into());
         }
@@ -332,6 +241,7 @@ impl<E: Engine> BatchEnv<E> {
                 engine: make(first)?,
                 tokens: Tokenizer::new(spec.vocab),
                 table: Vec::new(),
+                history: VecDeque::new(),
                 rng,
                 ret: 0.0,
                 len: 0,
@@ -347,9 +257,10 @@ impl<E: Engine> BatchEnv<E> {
             workers,
             slots,
             buffers: Buffers::new(n, &spec),
+            labels,
         };
         for (slot, rows) in batch.slots.iter_mut().zip(batch.buffers.rows(&spec)) {
-            write_observation(slot, rows, &spec);
+            write_observation(slot, rows, &spec, &batch.labels);
         }
         Ok(batch)
     }
@@ -388,6 +299,7 @@ impl<E: Engine> BatchEnv<E> {
         }
         let spec = self.spec;
         let instances = self.instances;
+        let labels = &self.labels[..];
         // Each worker always steps the same contiguous share of the
         // environments, so their memory stays in its allocator arena and its
         // cache, and no two workers write the same stretch of a buffer.
@@ -405,7 +317,7 @@ impl<E: Engine> BatchEnv<E> {
             .collect();
         let failures: Vec<String> = self
             .workers
-            .broadcast(|ctx| run_job(jobs.get(ctx.index()), instances, &spec))
+            .broadcast(|ctx| run_job(jobs.get(ctx.index()), instances, &spec, labels))
             .into_iter()
             .flatten()
             .collect();
@@ -424,6 +336,7 @@ fn run_job<E: Engine>(
     job: Option<&Mutex<Option<Job<'_, '_, E>>>>,
     instances: usize,
     spec: &ObsSpec,
+    labels: &[String],
 ) -> Vec<String> {
     let Some(job) = job else {
         return Vec::new();
@@ -440,7 +353,7 @@ fn run_job<E: Engine>(
         .iter_mut()
         .zip(rows)
         .zip(actions)
-        .filter_map(|((slot, rows), &a)| step_one(instances, spec, slot, rows, a).err())
+        .filter_map(|((slot, rows), &a)| step_one(instances, spec, labels, slot, rows, a).err())
         .collect()
 }
 
@@ -448,6 +361,7 @@ fn run_job<E: Engine>(
 fn step_one<E: Engine>(
     instances: usize,
     spec: &ObsSpec,
+    labels: &[String],
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     row: u32,
@@ -457,7 +371,10 @@ fn step_one<E: Engine>(
         .get(row as usize)
         .copied()
         .ok_or_else(|| format!("no action row {row}"))?;
+    let taken = describe(slot, index, spec.history_tokens);
     let r = slot.engine.take(index)?;
+    slot.history.push_front(taken);
+    slot.history.truncate(spec.history);
     slot.ret += r.reward;
     slot.len += 1;
     *rows.reward = r.reward as f32;
@@ -469,103 +386,12 @@ fn step_one<E: Engine>(
         *rows.episode_length = slot.len;
         slot.ret = 0.0;
         slot.len = 0;
+        slot.history.clear();
         let next = draw(&mut slot.rng, instances);
         slot.engine.begin(next)?;
     }
-    write_observation(slot, rows, spec);
+    write_observation(slot, rows, spec, labels);
     Ok(())
-}
-
-/// Writes the environment's current observation and action table.
-fn write_observation<E: Engine>(slot: &mut Slot<E>, rows: Rows<'_>, spec: &ObsSpec) {
-    let mut cut = 0u8;
-    if !slot
-        .tokens
-        .fill(slot.engine.instruction(), rows.instruction)
-    {
-        cut |= CUT_INSTRUCTION;
-    }
-    let count = slot.engine.element_count();
-    let shown = count.min(spec.max_elements);
-    if shown < count {
-        cut |= CUT_ELEMENTS;
-    }
-    *rows.element_count = u32::try_from(shown).unwrap_or(u32::MAX);
-    rows.role.fill(0);
-    rows.flags.fill(0);
-    for i in 0..shown {
-        let Some(e) = slot.engine.element(i) else {
-            break;
-        };
-        rows.role[i] = role_id(e.role);
-        let mut f = 0;
-        if e.disabled {
-            f |= FLAG_DISABLED;
-        }
-        let text = &mut rows.text[i * spec.text_tokens..(i + 1) * spec.text_tokens];
-        if !slot.tokens.fill(e.text, text) {
-            f |= FLAG_TEXT_CUT;
-        }
-        let value = &mut rows.value[i * spec.value_tokens..(i + 1) * spec.value_tokens];
-        match e.value {
-            Some(v) => {
-                f |= FLAG_HAS_VALUE;
-                slot.tokens.fill(v, value);
-            }
-            None => value.fill(0),
-        }
-        rows.flags[i] = f;
-    }
-    rows.text[shown * spec.text_tokens..].fill(0);
-    rows.value[shown * spec.value_tokens..].fill(0);
-    write_actions(
-        slot,
-        rows.action_kind,
-        rows.action_element,
-        rows.action_text,
-        spec,
-        shown,
-        &mut cut,
-    );
-    *rows.action_count = u32::try_from(slot.table.len()).unwrap_or(u32::MAX);
-    *rows.overflow = cut;
-}
-
-/// The action table: candidates whose element is shown, in §5.2 order.
-fn write_actions<E: Engine>(
-    slot: &mut Slot<E>,
-    kind: &mut [u8],
-    element: &mut [i32],
-    text: &mut [u32],
-    spec: &ObsSpec,
-    shown: usize,
-    cut: &mut u8,
-) {
-    slot.table.clear();
-    kind.fill(0);
-    element.fill(-1);
-    text.fill(0);
-    for i in 0..slot.engine.action_count() {
-        let Some(a) = slot.engine.action(i) else {
-            break;
-        };
-        let row = slot.table.len();
-        let visible = a.element.is_none_or(|e| e >= 1 && e <= shown);
-        if !visible || row >= spec.max_actions {
-            *cut |= CUT_ACTIONS;
-            continue;
-        }
-        kind[row] = kind_id(a.kind);
-        element[row] = a
-            .element
-            .and_then(|e| i32::try_from(e - 1).ok())
-            .unwrap_or(-1);
-        if let Some(t) = a.text {
-            let out = &mut text[row * spec.action_tokens..(row + 1) * spec.action_tokens];
-            slot.tokens.fill(t, out);
-        }
-        slot.table.push(i);
-    }
 }
 
 /// A draw in `0..n` from a 64-bit LCG (the same on every machine).

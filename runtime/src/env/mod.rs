@@ -426,6 +426,16 @@ impl<'p> Env<'p> {
         &self.view.elements
     }
 
+    /// The alert the last step set.
+    pub fn alert(&self) -> Option<&str> {
+        self.state.alert.as_deref()
+    }
+
+    /// The loop row ids element `i` was rendered in, outermost first.
+    pub fn element_path(&self, i: usize) -> &[i64] {
+        self.view.paths.get(i).map_or(&[], |k| k.1.as_slice())
+    }
+
     /// The task's instruction (its rendered `say`).
     pub fn instruction(&self) -> &str {
         &self.instruction

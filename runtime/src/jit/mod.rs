@@ -585,6 +585,11 @@ impl JitSite {
 
     /// Every predicate, compiled or not, in program order (goals and progress
     /// per task, invariants, `requires` per marker).
+    /// The program the site was compiled from.
+    pub fn program(&self) -> &ir::Program {
+        &self.gate.program
+    }
+
     pub fn predicates(&self) -> &[JitPredicate] {
         &self.predicates
     }

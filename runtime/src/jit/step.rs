@@ -429,6 +429,11 @@ impl<'s> FlatEnv<'s> {
         u32_at(&self.state, FLAGS_AT).unwrap_or(0)
     }
 
+    /// The page shown, as an index into the program's pages.
+    pub fn page_index(&self) -> Option<usize> {
+        self.page().ok().and_then(|p| usize::try_from(p).ok())
+    }
+
     fn page(&self) -> R<ir::PageId> {
         u32_at(&self.state, self.layout.page)
     }

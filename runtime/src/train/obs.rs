@@ -1,7 +1,9 @@
 //! Observations on their way to the policy: rows copied out of a batch's
 //! buffers ([`ObsStore`], plain vectors on the host, one row per environment
 //! step) and the same rows as tensors on the policy's device ([`Obs`]),
-//! uploaded once per rollout.
+//! uploaded once per rollout. Besides the elements and actions, a row holds
+//! the context the batch writes (page label, alert, steps, each element's
+//! context and place, the last actions: see `batch::buffers`).
 
 use crate::batch::{Buffers, ObsSpec, FLAG_DISABLED, FLAG_HAS_VALUE, FLAG_TEXT_CUT};
 use tch::{Device, Kind, Tensor};
@@ -12,21 +14,44 @@ pub struct ObsStore {
     pub spec: ObsSpec,
     pub rows: usize,
     instruction: Vec<i32>,
+    page: Vec<i32>,
+    alert: Vec<i32>,
+    steps: Vec<i64>,
     element_count: Vec<i64>,
     role: Vec<u8>,
     flags: Vec<u8>,
     text: Vec<i32>,
     value: Vec<i32>,
+    context: Vec<i32>,
+    sibling: Vec<u8>,
     action_count: Vec<i64>,
     action_kind: Vec<u8>,
     action_element: Vec<i32>,
     action_text: Vec<i32>,
+    history_kind: Vec<u8>,
+    history_text: Vec<i32>,
 }
 
 /// Observation rows as tensors on one device.
 pub struct Obs {
     /// `[R, I]` token ids (0 pads).
     pub instruction: Tensor,
+    /// `[R, P]` and `[R, L]` token ids: the page's label and the alert.
+    pub page: Tensor,
+    pub alert: Tensor,
+    /// `[R]` steps taken, capped at [`MAX_STEP_ID`].
+    pub steps: Tensor,
+    /// `[R, E, C]` token ids of what each element sits under.
+    pub context: Tensor,
+    /// `[R, E]` place in a repeated row (0: none).
+    pub sibling: Tensor,
+    /// `[R, E, 1]`: the element's place on the page, 0 at the top, 1 at the end.
+    pub position: Tensor,
+    /// `[R, H]` kinds (0: none) and `[R, H, T]` token ids of the last actions.
+    pub history_kind: Tensor,
+    pub history_text: Tensor,
+    /// `[R, E, 1]`: the share of the context's tokens found in the instruction.
+    pub context_overlap: Tensor,
     /// `[R, E]` role ids (0: no element).
     pub role: Tensor,
     /// `[R, E, 3]`: disabled, has a value, text cut.
@@ -51,6 +76,10 @@ pub struct Obs {
     pub action_overlap: Tensor,
 }
 
+/// Steps beyond this share one id: what matters is "just started" against
+/// "a while in".
+pub const MAX_STEP_ID: i64 = 15;
+
 fn tokens(v: &[u32]) -> impl Iterator<Item = i32> + '_ {
     // Ids are below the vocabulary size (2^15 by default), so they fit.
     v.iter().map(|&t| t as i32)
@@ -62,15 +91,22 @@ impl ObsStore {
             spec,
             rows: 0,
             instruction: Vec::new(),
+            page: Vec::new(),
+            alert: Vec::new(),
+            steps: Vec::new(),
             element_count: Vec::new(),
             role: Vec::new(),
             flags: Vec::new(),
             text: Vec::new(),
             value: Vec::new(),
+            context: Vec::new(),
+            sibling: Vec::new(),
             action_count: Vec::new(),
             action_kind: Vec::new(),
             action_element: Vec::new(),
             action_text: Vec::new(),
+            history_kind: Vec::new(),
+            history_text: Vec::new(),
         }
     }
 
@@ -82,6 +118,13 @@ impl ObsStore {
     pub fn push(&mut self, b: &Buffers) {
         self.rows += b.element_count.len();
         self.instruction.extend(tokens(&b.instruction));
+        self.page.extend(tokens(&b.page));
+        self.alert.extend(tokens(&b.alert));
+        self.steps.extend(b.steps.iter().map(|&s| i64::from(s)));
+        self.context.extend(tokens(&b.context));
+        self.sibling.extend_from_slice(&b.sibling);
+        self.history_kind.extend_from_slice(&b.history_kind);
+        self.history_text.extend(tokens(&b.history_text));
         self.element_count
             .extend(b.element_count.iter().map(|&c| i64::from(c)));
         self.role.extend_from_slice(&b.role);
@@ -99,6 +142,13 @@ impl ObsStore {
     pub fn append(&mut self, o: &ObsStore) {
         self.rows += o.rows;
         self.instruction.extend_from_slice(&o.instruction);
+        self.page.extend_from_slice(&o.page);
+        self.alert.extend_from_slice(&o.alert);
+        self.steps.extend_from_slice(&o.steps);
+        self.context.extend_from_slice(&o.context);
+        self.sibling.extend_from_slice(&o.sibling);
+        self.history_kind.extend_from_slice(&o.history_kind);
+        self.history_text.extend_from_slice(&o.history_text);
         self.element_count.extend_from_slice(&o.element_count);
         self.role.extend_from_slice(&o.role);
         self.flags.extend_from_slice(&o.flags);
@@ -150,7 +200,21 @@ impl ObsStore {
         let text = cut(long(&self.text, &[r, e, s.text_tokens as i64]), ue);
         let value = cut(long(&self.value, &[r, e, s.value_tokens as i64]), ue);
         let action_text = cut(long(&self.action_text, &[r, a, s.action_tokens as i64]), ua);
+        let context = cut(long(&self.context, &[r, e, s.context_tokens as i64]), ue);
+        let h = s.history as i64;
+        let element_mask = upto(&self.element_count, ue);
         Obs {
+            page: long(&self.page, &[r, s.page_tokens as i64]),
+            alert: long(&self.alert, &[r, s.alert_tokens as i64]),
+            steps: Tensor::from_slice(&self.steps)
+                .to_device(device)
+                .clamp_max(MAX_STEP_ID),
+            context_overlap: overlap(&context, &instruction),
+            context,
+            sibling: cut(small(&self.sibling, &[r, e]), ue),
+            position: position(&self.element_count, ue, device),
+            history_kind: small(&self.history_kind, &[r, h]),
+            history_text: long(&self.history_text, &[r, h, s.history_tokens as i64]),
             role: cut(small(&self.role, &[r, e]), ue),
             flags: cut(flags, ue),
             text_overlap: overlap(&text, &instruction),
@@ -159,7 +223,7 @@ impl ObsStore {
             instruction,
             text,
             value,
-            element_mask: upto(&self.element_count, ue),
+            element_mask,
             action_kind: cut(small(&self.action_kind, &[r, a]), ua),
             action_element: cut(long(&self.action_element, &[r, a]), ua),
             action_text,
@@ -174,6 +238,15 @@ impl Obs {
         let pick = |t: &Tensor| t.index_select(0, idx);
         Obs {
             instruction: pick(&self.instruction),
+            page: pick(&self.page),
+            alert: pick(&self.alert),
+            steps: pick(&self.steps),
+            context: pick(&self.context),
+            sibling: pick(&self.sibling),
+            position: pick(&self.position),
+            history_kind: pick(&self.history_kind),
+            history_text: pick(&self.history_text),
+            context_overlap: pick(&self.context_overlap),
             role: pick(&self.role),
             flags: pick(&self.flags),
             text: pick(&self.text),
@@ -188,6 +261,18 @@ impl Obs {
             action_overlap: pick(&self.action_overlap),
         }
     }
+}
+
+/// `[R, E, 1]`: element `j` of a page of `n` elements sits at `j / (n − 1)`
+/// (0 for a page of one element and for padding rows).
+fn position(counts: &[i64], width: i64, device: Device) -> Tensor {
+    let n = Tensor::from_slice(counts)
+        .to_device(device)
+        .view([-1, 1])
+        .to_kind(Kind::Float);
+    let j = Tensor::arange(width, (Kind::Float, device)).view([1, width]);
+    let p = j / (n - 1.0).clamp_min(1.0);
+    p.clamp(0.0, 1.0).unsqueeze(-1)
 }
 
 /// The share of `ids`' tokens (`[R, N, L]`) that also occur in the

@@ -1,27 +1,81 @@
-//! The policy: a small network (about 2.3M parameters) that reads the
+//! The policy: a small network (about 2.5M parameters) that reads the
 //! instruction and the page and scores every candidate action, with a value
 //! head for PPO.
 //!
 //! It sees only what transfers between sites: hashed text tokens (a bag of
 //! embeddings per text), element roles and flags, action kinds, and how much
-//! of an element's or action's text also occurs in the instruction (the
-//! grounding signal: "open the page of Wool scarf" → the link "Wool scarf").
-//! No site-specific id reaches it, so it can act on sites it never saw.
+//! of a text also occurs in the instruction (the grounding signal: "add the
+//! wool scarf to the cart" → the "Add to cart" button whose row reads "Wool
+//! scarf"). No site-specific id reaches it, so it can act on sites it never
+//! saw. Besides the elements it reads the context a person uses ([`Features`]):
+//! what each element sits under and where it is, what page this is and what
+//! the alert says, and what it did so far (the last actions and the step
+//! count); each can be switched off for ablations.
 //!
 //! Shapes: `R` rows, `E` elements, `A` actions, `D` embedding width, `H`
 //! hidden width.
 
-use super::obs::Obs;
+use super::obs::{Obs, MAX_STEP_ID};
+use crate::batch::MAX_SIBLING;
 use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
+/// The context the policy reads besides the elements themselves; each on by
+/// default, off for an ablation (its inputs are then zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Features {
+    /// What each element sits under (its row's first text or the heading
+    /// above), its place in its row and on the page, and where an `answer`
+    /// is shown.
+    pub context: bool,
+    /// The page's label and the alert.
+    pub page: bool,
+    /// The last actions taken and the step count.
+    pub history: bool,
+}
+
+impl Default for Features {
+    fn default() -> Features {
+        Features {
+            context: true,
+            page: true,
+            history: true,
+        }
+    }
+}
+
+impl Features {
+    /// The names `--ablate` takes.
+    pub const NAMES: [&'static str; 3] = ["context", "page", "history"];
+
+    /// These features with the one called `name` switched off.
+    pub fn without(self, name: &str) -> Option<Features> {
+        match name {
+            "context" => Some(Features {
+                context: false,
+                ..self
+            }),
+            "page" => Some(Features {
+                page: false,
+                ..self
+            }),
+            "history" => Some(Features {
+                history: false,
+                ..self
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// Sizes of the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PolicyConfig {
     /// Hashed token buckets (the batch's `ObsSpec::vocab`).
     pub vocab: i64,
     pub embed: i64,
     pub hidden: i64,
+    pub features: Features,
 }
 
 impl Default for PolicyConfig {
@@ -30,6 +84,7 @@ impl Default for PolicyConfig {
             vocab: 1 << 15,
             embed: 64,
             hidden: 128,
+            features: Features::default(),
         }
     }
 }
@@ -44,23 +99,39 @@ pub const MASKED_LOGIT: f64 = -1e9;
 const EMBEDDING_BAG_MEAN: i64 = 1;
 
 pub struct Policy {
+    features: Features,
     tokens: nn::Embedding,
     roles: nn::Embedding,
+    siblings: nn::Embedding,
+    step_ids: nn::Embedding,
+    history_kinds: nn::Embedding,
     instruction: nn::Linear,
+    // What the page and the episode so far say: instruction, page label,
+    // alert, history and step count, in one state vector.
+    state: nn::Linear,
     element_in: nn::Linear,
     element_out: nn::Linear,
     context: nn::Linear,
     // The first action layer, split by input so that the element part runs
-    // once per element rather than once per action, and the instruction
-    // part once per row.
+    // once per element rather than once per action, and the state part once
+    // per row.
     action_element: nn::Linear,
     action_text: nn::Linear,
     action_kind: nn::Embedding,
     action_overlap: nn::Linear,
-    action_instruction: nn::Linear,
+    action_state: nn::Linear,
     action_out: nn::Linear,
     value_in: nn::Linear,
     value_out: nn::Linear,
+}
+
+/// `t`, or zeros shaped like it when `on` is false (an ablated input).
+fn when(on: bool, t: &Tensor) -> Tensor {
+    if on {
+        t.shallow_clone()
+    } else {
+        t.zeros_like()
+    }
 }
 
 impl Policy {
@@ -71,20 +142,28 @@ impl Policy {
             bias: false,
             ..Default::default()
         };
+        let emb = |name: &str, n: i64, w: i64| nn::embedding(root / name, n, w, Default::default());
         Policy {
-            tokens: nn::embedding(root / "tokens", c.vocab, d, Default::default()),
-            roles: nn::embedding(root / "roles", ROLE_IDS, d, Default::default()),
+            features: c.features,
+            tokens: emb("tokens", c.vocab, d),
+            roles: emb("roles", ROLE_IDS, d),
+            siblings: emb("siblings", i64::from(MAX_SIBLING) + 1, d),
+            step_ids: emb("step_ids", MAX_STEP_ID + 1, d),
+            history_kinds: emb("history_kinds", KIND_IDS, d),
             instruction: lin("instruction", d, h),
-            // text, value, role, three flags, two overlaps
-            element_in: lin("element_in", 3 * d + 5, h),
+            // instruction, page, alert, history, steps
+            state: lin("state", h + 4 * d, h),
+            // text, value, context, role, sibling; three flags, three
+            // overlaps, the position
+            element_in: lin("element_in", 5 * d + 7, h),
             element_out: lin("element_out", h, h),
-            // element, instruction, their product
+            // element, state, their product
             context: lin("context", 3 * h, h),
             action_element: lin("action_element", h, h),
             action_text: nn::linear(root / "action_text", d, h, no_bias),
             action_kind: nn::embedding(root / "action_kind", KIND_IDS, h, Default::default()),
             action_overlap: nn::linear(root / "action_overlap", 1, h, no_bias),
-            action_instruction: nn::linear(root / "action_instruction", h, h, no_bias),
+            action_state: nn::linear(root / "action_state", h, h, no_bias),
             action_out: lin("action_out", h, 1),
             value_in: lin("value_in", 2 * h, h),
             value_out: lin("value_out", h, 1),
@@ -117,17 +196,46 @@ impl Policy {
         mean.reshape(out)
     }
 
+    /// `[R, H]`: the instruction read together with the page's label, the
+    /// alert, the last actions and the step count.
+    fn state(&self, o: &Obs) -> Tensor {
+        let f = self.features;
+        let q = self.instruction.forward(&self.bag(&o.instruction)).tanh();
+        // The last actions: each its kind plus its words, averaged over the
+        // actions taken so far (zero at the start of an episode).
+        let taken = o.history_kind.ne(0).to_kind(Kind::Float).unsqueeze(-1); // [R, H, 1]
+        let each = self.history_kinds.forward(&o.history_kind) + self.bag(&o.history_text);
+        let history = (each * &taken).sum_dim_intlist(1, false, Kind::Float)
+            / taken.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
+        let inputs = Tensor::cat(
+            &[
+                q,
+                when(f.page, &self.bag(&o.page)),
+                when(f.page, &self.bag(&o.alert)),
+                when(f.history, &history),
+                when(f.history, &self.step_ids.forward(&o.steps)),
+            ],
+            -1,
+        );
+        self.state.forward(&inputs).tanh()
+    }
+
     /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values `[R]`.
     pub fn forward(&self, o: &Obs) -> (Tensor, Tensor) {
-        let q = self.instruction.forward(&self.bag(&o.instruction)).tanh(); // [R, H]
+        let f = self.features;
+        let s = self.state(o); // [R, H]
         let elements = Tensor::cat(
             &[
                 self.bag(&o.text),
                 self.bag(&o.value),
+                when(f.context, &self.bag(&o.context)),
                 self.roles.forward(&o.role),
+                when(f.context, &self.siblings.forward(&o.sibling)),
                 o.flags.shallow_clone(),
                 o.text_overlap.shallow_clone(),
                 o.value_overlap.shallow_clone(),
+                when(f.context, &o.context_overlap),
+                when(f.context, &o.position),
             ],
             -1,
         );
@@ -135,11 +243,11 @@ impl Policy {
             .element_out
             .forward(&self.element_in.forward(&elements).relu())
             .relu(); // [R, E, H]
-        let qe = q.unsqueeze(1).expand_as(&h);
+        let se = s.unsqueeze(1).expand_as(&h);
         let h = self
             .context
             .forward(&Tensor::cat(
-                &[h.shallow_clone(), qe.shallow_clone(), &h * &qe],
+                &[h.shallow_clone(), se.shallow_clone(), &h * &se],
                 -1,
             ))
             .relu();
@@ -148,18 +256,27 @@ impl Policy {
             / emask.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
         let value = self
             .value_out
-            .forward(&self.value_in.forward(&Tensor::cat(&[&q, &page], -1)).relu())
+            .forward(&self.value_in.forward(&Tensor::cat(&[&s, &page], -1)).relu())
             .squeeze_dim(-1);
-        let logits = self.score_actions(o, &h, &q);
+        let logits = self.score_actions(o, &h, &s);
         (logits, value)
     }
 
-    fn score_actions(&self, o: &Obs, h: &Tensor, q: &Tensor) -> Tensor {
+    fn score_actions(&self, o: &Obs, h: &Tensor, s: &Tensor) -> Tensor {
         let elements = self.action_element.forward(h); // [R, E, H]
         let hidden = elements.size()[2];
-        let has_element = o.action_element.ge(0).to_kind(Kind::Float).unsqueeze(-1);
-        let rows = o
-            .action_element
+        // An `answer` row points at the element that shows it; without the
+        // context features it reads on its own, as it did before.
+        let is_answer = o.action_kind.eq(i64::from(crate::batch::kind_id(
+            crate::env::ActionKind::Answer,
+        )));
+        let element = if self.features.context {
+            o.action_element.shallow_clone()
+        } else {
+            o.action_element.masked_fill(&is_answer, -1)
+        };
+        let has_element = element.ge(0).to_kind(Kind::Float).unsqueeze(-1);
+        let rows = element
             .clamp_min(0)
             .unsqueeze(-1)
             .expand([-1, -1, hidden], false);
@@ -167,7 +284,7 @@ impl Policy {
             + self.action_text.forward(&self.bag(&o.action_text))
             + self.action_kind.forward(&o.action_kind)
             + self.action_overlap.forward(&o.action_overlap)
-            + self.action_instruction.forward(q).unsqueeze(1);
+            + self.action_state.forward(s).unsqueeze(1);
         let logits = self.action_out.forward(&first.relu()).squeeze_dim(-1);
         logits.masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
     }

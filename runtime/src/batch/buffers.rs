@@ -1,0 +1,197 @@
+//! The batch's output: one contiguous buffer per observation field,
+//! environment-major, shaped by an [`ObsSpec`], and the per-environment
+//! mutable views ([`Rows`]) the workers write through.
+//!
+//! Besides the §5.2 observation itself (instruction, elements, candidate
+//! actions) the buffers carry the context a person reads a page with: what
+//! page this is, the alert, what each element sits under and where, and what
+//! the agent did so far (see `write.rs` for how each is derived). All of it is
+//! computed from what the agent is shown, never from the database or the goal.
+
+use super::ObsSpec;
+
+/// One buffer per field, environment-major (`[n, …]`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Buffers {
+    /// `[n, instruction_tokens]`
+    pub instruction: Vec<u32>,
+    /// `[n, page_tokens]`: the current page's label (see `write::page_labels`).
+    pub page: Vec<u32>,
+    /// `[n, alert_tokens]`: the alert the last step set (all padding when none).
+    pub alert: Vec<u32>,
+    /// `[n]`: steps taken in this episode.
+    pub steps: Vec<u32>,
+    /// `[n]`
+    pub element_count: Vec<u32>,
+    /// `[n, max_elements]`
+    pub role: Vec<u8>,
+    /// `[n, max_elements]`
+    pub flags: Vec<u8>,
+    /// `[n, max_elements, text_tokens]`
+    pub text: Vec<u32>,
+    /// `[n, max_elements, value_tokens]`
+    pub value: Vec<u32>,
+    /// `[n, max_elements, context_tokens]`: the text the element sits under.
+    pub context: Vec<u32>,
+    /// `[n, max_elements]`: 1 + the element's place in its repeated row
+    /// (capped at [`MAX_SIBLING`]); 0 outside repeated rows.
+    pub sibling: Vec<u8>,
+    /// `[n]`
+    pub action_count: Vec<u32>,
+    /// `[n, max_actions]`
+    pub action_kind: Vec<u8>,
+    /// `[n, max_actions]`: the element's row; for `answer`, the first shown
+    /// element whose text holds the answer; −1 for none and empty rows.
+    pub action_element: Vec<i32>,
+    /// `[n, max_actions, action_tokens]`
+    pub action_text: Vec<u32>,
+    /// `[n, history]`: the kinds of the last actions taken, most recent
+    /// first (0: none yet).
+    pub history_kind: Vec<u8>,
+    /// `[n, history, history_tokens]`: their element's text, then their own.
+    pub history_text: Vec<u32>,
+    /// `[n]`, for the step just taken.
+    pub reward: Vec<f32>,
+    pub done: Vec<u8>,
+    pub success: Vec<u8>,
+    pub progress: Vec<f32>,
+    /// `[n]`: totals of the episode that ended this step (when `done`).
+    pub episode_return: Vec<f32>,
+    pub episode_length: Vec<u32>,
+    /// `[n]`: `CUT_*` bits for the current observation.
+    pub overflow: Vec<u8>,
+}
+
+/// The largest `sibling` value.
+pub const MAX_SIBLING: u8 = 15;
+
+impl Buffers {
+    pub(super) fn new(n: usize, s: &ObsSpec) -> Buffers {
+        let (e, a, h) = (s.max_elements, s.max_actions, s.history);
+        Buffers {
+            instruction: vec![0; n * s.instruction_tokens],
+            page: vec![0; n * s.page_tokens],
+            alert: vec![0; n * s.alert_tokens],
+            steps: vec![0; n],
+            element_count: vec![0; n],
+            role: vec![0; n * e],
+            flags: vec![0; n * e],
+            text: vec![0; n * e * s.text_tokens],
+            value: vec![0; n * e * s.value_tokens],
+            context: vec![0; n * e * s.context_tokens],
+            sibling: vec![0; n * e],
+            action_count: vec![0; n],
+            action_kind: vec![0; n * a],
+            action_element: vec![-1; n * a],
+            action_text: vec![0; n * a * s.action_tokens],
+            history_kind: vec![0; n * h],
+            history_text: vec![0; n * h * s.history_tokens],
+            reward: vec![0.0; n],
+            done: vec![0; n],
+            success: vec![0; n],
+            progress: vec![0.0; n],
+            episode_return: vec![0.0; n],
+            episode_length: vec![0; n],
+            overflow: vec![0; n],
+        }
+    }
+
+    /// Per-environment mutable views, in order.
+    pub(super) fn rows(&mut self, s: &ObsSpec) -> Vec<Rows<'_>> {
+        let n = self.element_count.len();
+        let (e, a, h) = (s.max_elements, s.max_actions, s.history);
+        // `chunks_mut` refuses a zero width; a zero-width field gets empty
+        // slices all the same.
+        fn per<T>(v: &mut [T], width: usize) -> std::slice::ChunksMut<'_, T> {
+            v.chunks_mut(width.max(1))
+        }
+        let mut instruction = per(&mut self.instruction, s.instruction_tokens);
+        let mut page = per(&mut self.page, s.page_tokens);
+        let mut alert = per(&mut self.alert, s.alert_tokens);
+        let mut role = per(&mut self.role, e);
+        let mut flags = per(&mut self.flags, e);
+        let mut text = per(&mut self.text, e * s.text_tokens);
+        let mut value = per(&mut self.value, e * s.value_tokens);
+        let mut context = per(&mut self.context, e * s.context_tokens);
+        let mut sibling = per(&mut self.sibling, e);
+        let mut kind = per(&mut self.action_kind, a);
+        let mut element = per(&mut self.action_element, a);
+        let mut atext = per(&mut self.action_text, a * s.action_tokens);
+        let mut hkind = per(&mut self.history_kind, h);
+        let mut htext = per(&mut self.history_text, h * s.history_tokens);
+        let mut steps = self.steps.iter_mut();
+        let mut ec = self.element_count.iter_mut();
+        let mut ac = self.action_count.iter_mut();
+        let mut rw = self.reward.iter_mut();
+        let mut dn = self.done.iter_mut();
+        let mut sc = self.success.iter_mut();
+        let mut pg = self.progress.iter_mut();
+        let mut er = self.episode_return.iter_mut();
+        let mut el = self.episode_length.iter_mut();
+        let mut ov = self.overflow.iter_mut();
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let row = (|| {
+                Some(Rows {
+                    instruction: instruction.next()?,
+                    page: page.next()?,
+                    alert: alert.next()?,
+                    steps: steps.next()?,
+                    element_count: ec.next()?,
+                    role: role.next()?,
+                    flags: flags.next()?,
+                    text: text.next()?,
+                    value: value.next()?,
+                    context: context.next()?,
+                    sibling: sibling.next()?,
+                    action_count: ac.next()?,
+                    action_kind: kind.next()?,
+                    action_element: element.next()?,
+                    action_text: atext.next()?,
+                    history_kind: hkind.next()?,
+                    history_text: htext.next()?,
+                    reward: rw.next()?,
+                    done: dn.next()?,
+                    success: sc.next()?,
+                    progress: pg.next()?,
+                    episode_return: er.next()?,
+                    episode_length: el.next()?,
+                    overflow: ov.next()?,
+                })
+            })();
+            match row {
+                Some(r) => out.push(r),
+                None => break,
+            }
+        }
+        out
+    }
+}
+
+/// One environment's part of every buffer.
+pub(super) struct Rows<'b> {
+    pub instruction: &'b mut [u32],
+    pub page: &'b mut [u32],
+    pub alert: &'b mut [u32],
+    pub steps: &'b mut u32,
+    pub element_count: &'b mut u32,
+    pub role: &'b mut [u8],
+    pub flags: &'b mut [u8],
+    pub text: &'b mut [u32],
+    pub value: &'b mut [u32],
+    pub context: &'b mut [u32],
+    pub sibling: &'b mut [u8],
+    pub action_count: &'b mut u32,
+    pub action_kind: &'b mut [u8],
+    pub action_element: &'b mut [i32],
+    pub action_text: &'b mut [u32],
+    pub history_kind: &'b mut [u8],
+    pub history_text: &'b mut [u32],
+    pub reward: &'b mut f32,
+    pub done: &'b mut u8,
+    pub success: &'b mut u8,
+    pub progress: &'b mut f32,
+    pub episode_return: &'b mut f32,
+    pub episode_length: &'b mut u32,
+    pub overflow: &'b mut u8,
+}

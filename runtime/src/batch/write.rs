@@ -1,0 +1,308 @@
+//! Writing one environment's observation into its [`Rows`]: the §5.2
+//! elements and candidate actions, and the context a person reads them in.
+//!
+//! Each piece of context is derived from what the agent is shown, the same
+//! way for both engines, so the JIT batch and the interpreter batch write the
+//! same bytes:
+//! - **page**: a label per page of the program ([`page_labels`]): its name's
+//!   words and the literal words of its route and title (the same on every
+//!   visit, so it tells *what kind* of page this is);
+//! - **alert**: the text the last step's alert shows;
+//! - **context** of an element: inside a repeated row (a run of consecutive
+//!   elements rendered for the same loop rows), the row's first element with
+//!   text, so a row's "Add to cart" button reads as belonging to its "Wool
+//!   scarf"; elsewhere, the nearest heading or section above it;
+//! - **sibling**: the element's place in its repeated row;
+//! - **history**: the last actions taken (kind, then the element's text and
+//!   the action's own), most recent first, kept by the batch per episode.
+//!
+//! Candidate actions keep §5.2's order. When they do not all fit, the
+//! `answer`s of a retrieval task are kept (they are the only way to finish
+//! it) and the element actions that do not fit are cut; each `answer` points
+//! at the first shown element whose text holds it, so it reads in that
+//! element's context.
+
+use super::buffers::{Rows, MAX_SIBLING};
+use super::engines::Engine;
+use super::{kind_id, role_id, ObsSpec, Slot, CUT_ACTIONS, CUT_ELEMENTS, CUT_INSTRUCTION};
+use super::{FLAG_DISABLED, FLAG_HAS_VALUE, FLAG_TEXT_CUT};
+use crate::env::ActionKind;
+use crate::ir::{self, TextPart};
+
+/// One label per page of `program`, in page order.
+pub fn page_labels(program: &ir::Program) -> Vec<String> {
+    program.pages.iter().map(page_label).collect()
+}
+
+fn page_label(page: &ir::PageDef) -> String {
+    let mut words = vec![crate::env::snake_case(&page.name).replace('_', " ")];
+    let literal = |parts: &[TextPart]| {
+        parts
+            .iter()
+            .filter_map(|p| match p {
+                TextPart::Lit(s) => Some(s.replace(['/', '-', '_'], " ")),
+                TextPart::Interp(..) => None,
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if let Some(route) = &page.route {
+        words.push(literal(route));
+    }
+    if let Some(title) = &page.title {
+        words.push(literal(title));
+    }
+    words.join(" ")
+}
+
+/// A step's record for the history: the action's kind and its words.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Taken {
+    pub kind: u8,
+    pub tokens: Vec<u32>,
+}
+
+/// What the engine's candidate `index` is, for the history, read before the
+/// step changes the page: the kind, then the words of its element and its
+/// own text.
+pub(super) fn describe<E: Engine>(slot: &mut Slot<E>, index: usize, width: usize) -> Taken {
+    let Some(a) = slot.engine.action(index) else {
+        return Taken::default();
+    };
+    let element = a
+        .element
+        .and_then(|e| slot.engine.element(e.wrapping_sub(1)))
+        .map(|e| e.text);
+    let mut tokens = Vec::with_capacity(width);
+    for text in [element, a.text].into_iter().flatten() {
+        let ids = slot.tokens.tokens(text);
+        tokens.extend(ids.iter().take(width - tokens.len().min(width)));
+    }
+    tokens.truncate(width);
+    Taken {
+        kind: kind_id(a.kind),
+        tokens,
+    }
+}
+
+/// Writes the environment's current observation, context and action table.
+pub(super) fn write_observation<E: Engine>(
+    slot: &mut Slot<E>,
+    rows: Rows<'_>,
+    spec: &ObsSpec,
+    labels: &[String],
+) {
+    let mut cut = 0u8;
+    if !slot
+        .tokens
+        .fill(slot.engine.instruction(), rows.instruction)
+    {
+        cut |= CUT_INSTRUCTION;
+    }
+    let label = slot
+        .engine
+        .page()
+        .and_then(|p| labels.get(p))
+        .map_or("", String::as_str);
+    slot.tokens.fill(label, rows.page);
+    let alert = slot.engine.alert().unwrap_or("");
+    slot.tokens.fill(alert, rows.alert);
+    *rows.steps = slot.engine.steps();
+    write_history(slot, rows.history_kind, rows.history_text, spec);
+    let count = slot.engine.element_count();
+    let shown = count.min(spec.max_elements);
+    if shown < count {
+        cut |= CUT_ELEMENTS;
+    }
+    *rows.element_count = u32::try_from(shown).unwrap_or(u32::MAX);
+    let elements = ElementRows {
+        role: rows.role,
+        flags: rows.flags,
+        text: rows.text,
+        value: rows.value,
+        context: rows.context,
+        sibling: rows.sibling,
+    };
+    write_elements(slot, elements, spec, shown);
+    let actions = ActionRows {
+        kind: rows.action_kind,
+        element: rows.action_element,
+        text: rows.action_text,
+    };
+    write_actions(slot, actions, spec, shown, &mut cut);
+    *rows.action_count = u32::try_from(slot.table.len()).unwrap_or(u32::MAX);
+    *rows.overflow = cut;
+}
+
+/// The element part of one environment's rows.
+struct ElementRows<'b> {
+    role: &'b mut [u8],
+    flags: &'b mut [u8],
+    text: &'b mut [u32],
+    value: &'b mut [u32],
+    context: &'b mut [u32],
+    sibling: &'b mut [u8],
+}
+
+/// The action-table part of one environment's rows.
+struct ActionRows<'b> {
+    kind: &'b mut [u8],
+    element: &'b mut [i32],
+    text: &'b mut [u32],
+}
+
+fn write_history<E: Engine>(slot: &Slot<E>, kind: &mut [u8], text: &mut [u32], spec: &ObsSpec) {
+    kind.fill(0);
+    text.fill(0);
+    let width = spec.history_tokens;
+    for (k, taken) in slot.history.iter().enumerate().take(kind.len()) {
+        kind[k] = taken.kind;
+        let n = taken.tokens.len().min(width);
+        text[k * width..k * width + n].copy_from_slice(&taken.tokens[..n]);
+    }
+}
+
+/// Where each shown element sits: the element whose text gives its context
+/// (if any) and its place in its repeated row (0 outside one).
+fn placement<E: Engine>(engine: &E, shown: usize) -> Vec<(Option<usize>, u8)> {
+    let mut out = Vec::with_capacity(shown);
+    let mut heading: Option<usize> = None;
+    // The current repeated row: where it starts and its first element with text.
+    let mut run_start = 0;
+    let mut run_head: Option<usize> = None;
+    for i in 0..shown {
+        let Some(e) = engine.element(i) else {
+            break;
+        };
+        let path = engine.element_path(i);
+        let same_run = i > 0 && !path.is_empty() && engine.element_path(i - 1) == path;
+        if !same_run {
+            run_start = i;
+            run_head = None;
+        }
+        let context = if path.is_empty() {
+            heading
+        } else {
+            run_head.filter(|&h| h != i).or(heading)
+        };
+        let sibling = if path.is_empty() {
+            0
+        } else {
+            u8::try_from(i - run_start + 1)
+                .unwrap_or(MAX_SIBLING)
+                .min(MAX_SIBLING)
+        };
+        out.push((context, sibling));
+        if !path.is_empty() && run_head.is_none() && !e.text.is_empty() {
+            run_head = Some(i);
+        }
+        if path.is_empty() && matches!(e.role, "heading" | "section") && !e.text.is_empty() {
+            heading = Some(i);
+        }
+    }
+    out
+}
+
+fn write_elements<E: Engine>(
+    slot: &mut Slot<E>,
+    rows: ElementRows<'_>,
+    spec: &ObsSpec,
+    shown: usize,
+) {
+    rows.role.fill(0);
+    rows.flags.fill(0);
+    rows.sibling.fill(0);
+    let (tt, vt, ct) = (spec.text_tokens, spec.value_tokens, spec.context_tokens);
+    let places = placement(&slot.engine, shown);
+    for (i, &(context, sibling)) in places.iter().enumerate() {
+        let Some(e) = slot.engine.element(i) else {
+            break;
+        };
+        rows.role[i] = role_id(e.role);
+        rows.sibling[i] = sibling;
+        let mut f = 0;
+        if e.disabled {
+            f |= FLAG_DISABLED;
+        }
+        if !slot
+            .tokens
+            .fill(e.text, &mut rows.text[i * tt..(i + 1) * tt])
+        {
+            f |= FLAG_TEXT_CUT;
+        }
+        let value = &mut rows.value[i * vt..(i + 1) * vt];
+        match e.value {
+            Some(v) => {
+                f |= FLAG_HAS_VALUE;
+                slot.tokens.fill(v, value);
+            }
+            None => value.fill(0),
+        }
+        rows.flags[i] = f;
+        let under = context
+            .and_then(|c| slot.engine.element(c))
+            .map_or("", |c| c.text);
+        slot.tokens
+            .fill(under, &mut rows.context[i * ct..(i + 1) * ct]);
+    }
+    let written = places.len();
+    rows.text[written * tt..].fill(0);
+    rows.value[written * vt..].fill(0);
+    rows.context[written * ct..].fill(0);
+}
+
+/// The action table: candidates whose element is shown, in §5.2 order, with
+/// every `answer` kept (element actions are cut first when they do not fit).
+fn write_actions<E: Engine>(
+    slot: &mut Slot<E>,
+    rows: ActionRows<'_>,
+    spec: &ObsSpec,
+    shown: usize,
+    cut: &mut u8,
+) {
+    slot.table.clear();
+    rows.kind.fill(0);
+    rows.element.fill(-1);
+    rows.text.fill(0);
+    let total = slot.engine.action_count();
+    let answers = (0..total)
+        .filter(|&i| {
+            slot.engine
+                .action(i)
+                .is_some_and(|a| a.kind == ActionKind::Answer)
+        })
+        .count();
+    let for_elements = spec.max_actions.saturating_sub(answers);
+    let mut element_rows = 0;
+    for i in 0..total {
+        let Some(a) = slot.engine.action(i) else {
+            break;
+        };
+        let row = slot.table.len();
+        let is_answer = a.kind == ActionKind::Answer;
+        let visible = a.element.is_none_or(|e| e >= 1 && e <= shown);
+        let room = row < spec.max_actions && (is_answer || element_rows < for_elements);
+        if !visible || !room {
+            *cut |= CUT_ACTIONS;
+            continue;
+        }
+        element_rows += usize::from(!is_answer);
+        rows.kind[row] = kind_id(a.kind);
+        let at = match (a.element, a.text) {
+            (Some(e), _) => Some(e - 1),
+            (None, Some(t)) if is_answer => anchor(&slot.engine, t, shown),
+            (None, _) => None,
+        };
+        rows.element[row] = at.and_then(|e| i32::try_from(e).ok()).unwrap_or(-1);
+        if let Some(t) = a.text {
+            let w = spec.action_tokens;
+            slot.tokens.fill(t, &mut rows.text[row * w..(row + 1) * w]);
+        }
+        slot.table.push(i);
+    }
+}
+
+/// The first shown element whose text holds `answer`.
+fn anchor<E: Engine>(engine: &E, answer: &str, shown: usize) -> Option<usize> {
+    (0..shown).find(|&i| engine.element(i).is_some_and(|e| e.text.contains(answer)))
+}
