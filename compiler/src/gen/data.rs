@@ -198,9 +198,10 @@ fn draw_things(v: &Vocabulary, groups: &[Group], count: usize, rng: &mut Rng) ->
             price_cents: price(v.rounding, kind.price, rng),
             stock: rng.range(stock_floor, v.stock.1),
             capacity: rng.range(1, 4),
-            extra: v.extra.as_ref().map_or(0, |x| {
-                multiple_in(kind.extra.0, kind.extra.1, x.step, rng)
-            }),
+            extra: v
+                .extra
+                .as_ref()
+                .map_or(0, |x| multiple_in(kind.extra.0, kind.extra.1, x.step, rng)),
         });
     }
     things

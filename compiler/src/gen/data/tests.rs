@@ -86,7 +86,10 @@ fn every_thing_fits_its_category_and_its_kind_s_ranges() {
                 let name = field(row, "name").unwrap();
                 assert!(names.insert(name), "{}: {name} twice", site.file_name);
                 let last = name.rsplit(' ').next().unwrap();
-                assert!(last != "Plus" && !last.chars().all(|c| c.is_ascii_digit()), "{name}");
+                assert!(
+                    last != "Plus" && !last.chars().all(|c| c.is_ascii_digit()),
+                    "{name}"
+                );
                 let (kind, category, department) = find_kind(v, name)
                     .unwrap_or_else(|| panic!("{}: `{name}` is of no kind", site.file_name));
                 if let Some(c) = field(row, "category") {
@@ -98,19 +101,32 @@ fn every_thing_fits_its_category_and_its_kind_s_ranges() {
                 }
                 let price = cents(field(row, "price").unwrap());
                 let (lo, hi) = kind.price;
-                assert!(lo * 100 <= price && price <= hi * 100, "{name}: {price} not in {lo}–{hi}");
+                assert!(
+                    lo * 100 <= price && price <= hi * 100,
+                    "{name}: {price} not in {lo}–{hi}"
+                );
                 if let Some(x) = &v.extra {
                     let value: u64 = field(row, x.field).unwrap().parse().unwrap();
-                    assert!(kind.extra.0 <= value && value <= kind.extra.1, "{name}: {value}");
+                    assert!(
+                        kind.extra.0 <= value && value <= kind.extra.1,
+                        "{name}: {value}"
+                    );
                     assert_eq!(value % x.step, 0, "{name}: {value}");
                 }
                 let stock: u64 = field(row, "stock").unwrap().parse().unwrap();
-                assert!(v.stock.0 <= stock && stock <= v.stock.1, "{name}: stock {stock}");
+                assert!(
+                    v.stock.0 <= stock && stock <= v.stock.1,
+                    "{name}: stock {stock}"
+                );
                 all_names.insert(name.to_string());
             }
         }
         // 300 sites of a domain do not repeat the same few things.
-        assert!(all_names.len() >= 120, "{domain}: {} names", all_names.len());
+        assert!(
+            all_names.len() >= 120,
+            "{domain}: {} names",
+            all_names.len()
+        );
     }
 }
 
@@ -127,7 +143,10 @@ fn past_activity_falls_on_plausible_days_hours_and_amounts() {
                 let day = field(row, "day").unwrap().trim_start_matches('@');
                 let (m, d) = (&day[5..7], &day[8..10]);
                 let (m, d): (u64, u64) = (m.parse().unwrap(), d.parse().unwrap());
-                assert!((1..=11).contains(&m) && d <= MONTH_DAYS[m as usize - 1], "{day}");
+                assert!(
+                    (1..=11).contains(&m) && d <= MONTH_DAYS[m as usize - 1],
+                    "{day}"
+                );
                 let day_of_year: u64 = MONTH_DAYS[..m as usize - 1].iter().sum::<u64>() + d - 1;
                 if v.weekdays_only {
                     assert!((day_of_year + 3) % 7 < 5, "{domain}: {day} is a weekend");

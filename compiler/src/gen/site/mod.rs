@@ -30,12 +30,7 @@ struct Writer<'a> {
 }
 
 /// The source of one site, and its seed-row count.
-pub fn write(
-    domain: &str,
-    plan: &Plan,
-    v: &'static Vocabulary,
-    rng: &mut Rng,
-) -> (String, usize) {
+pub fn write(domain: &str, plan: &Plan, v: &'static Vocabulary, rng: &mut Rng) -> (String, usize) {
     let title = format!("{} {}", rng.pick(v.site_names), rng.pick(v.site_kinds));
     let data = data::draw(plan, v, rng);
     let mut w = Writer {
@@ -410,7 +405,10 @@ impl Writer<'_> {
     fn extra_line(&mut self, indent: &str) {
         if let Some(x) = &self.v.extra {
             let value = format!("{{t.{}}}", x.field);
-            self.line(&format!("{indent}text \"{}\"", x.shown.replace("{}", &value)));
+            self.line(&format!(
+                "{indent}text \"{}\"",
+                x.shown.replace("{}", &value)
+            ));
         }
     }
 

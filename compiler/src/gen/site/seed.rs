@@ -24,7 +24,11 @@ impl Writer<'_> {
         }
         if self.has_categories() {
             let nested = !d.departments.is_empty();
-            let dep_field = if nested { "\n  department: Department" } else { "" };
+            let dep_field = if nested {
+                "\n  department: Department"
+            } else {
+                ""
+            };
             self.line(&format!(
                 "\ntable Category {{\n  name: Text{dep_field}\n}}\n\nseed Category ["
             ));

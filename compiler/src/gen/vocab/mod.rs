@@ -140,8 +140,8 @@ pub(super) const FIRST_NAMES: [&str; 24] = [
 ];
 pub(super) const SURNAMES: [&str; 24] = [
     "Ruiz", "Okoro", "Wei", "Smith", "Cohen", "Duarte", "Berg", "Haddad", "Mensah", "Novak",
-    "Lind", "Farouk", "Sousa", "Price", "Iyer", "Park", "Costa", "Byrne", "Kim", "Adler",
-    "Moreau", "Eriksen", "Vega", "Tanaka",
+    "Lind", "Farouk", "Sousa", "Price", "Iyer", "Park", "Costa", "Byrne", "Kim", "Adler", "Moreau",
+    "Eriksen", "Vega", "Tanaka",
 ];
 
 /// The words of `domain`; anything unknown gets the government's.
@@ -176,7 +176,11 @@ mod tests {
                     let names: BTreeSet<String> = c.kinds.iter().flat_map(Kind::names).collect();
                     assert!(names.len() >= 8, "{domain} {}: {names:?}", c.name);
                     for k in c.kinds {
-                        assert!(1 <= k.price.0 && k.price.0 < k.price.1, "{domain} {:?}", k.nouns);
+                        assert!(
+                            1 <= k.price.0 && k.price.0 < k.price.1,
+                            "{domain} {:?}",
+                            k.nouns
+                        );
                         assert!(v.extra.is_none() || k.extra.0 <= k.extra.1, "{:?}", k.nouns);
                     }
                     all.extend(names);
@@ -190,7 +194,11 @@ mod tests {
     fn no_name_is_shared_between_two_categories_of_a_domain() {
         for domain in DOMAINS {
             let mut seen: BTreeSet<String> = BTreeSet::new();
-            for c in vocabulary(domain).departments.iter().flat_map(|d| d.categories) {
+            for c in vocabulary(domain)
+                .departments
+                .iter()
+                .flat_map(|d| d.categories)
+            {
                 let names: BTreeSet<String> = c.kinds.iter().flat_map(Kind::names).collect();
                 let shared: Vec<_> = names.intersection(&seen).collect();
                 assert!(shared.is_empty(), "{domain} {}: {shared:?}", c.name);
