@@ -32,6 +32,9 @@ pub(super) struct Group {
 /// One thing of the site's catalog.
 pub(super) struct Thing {
     pub name: String,
+    pub kind: &'static Kind,
+    /// The style its name starts with.
+    pub style: &'static str,
     /// Index into [`Data::groups`].
     pub group: usize,
     pub price_cents: u64,
@@ -186,14 +189,15 @@ fn draw_things(v: &Vocabulary, groups: &[Group], count: usize, rng: &mut Rng) ->
         let Some(g) = groups.get(group) else {
             break;
         };
-        let taken: Vec<&str> = things.iter().map(|t| t.name.as_str()).collect();
-        let Some((kind, name)) = fresh_name(g.category, &taken, rng) else {
+        let Some((kind, style, name)) = fresh_name(g.category, &things, rng) else {
             continue;
         };
         // The first three always have stock, so the workflow has work.
         let stock_floor = if i < 3 { v.stock.0.max(2) } else { v.stock.0 };
         things.push(Thing {
             name,
+            kind,
+            style,
             group,
             price_cents: price(v.rounding, kind.price, rng),
             stock: rng.range(stock_floor, v.stock.1),
@@ -207,22 +211,31 @@ fn draw_things(v: &Vocabulary, groups: &[Group], count: usize, rng: &mut Rng) ->
     things
 }
 
-/// A name of `category` that is not `taken`: a random one, or the next free
-/// one after it in the category's fixed order.
+/// A name of `category` that no thing of the site has: a random one, or
+/// the next after it in the category's fixed order; one of a style not yet
+/// used for its kind if there is one, so that a site does not list both a
+/// "Hepatitis A vaccine" and a "Hepatitis A vaccination".
 fn fresh_name(
     category: &'static Category,
-    taken: &[&str],
+    things: &[Thing],
     rng: &mut Rng,
-) -> Option<(&'static Kind, String)> {
-    let names: Vec<(&'static Kind, String)> = category
+) -> Option<(&'static Kind, &'static str, String)> {
+    let names: Vec<(&'static Kind, &'static str, String)> = category
         .kinds
         .iter()
-        .flat_map(|k| k.names().map(move |n| (k, n)))
+        .flat_map(|k| k.names().map(move |(s, n)| (k, s, n)))
         .collect();
     let start = rng.range(0, names.len().max(1) as u64 - 1) as usize;
-    (0..names.len())
-        .map(|i| &names[(start + i) % names.len()])
-        .find(|(_, n)| !taken.contains(&n.as_str()))
+    let in_turn = || (0..names.len()).map(|i| &names[(start + i) % names.len()]);
+    let new_style = |(k, s, _): &&(&Kind, &str, String)| {
+        !things
+            .iter()
+            .any(|t| std::ptr::eq(t.kind, *k) && t.style == *s)
+    };
+    let new_name = |(_, _, n): &&(&Kind, &str, String)| !things.iter().any(|t| t.name == *n);
+    in_turn()
+        .find(new_style)
+        .or_else(|| in_turn().find(new_name))
         .cloned()
 }
 
@@ -230,14 +243,20 @@ fn fresh_name(
 pub(super) fn price(rounding: Rounding, dollars: (u64, u64), rng: &mut Rng) -> u64 {
     match rounding {
         Rounding::Retail => {
-            // Shops price just under a round figure, or at one.
-            let whole = rng.range(dollars.0, dollars.1.saturating_sub(1).max(dollars.0));
-            let cents = if whole >= 100 {
-                *rng.pick(&[0, 0, 99, 95])
+            // Shops price at a round figure or just under one: $155.00 or
+            // $154.99 from a hundred dollars up, $24.99, $24.50 or $24.00
+            // below.
+            let top = dollars.1.saturating_sub(1).max(dollars.0);
+            let whole = rng.range(dollars.0, top);
+            if whole < 100 {
+                return whole * 100 + *rng.pick(&[99, 99, 50, 0, 95]);
+            }
+            let round = (whole - whole % 5).max(dollars.0);
+            if round > dollars.0 && rng.next().is_multiple_of(2) {
+                round * 100 - 1
             } else {
-                *rng.pick(&[99, 99, 50, 0, 95, 49])
-            };
-            whole * 100 + cents
+                round * 100
+            }
         }
         Rounding::Whole(step) => multiple_in(dollars.0, dollars.1, step, rng) * 100,
     }

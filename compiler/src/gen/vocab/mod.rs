@@ -97,11 +97,12 @@ pub(super) const fn kind_x(
 }
 
 impl Kind {
-    /// Every name of this kind, in a fixed order.
-    pub fn names(&self) -> impl Iterator<Item = String> + '_ {
+    /// Every name of this kind with the style it starts with, in a fixed
+    /// order.
+    pub fn names(&'static self) -> impl Iterator<Item = (&'static str, String)> {
         self.styles
             .iter()
-            .flat_map(|s| self.nouns.iter().map(move |n| format!("{s} {n}")))
+            .flat_map(|s| self.nouns.iter().map(move |n| (*s, format!("{s} {n}"))))
     }
 }
 
@@ -162,6 +163,11 @@ mod tests {
     use crate::gen::DOMAINS;
     use std::collections::BTreeSet;
 
+    /// The names of a kind, without their styles.
+    fn names(k: &'static Kind) -> impl Iterator<Item = String> {
+        k.names().map(|(_, n)| n)
+    }
+
     #[test]
     fn every_catalogue_can_fill_the_largest_site() {
         for domain in DOMAINS {
@@ -173,7 +179,7 @@ mod tests {
             for d in v.departments {
                 assert!(d.categories.len() >= 2, "{domain} {}", d.name);
                 for c in d.categories {
-                    let names: BTreeSet<String> = c.kinds.iter().flat_map(Kind::names).collect();
+                    let names: BTreeSet<String> = c.kinds.iter().flat_map(names).collect();
                     assert!(names.len() >= 8, "{domain} {}: {names:?}", c.name);
                     for k in c.kinds {
                         assert!(
@@ -199,7 +205,9 @@ mod tests {
                 .iter()
                 .flat_map(|d| d.categories)
             {
-                let names: BTreeSet<String> = c.kinds.iter().flat_map(Kind::names).collect();
+                let all: Vec<String> = c.kinds.iter().flat_map(names).collect();
+                let names: BTreeSet<String> = all.iter().cloned().collect();
+                assert_eq!(names.len(), all.len(), "{domain} {}: a name twice", c.name);
                 let shared: Vec<_> = names.intersection(&seen).collect();
                 assert!(shared.is_empty(), "{domain} {}: {shared:?}", c.name);
                 seen.extend(names);
