@@ -169,7 +169,10 @@ fn past_activity_falls_on_plausible_days_hours_and_amounts() {
                 match v.record_amount {
                     RecordAmount::PriceTimes(most) => {
                         let price = prices[thing - 1];
-                        assert!(amount % price == 0 && amount / price <= most, "{row}");
+                        assert!(
+                            amount.is_multiple_of(price) && amount / price <= most,
+                            "{row}"
+                        );
                     }
                     RecordAmount::Payment(lo, hi) => {
                         assert!(lo * 100 <= amount && amount <= hi * 100, "{row}");
@@ -190,9 +193,12 @@ fn prices_are_rounded_the_way_shops_and_offices_round() {
         // From a hundred dollars up: a multiple of five, or a cent under one.
         let p = price(Rounding::Retail, (120, 300), &mut rng);
         assert!((12_000..=29_999).contains(&p), "{p}");
-        assert!(p % 500 == 0 || (p + 1) % 500 == 0, "{p}");
+        assert!(p.is_multiple_of(500) || (p + 1).is_multiple_of(500), "{p}");
         let p = price(Rounding::Whole(10), (300, 905), &mut rng);
-        assert!(p % 1000 == 0 && (30_000..=90_000).contains(&p), "{p}");
+        assert!(
+            p.is_multiple_of(1000) && (30_000..=90_000).contains(&p),
+            "{p}"
+        );
     }
     // 8 to 17 in steps of 5: 10 or 15, and both occur.
     let drawn: BTreeSet<u64> = (0..50).map(|_| multiple_in(8, 17, 5, &mut rng)).collect();
