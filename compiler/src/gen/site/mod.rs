@@ -372,9 +372,8 @@ impl Writer<'_> {
                 if cat {
                     self.line("    text \"Listed under {t.category.name}\"");
                 }
-                self.line("  }\n  section \"Availability\" {\n    text \"{t.stock} left\"");
                 self.extra_line("    ");
-                self.line("  }\n  section \"Actions\" {");
+                self.line("  }\n  section \"Availability\" {\n    text \"{t.stock} left\"\n  }\n  section \"Actions\" {");
                 self.flow_trigger("    ");
                 self.line("  }");
             }
