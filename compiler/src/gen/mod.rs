@@ -13,6 +13,7 @@
 //! here touches a file.
 
 pub mod corpus;
+mod data;
 mod plan;
 pub mod raw;
 mod rng;
@@ -108,7 +109,7 @@ fn one_site(domain: &'static str, seed: u64, index: usize, pool: Option<Pool>) -
     // Vocabularies exist for every domain in `DOMAINS`.
     let words = vocab::vocabulary(domain);
     let plan = plan::draw(pool, &mut rng);
-    let (text, rows) = site::write(domain, &plan, &words, &mut rng);
+    let (text, rows) = site::write(domain, &plan, words, &mut rng);
     GeneratedSite {
         file_name: format!("{domain}_{index:04}.wsite"),
         text,

@@ -6,26 +6,18 @@
 //! with comments saying what came from where. Nothing here checks the result;
 //! the tests compile and prove generated sites.
 
+use super::data::{self, Data};
 use super::plan::{Account, Catalog, Detail, Flow, Menu, Plan};
 use super::rng::Rng;
 use super::vocab::Vocabulary;
+
+mod seed;
 
 /// Things per page in the paged catalog.
 const PAGE_SIZE: usize = 6;
 
 /// Where a page sits: the links leading down to it from the home page.
 type Crumbs = Vec<(String, String)>;
-
-/// The shape of the data, drawn before writing.
-struct Data {
-    people: usize,
-    /// Department per category (all 0 when there are no departments).
-    category_department: Vec<usize>,
-    departments: usize,
-    /// Category per thing (all 0 when there are no categories).
-    thing_category: Vec<usize>,
-    records: usize,
-}
 
 /// The writer's state: the plan, the words, the text so far.
 struct Writer<'a> {
@@ -38,13 +30,13 @@ struct Writer<'a> {
 }
 
 /// The source of one site, and its seed-row count.
-pub fn write(domain: &str, plan: &Plan, v: &Vocabulary, rng: &mut Rng) -> (String, usize) {
-    let title = *rng.pick(v.sites);
-    let data = draw_data(plan, v, rng);
+pub fn write(domain: &str, plan: &Plan, v: &'static Vocabulary, rng: &mut Rng) -> (String, usize) {
+    let title = format!("{} {}", rng.pick(v.site_names), rng.pick(v.site_kinds));
+    let data = data::draw(plan, v, rng);
     let mut w = Writer {
         plan,
         v,
-        title,
+        title: &title,
         out: String::new(),
         sections: Vec::new(),
     };
@@ -62,53 +54,6 @@ pub fn write(domain: &str, plan: &Plan, v: &Vocabulary, rng: &mut Rng) -> (Strin
     w.markers();
     w.tasks(&data, rng);
     (w.out, rows)
-}
-
-fn draw_data(plan: &Plan, v: &Vocabulary, rng: &mut Rng) -> Data {
-    let people = rng.range(2, v.people.len() as u64) as usize;
-    let records = rng.range(20, 200) as usize;
-    // Modules that list every thing with a button that writes (the cart's
-    // shelf, the booking slots) multiply the states a proof explores by the
-    // number of things, so those sites keep to a dozen.
-    let cap = if plan
-        .modules
-        .iter()
-        .any(|m| matches!(m.name, "cart" | "booking"))
-    {
-        12
-    } else {
-        24
-    };
-    let (departments, category_department, thing_category) = match plan.catalog {
-        Catalog::Flat | Catalog::Featured => (0, vec![], spread(rng.range(8, 16) as usize, 1)),
-        Catalog::Paged => (0, vec![], spread((rng.range(13, 24) as usize).min(cap), 1)),
-        Catalog::Categories => {
-            let cats = rng.range(3, 5) as usize;
-            let per = (rng.range(2, 4) as usize).min(cap / cats);
-            (0, vec![0; cats], spread(cats * per, cats))
-        }
-        Catalog::Nested => {
-            let deps = rng.range(2, 3) as usize;
-            let per_dep = 2;
-            let cats = deps * per_dep;
-            let per = (rng.range(2, 3) as usize).min(cap / cats);
-            (deps, spread(cats, deps), spread(cats * per, cats))
-        }
-    };
-    let mut thing_category = thing_category;
-    thing_category.truncate(cap);
-    Data {
-        people,
-        category_department,
-        departments,
-        thing_category,
-        records,
-    }
-}
-
-/// `n` items dealt round-robin into `groups` groups: the group of each.
-fn spread(n: usize, groups: usize) -> Vec<usize> {
-    (0..n).map(|i| i % groups.max(1)).collect()
 }
 
 /// The home page's sections: the catalog, the workflow's requests, the
@@ -144,14 +89,6 @@ fn snake(words: &str) -> String {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
-}
-
-/// The name of thing `i` (1-based ids follow the order): the vocabulary's
-/// words first, then the same words with an edition after them.
-fn thing_name(v: &Vocabulary, i: usize) -> String {
-    const EDITIONS: [&str; 4] = ["", " Plus", " Mini", " Classic"];
-    let base = v.things[i % v.things.len()];
-    format!("{base}{}", EDITIONS[(i / v.things.len()) % EDITIONS.len()])
 }
 
 impl Writer<'_> {
@@ -201,140 +138,6 @@ impl Writer<'_> {
             "\nsite {site_name} {{\n  title \"{}\"\n  domain {domain}\n  start Home\n  today @2026-11-30\n}}",
             self.title
         ));
-    }
-
-    /// Every table and its seed rows; returns the number of rows written.
-    fn tables(&mut self, d: &Data, rng: &mut Rng) -> usize {
-        let (p, t) = (self.person(), self.thing());
-        let mut rows = 0;
-        self.line(&format!(
-            "\ntable {p} {{\n  name: Text\n  password: Text\n  email: Text\n  newsletter: Bool\n}}\n\nseed {p} ["
-        ));
-        for (i, name) in self.v.people.iter().take(d.people).enumerate() {
-            let first = name.split(' ').next().unwrap_or(name).to_lowercase();
-            let password = format!("{first}-{}", rng.range(10, 99));
-            // The first person never has the newsletter, so `subscribe` has work.
-            let newsletter = i > 0 && rng.next().is_multiple_of(2);
-            self.line(&format!(
-                "  {{ name: \"{name}\", password: \"{password}\", email: \"{first}@mail.example\", newsletter: {newsletter} }},"
-            ));
-            rows += 1;
-        }
-        self.line("]");
-        if d.departments > 0 {
-            self.line("\ntable Department {\n  name: Text\n}\n\nseed Department [");
-            for name in self.v.departments.iter().take(d.departments) {
-                self.line(&format!("  {{ name: \"{name}\" }},"));
-                rows += 1;
-            }
-            self.line("]");
-        }
-        let has_categories = !d.category_department.is_empty();
-        if has_categories {
-            let dep_field = if d.departments > 0 {
-                "\n  department: Department"
-            } else {
-                ""
-            };
-            self.line(&format!(
-                "\ntable Category {{\n  name: Text{dep_field}\n}}\n\nseed Category ["
-            ));
-            for (i, dep) in d.category_department.iter().enumerate() {
-                let name = self.v.categories[i % self.v.categories.len()];
-                let dep = if d.departments > 0 {
-                    format!(", department: Department[{}]", dep + 1)
-                } else {
-                    String::new()
-                };
-                self.line(&format!("  {{ name: \"{name}\"{dep} }},"));
-                rows += 1;
-            }
-            self.line("]");
-        }
-        let cat_field = if has_categories {
-            "\n  category: Category"
-        } else {
-            ""
-        };
-        self.line(&format!(
-            "\ntable {t} {{\n  name: Text\n  price: Money\n  stock: Int\n  capacity: Int{cat_field}\n}}\n\ninvariant stock_never_negative: all x in {t}: x.stock >= 0\n\nseed {t} ["
-        ));
-        for (i, cat) in d.thing_category.iter().enumerate() {
-            let cents = rng.range(300, 12_000);
-            // The first three always have stock, so the workflow has work.
-            let stock = if i < 3 {
-                rng.range(2, 6)
-            } else {
-                rng.range(0, 6)
-            };
-            let capacity = rng.range(1, 4);
-            let cat = if has_categories {
-                format!(", category: Category[{}]", cat + 1)
-            } else {
-                String::new()
-            };
-            self.line(&format!(
-                "  {{ name: \"{}\", price: ${}.{:02}, stock: {stock}, capacity: {capacity}{cat} }},",
-                thing_name(self.v, i),
-                cents / 100,
-                cents % 100
-            ));
-            rows += 1;
-        }
-        self.line("]");
-        rows += self.activity_tables(d, rng);
-        rows + self.module_seeds()
-    }
-
-    /// The workflow's table (one request of the first person waiting) and the
-    /// past-activity table with its tens to hundreds of rows.
-    fn activity_tables(&mut self, d: &Data, rng: &mut Rng) -> usize {
-        let (p, t) = (self.person(), self.thing());
-        let (req, rec) = (self.v.request_table, self.v.record_table);
-        self.line(&format!(
-            "\ntable {req} max 12 {{\n  thing: {t}\n  person: {p}\n  choice: Text\n  qty: Int\n}}\n\nseed {req} [\n  {{ thing: {t}[3], person: {p}[1], choice: \"{}\", qty: 1 }},\n]",
-            self.v.options[0]
-        ));
-        self.line(&format!(
-            "\ntable {rec} {{\n  person: {p}\n  thing: {t}\n  amount: Money\n  day: Date\n}}\n\nseed {rec} ["
-        ));
-        for _ in 0..d.records {
-            let who = rng.range(1, d.people as u64);
-            let what = rng.range(1, d.thing_category.len() as u64);
-            let cents = rng.range(100, 50_000);
-            let (month, day) = (rng.range(1, 11), rng.range(1, 28));
-            self.line(&format!(
-                "  {{ person: {p}[{who}], thing: {t}[{what}], amount: ${}.{:02}, day: @2026-{month:02}-{day:02} }},",
-                cents / 100,
-                cents % 100
-            ));
-        }
-        self.line("]");
-        1 + d.records
-    }
-
-    /// Rows the modules' own tables start with, so that their tasks have
-    /// instances: a message waiting, a booking and a draft of the first person.
-    fn module_seeds(&mut self) -> usize {
-        let (p, t) = (self.person(), self.thing());
-        let mut rows = 0;
-        for m in &self.plan.modules {
-            let seed = match m.name {
-                "messaging" => format!(
-                    "\nseed Message [\n  {{ sender: {p}[2], recipient: {p}[1], body: \"Are you coming on Friday?\", reply_to: none }},\n]"
-                ),
-                "booking" => format!("\nseed Booking [\n  {{ slot: {t}[1], client: {p}[1] }},\n]"),
-                "application" => format!(
-                    "\nseed Application [\n  {{ applicant: {p}[1], purpose: \"{}\", amount: $250.00, status: draft }},\n]",
-                    self.v.things[0]
-                ),
-                _ => continue,
-            };
-            self.out.push_str(&seed);
-            self.out.push('\n');
-            rows += 1;
-        }
-        rows
     }
 
     /// Opens a page: its header, and the menu when the menu comes first.
@@ -554,7 +357,11 @@ impl Writer<'_> {
         let cat = self.has_categories();
         match self.plan.detail {
             Detail::Card => {
-                self.line("  text \"Price: {t.price}\"\n  text \"In stock: {t.stock}\"");
+                self.line(&format!(
+                    "  text \"{}: {{t.price}}\"\n  text \"In stock: {{t.stock}}\"",
+                    self.v.price_label
+                ));
+                self.extra_line("  ");
                 if cat {
                     self.line("  text \"Category: {t.category.name}\"");
                 }
@@ -565,6 +372,7 @@ impl Writer<'_> {
                 if cat {
                     self.line("    text \"Listed under {t.category.name}\"");
                 }
+                self.extra_line("    ");
                 self.line("  }\n  section \"Availability\" {\n    text \"{t.stock} left\"\n  }\n  section \"Actions\" {");
                 self.flow_trigger("    ");
                 self.line("  }");
@@ -574,10 +382,15 @@ impl Writer<'_> {
                 self.line(&format!(
                     "  text \"{{t.price}} · {{t.stock}} available{cat}\""
                 ));
+                self.extra_line("  ");
                 self.flow_trigger("  ");
             }
             Detail::Specs => {
-                self.line("  image \"Photo of {t.name}\"\n  text \"Price\"\n  text \"{t.price}\"\n  text \"Stock\"\n  text \"{t.stock}\"");
+                self.line(&format!(
+                    "  image \"Photo of {{t.name}}\"\n  text \"{}\"\n  text \"{{t.price}}\"\n  text \"Stock\"\n  text \"{{t.stock}}\"",
+                    self.v.price_label
+                ));
+                self.extra_line("  ");
                 if cat {
                     self.line("  text \"Category\"\n  text \"{t.category.name}\"");
                 }
@@ -585,6 +398,17 @@ impl Writer<'_> {
             }
         }
         self.close();
+    }
+
+    /// The domain's extra field on a thing's page (`Credits: 4`), if any.
+    fn extra_line(&mut self, indent: &str) {
+        if let Some(x) = &self.v.extra {
+            let value = format!("{{t.{}}}", x.field);
+            self.line(&format!(
+                "{indent}text \"{}\"",
+                x.shown.replace("{}", &value)
+            ));
+        }
     }
 
     /// The element on a thing's page that starts the workflow.
@@ -745,7 +569,11 @@ impl Writer<'_> {
             "History(r.person)".into(),
         ));
         self.open(&format!("RecordPage(r: {rec})"), "{r.thing.name}", &crumbs);
-        self.line("  text \"Date: {r.day}\"\n  text \"Amount: {r.amount}\"\n  link #back \"Back\" -> History(r.person)");
+        self.line("  text \"Date: {r.day}\"");
+        if self.v.record_hours.is_some() {
+            self.line("  text \"Time: {r.time}\"");
+        }
+        self.line("  text \"Amount: {r.amount}\"\n  link #back \"Back\" -> History(r.person)");
         self.close();
     }
 
@@ -771,7 +599,7 @@ impl Writer<'_> {
     fn tasks(&mut self, d: &Data, rng: &mut Rng) {
         let (t, p, req) = (self.thing(), self.person(), self.v.request_table);
         let me = self.me();
-        let nav = self.nav_depth(d.thing_category.len());
+        let nav = self.nav_depth(d.things.len());
         let flow = self.plan.flow;
         let name = snake(self.v.verb);
         let choice = self.v.options[rng.range(1, 2) as usize];
