@@ -5,6 +5,9 @@
 //!
 //! Without the `train` feature the command says how to build it.
 
+#[cfg(feature = "train")]
+mod profile;
+
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,6 +54,26 @@ pub struct TrainArgs {
     /// undecided instance is not trained on.
     #[arg(long, default_value_t = TRAIN_BUDGET)]
     budget: usize,
+    /// Passes over each rollout.
+    #[arg(long, default_value_t = 4)]
+    epochs: usize,
+    /// Minibatches per pass.
+    #[arg(long, default_value_t = 4)]
+    minibatches: usize,
+    /// Stop an update's passes once one's mean approximate KL exceeds this.
+    #[arg(long)]
+    target_kl: Option<f64>,
+    /// Clip the value loss around the rollout's values (CleanRL's `clip_vloss`).
+    #[arg(long)]
+    clip_value: bool,
+    /// Threads libtorch may use (0: its default, one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: i32,
+    /// Time each phase (observe, upload, forward, env step, backward,
+    /// optimizer) and print where the time went; also written to
+    /// `profile.json`.
+    #[arg(long)]
+    profile: bool,
 }
 
 /// The prover's budget when loading sites to train or evaluate on: a tenth
@@ -89,8 +112,10 @@ pub mod imp {
     use std::process::ExitCode;
     use std::time::Instant;
     use wsite_runtime::env::RewardConfig;
+    use super::profile::Phases;
     use wsite_runtime::train::adam::Adam;
     use wsite_runtime::train::policy::{parameter_count, Policy, PolicyConfig};
+    use wsite_runtime::train::ppo::PpoConfig;
     use wsite_runtime::train::run::{self, Progress, RunConfig, Site, UpdateMetrics};
     use wsite_runtime::train::tch::{self, nn, Device};
 
@@ -197,12 +222,16 @@ pub mod imp {
         let out = &args.out;
         std::fs::create_dir_all(out)
             .map_err(|e| (1, format!("cannot create {}: {e}", out.display())))?;
+        if args.threads > 0 {
+            tch::set_num_threads(args.threads);
+        }
         let config = RunConfig {
             envs: args.envs.max(1),
             rollout: args.rollout.max(1),
             reward,
             seed: args.seed,
             device,
+            ppo: ppo_config(args),
             ..RunConfig::default()
         };
         let mut vs = nn::VarStore::new(device);
@@ -235,8 +264,16 @@ pub mod imp {
             .map_err(|e| (1, e))?;
         let mut bar = ProgressBar::new(args.steps, from.env_steps);
         let mut saved = Instant::now();
+        let mut watch = args.profile.then(|| Phases::new(device));
         while !trainer.finished() {
-            let m = trainer.update().map_err(|e| (1, e))?;
+            let m = match &mut watch {
+                Some(w) => {
+                    w.restart();
+                    trainer.update_timed(w)
+                }
+                None => trainer.update(),
+            }
+            .map_err(|e| (1, e))?;
             let seconds = started.elapsed().as_secs_f64();
             let rate = (m.env_steps - from.env_steps) as f64 / seconds.max(1e-9);
             let mut line = serde_json::to_value(&m).unwrap_or_default();
@@ -256,6 +293,12 @@ pub mod imp {
             history.push(m);
         }
         bar.finish();
+        if let Some(w) = &watch {
+            let steps = trainer.progress().env_steps - from.env_steps;
+            let report = w.report(steps, started.elapsed().as_secs_f64());
+            std::fs::write(out.join("profile.json"), report.to_string())
+                .map_err(|e| (1, format!("cannot write profile.json: {e}")))?;
+        }
         wsite_runtime::train::curve::draw(&out.join("curve.png"), &history)
             .map_err(|e| (1, format!("cannot draw the curve: {e}")))?;
         let after = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
@@ -275,6 +318,16 @@ pub mod imp {
             .map_err(|e| (1, format!("cannot write summary.json: {e}")))?;
         eprintln!("wrote {}", out.display());
         Ok(())
+    }
+
+    fn ppo_config(args: &TrainArgs) -> PpoConfig {
+        PpoConfig {
+            epochs: args.epochs.max(1),
+            minibatches: args.minibatches.max(1),
+            target_kl: args.target_kl,
+            clip_value: args.clip_value,
+            ..PpoConfig::default()
+        }
     }
 
     /// The share of task instances one sampled episode of the policy
@@ -301,7 +354,7 @@ pub mod imp {
             "steps": a.steps, "device": a.device, "reward": a.reward,
             "envs": a.envs, "rollout": a.rollout, "seed": a.seed,
             "verified": !a.unverified, "parameters": params,
-            "ppo": format!("{:?}", wsite_runtime::train::ppo::PpoConfig::default()),
+            "ppo": format!("{:?}", ppo_config(a)),
         });
         std::fs::write(
             out.join("config.json"),

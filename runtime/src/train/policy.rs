@@ -98,28 +98,19 @@ impl Policy {
     fn bag(&self, ids: &Tensor) -> Tensor {
         let shape = ids.size();
         let width = shape.last().copied().unwrap_or(1).max(1);
-        let bags = ids.numel() as i64 / width;
-        let offsets =
-            Tensor::arange_start_step(0, bags * width, width, (Kind::Int64, ids.device()));
-        let (mean, ..) = Tensor::embedding_bag_padding_idx(
-            &self.tokens.ws,
-            &ids.reshape([-1]),
-            &offsets,
-            false,
-            EMBEDDING_BAG_MEAN,
-            false,
-            None::<Tensor>,
-            false,
-            Some(0),
-        );
+        let mean = mean_rows(&self.tokens.ws, &ids.reshape([-1, width]), 0);
         let mut out = shape[..shape.len() - 1].to_vec();
         out.push(mean.size()[1]);
         mean.reshape(out)
     }
 
-    /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values `[R]`.
+    /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values
+    /// `[R]`. Instructions and (instruction, element) pairs are encoded once
+    /// each, as [`Obs`] holds them, and gathered per row.
     pub fn forward(&self, o: &Obs) -> (Tensor, Tensor) {
-        let q = self.instruction.forward(&self.bag(&o.instruction)).tanh(); // [R, H]
+        let qs = self.instruction.forward(&self.bag(&o.instruction)).tanh(); // [N, H]
+        let q = qs.index_select(0, &o.row_instruction); // [R, H]
+        let qe = qs.index_select(0, &o.element_instruction); // [U, H]
         let elements = Tensor::cat(
             &[
                 self.bag(&o.text),
@@ -134,8 +125,7 @@ impl Policy {
         let h = self
             .element_out
             .forward(&self.element_in.forward(&elements).relu())
-            .relu(); // [R, E, H]
-        let qe = q.unsqueeze(1).expand_as(&h);
+            .relu(); // [U, H]
         let h = self
             .context
             .forward(&Tensor::cat(
@@ -143,34 +133,64 @@ impl Policy {
                 -1,
             ))
             .relu();
-        let emask = o.element_mask.to_kind(Kind::Float).unsqueeze(-1);
-        let page = (&h * &emask).sum_dim_intlist(1, false, Kind::Float)
-            / emask.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
+        // The mean over each row's elements, the padding index left out
+        // (zero for a row without elements).
+        let page = mean_rows(&with_padding(&h), &o.element_index, o.elements());
         let value = self
             .value_out
             .forward(&self.value_in.forward(&Tensor::cat(&[&q, &page], -1)).relu())
             .squeeze_dim(-1);
-        let logits = self.score_actions(o, &h, &q);
+        let logits = self.score_actions(o, &h, &qs);
         (logits, value)
     }
 
-    fn score_actions(&self, o: &Obs, h: &Tensor, q: &Tensor) -> Tensor {
-        let elements = self.action_element.forward(h); // [R, E, H]
-        let hidden = elements.size()[2];
-        let has_element = o.action_element.ge(0).to_kind(Kind::Float).unsqueeze(-1);
-        let rows = o
-            .action_element
-            .clamp_min(0)
-            .unsqueeze(-1)
-            .expand([-1, -1, hidden], false);
-        let first = elements.gather(1, &rows, false) * has_element
+    /// Each distinct action scored once from its element's vector, its
+    /// text, kind, overlap and instruction, then gathered per row.
+    fn score_actions(&self, o: &Obs, h: &Tensor, qs: &Tensor) -> Tensor {
+        // The padding row is zero after the layer, so an action without an
+        // element gets no element term.
+        let elements = with_padding(&self.action_element.forward(h)); // [U + 1, H]
+        let first = elements.index_select(0, &o.action_element)
             + self.action_text.forward(&self.bag(&o.action_text))
             + self.action_kind.forward(&o.action_kind)
             + self.action_overlap.forward(&o.action_overlap)
-            + self.action_instruction.forward(q).unsqueeze(1);
-        let logits = self.action_out.forward(&first.relu()).squeeze_dim(-1);
-        logits.masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
+            + self
+                .action_instruction
+                .forward(qs)
+                .index_select(0, &o.action_instruction); // [W, H]
+        let scores = with_padding(&self.action_out.forward(&first.relu())).reshape([-1]);
+        scores
+            .index_select(0, &o.action_index.reshape([-1]))
+            .view_as(&o.action_index)
+            .masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
     }
+}
+
+/// `rows` `[U, H]` with a row of zeros appended: what the padding index of
+/// [`Obs::element_index`] points at.
+fn with_padding(rows: &Tensor) -> Tensor {
+    let zero = Tensor::zeros([1, rows.size()[1]], (rows.kind(), rows.device()));
+    Tensor::cat(&[rows, &zero], 0)
+}
+
+/// The mean of `table`'s rows picked by each row of `index` (`[R, E]`),
+/// `padding` left out, as one `embedding_bag`.
+fn mean_rows(table: &Tensor, index: &Tensor, padding: i64) -> Tensor {
+    let width = index.size()[1].max(1);
+    let bags = index.size()[0];
+    let offsets = Tensor::arange_start_step(0, bags * width, width, (Kind::Int64, index.device()));
+    let (mean, ..) = Tensor::embedding_bag_padding_idx(
+        table,
+        &index.reshape([-1]),
+        &offsets,
+        false,
+        EMBEDDING_BAG_MEAN,
+        false,
+        None::<Tensor>,
+        false,
+        Some(padding),
+    );
+    mean
 }
 
 /// The number of trainable parameters in `vs`.
