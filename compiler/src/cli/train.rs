@@ -29,12 +29,13 @@ pub struct TrainArgs {
     /// The run directory.
     #[arg(short = 'o', long = "out", default_value = "runs/train")]
     out: PathBuf,
-    /// Environments stepped together.
-    #[arg(long, default_value_t = 32)]
-    envs: usize,
-    /// Steps per environment between updates.
-    #[arg(long, default_value_t = 32)]
-    rollout: usize,
+    /// Environments stepped together (default 32 on CPU; 1,024 on CUDA,
+    /// so that a GPU update has enough rows to be worth its launch costs).
+    #[arg(long)]
+    envs: Option<usize>,
+    /// Steps per environment between updates (default 32 on CPU, 64 on CUDA).
+    #[arg(long)]
+    rollout: Option<usize>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Continue from the run directory's checkpoint.
@@ -104,6 +105,7 @@ pub fn not_built() -> ExitCode {
 
 #[cfg(feature = "train")]
 pub mod imp {
+    use super::profile::Phases;
     use super::TrainArgs;
     use crate::cli::load;
     use serde_json::json;
@@ -112,7 +114,6 @@ pub mod imp {
     use std::process::ExitCode;
     use std::time::Instant;
     use wsite_runtime::env::RewardConfig;
-    use super::profile::Phases;
     use wsite_runtime::train::adam::Adam;
     use wsite_runtime::train::policy::{parameter_count, Policy, PolicyConfig};
     use wsite_runtime::train::ppo::PpoConfig;
@@ -222,12 +223,13 @@ pub mod imp {
         let out = &args.out;
         std::fs::create_dir_all(out)
             .map_err(|e| (1, format!("cannot create {}: {e}", out.display())))?;
+        let shape = default_shape(device);
         if args.threads > 0 {
             tch::set_num_threads(args.threads);
         }
         let config = RunConfig {
-            envs: args.envs.max(1),
-            rollout: args.rollout.max(1),
+            envs: args.envs.unwrap_or(shape.0).max(1),
+            rollout: args.rollout.unwrap_or(shape.1).max(1),
             reward,
             seed: args.seed,
             device,
@@ -242,7 +244,7 @@ pub mod imp {
         if args.resume {
             from = files.load(&mut vs, &mut opt).map_err(|e| (1, e))?;
         }
-        write_config(out, args, &sites, parameter_count(&vs)).map_err(|e| (1, e))?;
+        write_config(out, args, &config, &sites, parameter_count(&vs)).map_err(|e| (1, e))?;
         eprintln!(
             "training on {} sites ({} task instances), {} parameters, {:?}{}",
             sites.len(),
@@ -320,6 +322,16 @@ pub mod imp {
         Ok(())
     }
 
+    /// Environments and rollout length when not given: a CPU run is bound
+    /// by its update, a GPU one by stepping environments unless there are
+    /// many of them.
+    fn default_shape(device: Device) -> (usize, usize) {
+        match device {
+            Device::Cpu => (32, 32),
+            _ => (1024, 64),
+        }
+    }
+
     fn ppo_config(args: &TrainArgs) -> PpoConfig {
         PpoConfig {
             epochs: args.epochs.max(1),
@@ -348,13 +360,19 @@ pub mod imp {
         Ok(Some(k as f64 / n.max(1) as f64))
     }
 
-    fn write_config(out: &Path, a: &TrainArgs, sites: &[Site], params: i64) -> Result<(), String> {
+    fn write_config(
+        out: &Path,
+        a: &TrainArgs,
+        c: &RunConfig,
+        sites: &[Site],
+        params: i64,
+    ) -> Result<(), String> {
         let config = json!({
             "sites": sites.iter().map(|s| &s.name).collect::<Vec<_>>(),
             "steps": a.steps, "device": a.device, "reward": a.reward,
-            "envs": a.envs, "rollout": a.rollout, "seed": a.seed,
+            "envs": c.envs, "rollout": c.rollout, "seed": a.seed,
             "verified": !a.unverified, "parameters": params,
-            "ppo": format!("{:?}", ppo_config(a)),
+            "ppo": format!("{:?}", c.ppo),
         });
         std::fs::write(
             out.join("config.json"),

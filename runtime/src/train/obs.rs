@@ -297,7 +297,10 @@ impl Distinct {
         let firsts = distinct.first.iter().map(|&j| real.slots[j]);
         Distinct {
             first: firsts.clone().map(|(row, k)| row * cap + k).collect(),
-            instruction: firsts.clone().map(|(row, _)| row_instruction[row]).collect(),
+            instruction: firsts
+                .clone()
+                .map(|(row, _)| row_instruction[row])
+                .collect(),
             element: firsts.map(element).collect(),
             index,
             width: real.width as i64,
@@ -443,12 +446,21 @@ mod tests {
     }
 
     fn rows() -> [Row; 2] {
-        let page = vec![([5, 6], 0, 1, 0), ([7, 0], 9, 2, FLAG_HAS_VALUE), ([5, 6], 0, 1, 0)];
+        let page = vec![
+            ([5, 6], 0, 1, 0),
+            ([7, 0], 9, 2, FLAG_HAS_VALUE),
+            ([5, 6], 0, 1, 0),
+        ];
         [
             Row {
                 instruction: [5, 7, 0],
                 elements: page.clone(),
-                actions: vec![(1, 0, [0, 0]), (2, 1, [8, 9]), (1, 2, [0, 0]), (4, -1, [5, 0])],
+                actions: vec![
+                    (1, 0, [0, 0]),
+                    (2, 1, [8, 9]),
+                    (1, 2, [0, 0]),
+                    (4, -1, [5, 0]),
+                ],
             },
             Row {
                 instruction: [6, 0, 0],
@@ -493,7 +505,10 @@ mod tests {
         for (k, row) in [(0, &a), (1, &b)] {
             let (alone, value) = policy.forward(&store(&[row]).to_device(Device::Cpu));
             let width = alone.size()[1];
-            assert!(same(&logits.get(k).narrow(0, 0, width), &alone.get(0)), "row {k}");
+            assert!(
+                same(&logits.get(k).narrow(0, 0, width), &alone.get(0)),
+                "row {k}"
+            );
             assert!(same(&values.get(k), &value.get(0)));
         }
         assert!(same(&logits.get(0), &logits.get(2)));

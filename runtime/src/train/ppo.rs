@@ -86,7 +86,9 @@ pub fn normalise(advantages: &Tensor) -> Tensor {
 /// `[B]` of a minibatch against what the rollout recorded.
 pub fn loss(logits: &Tensor, values: &Tensor, t: &Targets<'_>, c: &PpoConfig) -> Loss {
     let log_p = logits.log_softmax(-1, Kind::Float);
-    let taken = log_p.gather(1, &t.actions.unsqueeze(1), false).squeeze_dim(1);
+    let taken = log_p
+        .gather(1, &t.actions.unsqueeze(1), false)
+        .squeeze_dim(1);
     let log_ratio = &taken - t.old_log_probs;
     let ratio = log_ratio.exp();
     let advantages = normalise(t.advantages);
@@ -185,7 +187,11 @@ mod tests {
         // One of two ratios left [0.8, 1.2].
         assert!(close(l.clip_fraction, 0.5));
         // approx KL = mean((1.5 − 1) − ln 1.5, (1 − 1) − ln 1)
-        assert!(close(l.approx_kl, (0.5 - 1.5f64.ln()) / 2.0), "{}", l.approx_kl);
+        assert!(
+            close(l.approx_kl, (0.5 - 1.5f64.ln()) / 2.0),
+            "{}",
+            l.approx_kl
+        );
     }
 
     #[test]
@@ -224,9 +230,17 @@ mod tests {
             ..PpoConfig::default()
         };
         let l = loss(&logits, &new, &targets, &clipped);
-        assert!(close(l.value, 0.5 * (0.64 + 0.81 + 0.64) / 3.0), "{}", l.value);
+        assert!(
+            close(l.value, 0.5 * (0.64 + 0.81 + 0.64) / 3.0),
+            "{}",
+            l.value
+        );
         let plain = loss(&logits, &new, &targets, &PpoConfig::default());
-        assert!(close(plain.value, 0.5 * (0.25 + 0.81 + 0.0) / 3.0), "{}", plain.value);
+        assert!(
+            close(plain.value, 0.5 * (0.25 + 0.81 + 0.0) / 3.0),
+            "{}",
+            plain.value
+        );
     }
 
     #[test]
