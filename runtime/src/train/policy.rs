@@ -95,26 +95,69 @@ impl Policy {
     /// zero for a text of padding only), as one `embedding_bag`: the
     /// `[…, L, D]` embeddings are never materialised, which on a page of 64
     /// elements is most of the forward pass's memory traffic.
+    #[cfg(test)]
     fn bag(&self, ids: &Tensor) -> Tensor {
         let shape = ids.size();
         let width = shape.last().copied().unwrap_or(1).max(1);
-        let mean = mean_rows(&self.tokens.ws, &ids.reshape([-1, width]), 0);
+        let [mean] = self.bags([&ids.reshape([-1, width])]);
         let mut out = shape[..shape.len() - 1].to_vec();
         out.push(mean.size()[1]);
         mean.reshape(out)
+    }
+
+    /// The bags of several `[n, L]` id tables (each its own width) as one
+    /// `embedding_bag`, so back-propagation builds one dense gradient of
+    /// the token table rather than one per table.
+    fn bags<const K: usize>(&self, tables: [&Tensor; K]) -> [Tensor; K] {
+        let device = self.tokens.ws.device();
+        let (mut ids, mut offsets, mut rows) = (Vec::new(), Vec::new(), Vec::<i64>::new());
+        let mut at = 0;
+        for t in tables {
+            let (n, width) = (t.size()[0], t.size().last().copied().unwrap_or(1).max(1));
+            ids.push(t.reshape([-1]));
+            offsets.push(Tensor::arange_start_step(
+                at,
+                at + n * width,
+                width,
+                (Kind::Int64, device),
+            ));
+            rows.push(n);
+            at += n * width;
+        }
+        let (mean, ..) = Tensor::embedding_bag_padding_idx(
+            &self.tokens.ws,
+            &Tensor::cat(&ids, 0),
+            &Tensor::cat(&offsets, 0),
+            false,
+            EMBEDDING_BAG_MEAN,
+            false,
+            None::<Tensor>,
+            false,
+            Some(0),
+        );
+        let starts: Vec<i64> = rows
+            .iter()
+            .scan(0, |start, &n| {
+                *start += n;
+                Some(*start - n)
+            })
+            .collect();
+        std::array::from_fn(|k| mean.narrow(0, starts[k], rows[k]))
     }
 
     /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values
     /// `[R]`. Instructions and (instruction, element) pairs are encoded once
     /// each, as [`Obs`] holds them, and gathered per row.
     pub fn forward(&self, o: &Obs) -> (Tensor, Tensor) {
-        let qs = self.instruction.forward(&self.bag(&o.instruction)).tanh(); // [N, H]
+        let [instruction, text, value, action_text] =
+            self.bags([&o.instruction, &o.text, &o.value, &o.action_text]);
+        let qs = self.instruction.forward(&instruction).tanh(); // [N, H]
         let q = qs.index_select(0, &o.row_instruction); // [R, H]
         let qe = qs.index_select(0, &o.element_instruction); // [U, H]
         let elements = Tensor::cat(
             &[
-                self.bag(&o.text),
-                self.bag(&o.value),
+                text,
+                value,
                 self.roles.forward(&o.role),
                 o.flags.shallow_clone(),
                 o.text_overlap.shallow_clone(),
@@ -140,18 +183,18 @@ impl Policy {
             .value_out
             .forward(&self.value_in.forward(&Tensor::cat(&[&q, &page], -1)).relu())
             .squeeze_dim(-1);
-        let logits = self.score_actions(o, &h, &qs);
+        let logits = self.score_actions(o, &h, &qs, &action_text);
         (logits, value)
     }
 
     /// Each distinct action scored once from its element's vector, its
     /// text, kind, overlap and instruction, then gathered per row.
-    fn score_actions(&self, o: &Obs, h: &Tensor, qs: &Tensor) -> Tensor {
+    fn score_actions(&self, o: &Obs, h: &Tensor, qs: &Tensor, texts: &Tensor) -> Tensor {
         // The padding row is zero after the layer, so an action without an
         // element gets no element term.
         let elements = with_padding(&self.action_element.forward(h)); // [U + 1, H]
         let first = elements.index_select(0, &o.action_element)
-            + self.action_text.forward(&self.bag(&o.action_text))
+            + self.action_text.forward(texts)
             + self.action_kind.forward(&o.action_kind)
             + self.action_overlap.forward(&o.action_overlap)
             + self
