@@ -35,8 +35,9 @@ run)
   "$w" train stdlib/sites/search.wsite --steps 2000 --device cuda --no-eval -o "$out/smoke" 2>&1 | tail -2
   echo "== 1,000,000 steps on 60 generated sites, on CUDA"
   /usr/bin/time -v "$w" train "$out/corpus/train" --steps 1000000 --device cuda --envs 1024 \
-    --rollout 64 --no-eval -o "$out/run" 2>&1 | tail -30 > "$out/time.txt" || true
+    --rollout 64 --no-eval --profile -o "$out/run" 2>&1 | tail -30 > "$out/time.txt" || true
   tail -3 "$out/run/metrics.jsonl" || true
+  cat "$out/run/profile.json" || true
   grep -E "Elapsed|Maximum resident" "$out/time.txt" || true
   ;;
 *)

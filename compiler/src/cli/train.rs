@@ -5,6 +5,9 @@
 //!
 //! Without the `train` feature the command says how to build it.
 
+#[cfg(feature = "train")]
+mod profile;
+
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,12 +29,13 @@ pub struct TrainArgs {
     /// The run directory.
     #[arg(short = 'o', long = "out", default_value = "runs/train")]
     out: PathBuf,
-    /// Environments stepped together.
-    #[arg(long, default_value_t = 32)]
-    envs: usize,
-    /// Steps per environment between updates.
-    #[arg(long, default_value_t = 32)]
-    rollout: usize,
+    /// Environments stepped together (default 32 on CPU; 1,024 on CUDA,
+    /// so that a GPU update has enough rows to be worth its launch costs).
+    #[arg(long)]
+    envs: Option<usize>,
+    /// Steps per environment between updates (default 32 on CPU, 64 on CUDA).
+    #[arg(long)]
+    rollout: Option<usize>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Continue from the run directory's checkpoint.
@@ -56,6 +60,29 @@ pub struct TrainArgs {
     /// `wsitec eval` reads back.
     #[arg(long, value_delimiter = ',')]
     ablate: Vec<String>,
+    /// Passes over each rollout.
+    #[arg(long, default_value_t = 4)]
+    epochs: usize,
+    /// Minibatches per pass.
+    #[arg(long, default_value_t = 4)]
+    minibatches: usize,
+    /// Stop an update's passes once one's mean approximate KL exceeds this.
+    #[arg(long)]
+    target_kl: Option<f64>,
+    /// Clip the value loss around the rollout's values (CleanRL's `clip_vloss`).
+    #[arg(long)]
+    clip_value: bool,
+    /// Threads libtorch may use (0: its default, one per core). One by
+    /// default: the environments step on this thread in between, and on a
+    /// shared machine OpenMP threads spin against other processes (on 2
+    /// busy cores one thread ran 4.7 times faster than two).
+    #[arg(long, default_value_t = 1)]
+    threads: i32,
+    /// Time each phase (observe, upload, forward, env step, backward,
+    /// optimizer) and print where the time went; also written to
+    /// `profile.json`.
+    #[arg(long)]
+    profile: bool,
 }
 
 /// The prover's budget when loading sites to train or evaluate on: a tenth
@@ -86,6 +113,7 @@ pub fn not_built() -> ExitCode {
 
 #[cfg(feature = "train")]
 pub mod imp {
+    use super::profile::Phases;
     use super::TrainArgs;
     use crate::cli::load;
     use serde_json::json;
@@ -96,6 +124,7 @@ pub mod imp {
     use wsite_runtime::env::RewardConfig;
     use wsite_runtime::train::adam::Adam;
     use wsite_runtime::train::policy::{parameter_count, Features, Policy, PolicyConfig};
+    use wsite_runtime::train::ppo::PpoConfig;
     use wsite_runtime::train::run::{self, Progress, RunConfig, Site, UpdateMetrics};
     use wsite_runtime::train::tch::{self, nn, Device};
 
@@ -202,24 +231,31 @@ pub mod imp {
         let out = &args.out;
         std::fs::create_dir_all(out)
             .map_err(|e| (1, format!("cannot create {}: {e}", out.display())))?;
+        let shape = default_shape(device);
+        if args.threads > 0 {
+            tch::set_num_threads(args.threads);
+        }
         let config = RunConfig {
-            envs: args.envs.max(1),
-            rollout: args.rollout.max(1),
+            envs: args.envs.unwrap_or(shape.0).max(1),
+            rollout: args.rollout.unwrap_or(shape.1).max(1),
             reward,
             seed: args.seed,
             device,
+            ppo: ppo_config(args),
             ..RunConfig::default()
         };
         let policy_config = policy_config(&args.ablate).map_err(usage)?;
         let mut vs = nn::VarStore::new(device);
-        let policy = Policy::new(&vs.root(), policy_config);
+        // The run's seed fixes the initial weights too.
+        tch::manual_seed(args.seed as i64);
+        let policy = Policy::initialised(&vs, policy_config).map_err(|e| (1, e))?;
         let mut opt = Adam::new(&vs, config.ppo.learning_rate);
         let files = Checkpoint::in_dir(out);
         let mut from = Progress::default();
         if args.resume {
             from = files.load(&mut vs, &mut opt).map_err(|e| (1, e))?;
         }
-        write_config(out, args, &sites, &policy_config, parameter_count(&vs))
+        write_config(out, args, &config, &sites, &policy_config, parameter_count(&vs))
             .map_err(|e| (1, e))?;
         eprintln!(
             "training on {} sites ({} task instances), {} parameters, {:?}{}",
@@ -242,8 +278,16 @@ pub mod imp {
             .map_err(|e| (1, e))?;
         let mut bar = ProgressBar::new(args.steps, from.env_steps);
         let mut saved = Instant::now();
+        let mut watch = args.profile.then(|| Phases::new(device));
         while !trainer.finished() {
-            let m = trainer.update().map_err(|e| (1, e))?;
+            let m = match &mut watch {
+                Some(w) => {
+                    w.restart();
+                    trainer.update_timed(w)
+                }
+                None => trainer.update(),
+            }
+            .map_err(|e| (1, e))?;
             let seconds = started.elapsed().as_secs_f64();
             let rate = (m.env_steps - from.env_steps) as f64 / seconds.max(1e-9);
             let mut line = serde_json::to_value(&m).unwrap_or_default();
@@ -263,6 +307,12 @@ pub mod imp {
             history.push(m);
         }
         bar.finish();
+        if let Some(w) = &watch {
+            let steps = trainer.progress().env_steps - from.env_steps;
+            let report = w.report(steps, started.elapsed().as_secs_f64());
+            std::fs::write(out.join("profile.json"), report.to_string())
+                .map_err(|e| (1, format!("cannot write profile.json: {e}")))?;
+        }
         wsite_runtime::train::curve::draw(&out.join("curve.png"), &history)
             .map_err(|e| (1, format!("cannot draw the curve: {e}")))?;
         let after = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
@@ -282,6 +332,26 @@ pub mod imp {
             .map_err(|e| (1, format!("cannot write summary.json: {e}")))?;
         eprintln!("wrote {}", out.display());
         Ok(())
+    }
+
+    /// Environments and rollout length when not given: a CPU run is bound
+    /// by its update, a GPU one by stepping environments unless there are
+    /// many of them.
+    fn default_shape(device: Device) -> (usize, usize) {
+        match device {
+            Device::Cpu => (32, 32),
+            _ => (1024, 64),
+        }
+    }
+
+    fn ppo_config(args: &TrainArgs) -> PpoConfig {
+        PpoConfig {
+            epochs: args.epochs.max(1),
+            minibatches: args.minibatches.max(1),
+            target_kl: args.target_kl,
+            clip_value: args.clip_value,
+            ..PpoConfig::default()
+        }
     }
 
     /// The share of task instances one sampled episode of the policy
@@ -335,6 +405,7 @@ pub mod imp {
     fn write_config(
         out: &Path,
         a: &TrainArgs,
+        c: &RunConfig,
         sites: &[Site],
         policy: &PolicyConfig,
         params: i64,
@@ -343,9 +414,9 @@ pub mod imp {
             "policy": policy,
             "sites": sites.iter().map(|s| &s.name).collect::<Vec<_>>(),
             "steps": a.steps, "device": a.device, "reward": a.reward,
-            "envs": a.envs, "rollout": a.rollout, "seed": a.seed,
+            "envs": c.envs, "rollout": c.rollout, "seed": a.seed,
             "verified": !a.unverified, "parameters": params,
-            "ppo": format!("{:?}", wsite_runtime::train::ppo::PpoConfig::default()),
+            "ppo": format!("{:?}", c.ppo),
         });
         std::fs::write(
             out.join("config.json"),

@@ -58,10 +58,23 @@ impl Adam {
     /// Back-propagates `loss`, scales the gradients down to a total norm of
     /// at most `max_norm`, and takes one Adam step.
     pub fn step(&mut self, loss: &Tensor, max_norm: f64) -> Result<(), String> {
+        let grads = self.gradients(loss)?;
+        self.apply(&grads, max_norm)
+    }
+
+    /// The gradients of `loss` with respect to every variable (undefined for
+    /// one it does not depend on), the first half of [`Adam::step`], apart
+    /// so that a profile can time back-propagation on its own.
+    pub fn gradients(&self, loss: &Tensor) -> Result<Vec<Tensor>, String> {
         // Fresh gradients straight from autograd, not accumulated into
         // `.grad`: no pass to zero them first, none to add into them.
-        let grads = Tensor::f_run_backward(&[loss], &self.params, false, false)
-            .map_err(|e| format!("back-propagation failed: {e}"))?;
+        Tensor::f_run_backward(&[loss], &self.params, false, false)
+            .map_err(|e| format!("back-propagation failed: {e}"))
+    }
+
+    /// Scales `grads` (from [`Adam::gradients`]) down to a total norm of at
+    /// most `max_norm` and takes one Adam step with them.
+    pub fn apply(&mut self, grads: &[Tensor], max_norm: f64) -> Result<(), String> {
         tch::no_grad(|| {
             let norms: Vec<Tensor> = grads
                 .iter()

@@ -6,25 +6,35 @@
 //! - [`obs`]: observation rows and their tensors;
 //! - [`policy`]: the DOM-grounded policy with its value head;
 //! - [`ppo`]: the clipped objective;
+//! - [`update`]: one PPO update's epochs of minibatches;
+//! - [`dedup`]: distinct instructions and elements, encoded once each;
+//! - [`init`]: orthogonal initialisation of named layers;
+//! - [`profile`]: the phases a run's time is charged to;
 //! - [`run`]: training and evaluation runs;
 //! - [`curve`]: the learning curve as a PNG.
 //!
-//! Everything but [`gae`] needs the `train` feature (and LIBTORCH; see
+//! Everything but [`gae`], [`dedup`] and [`profile`] needs the `train` feature (and LIBTORCH; see
 //! scripts/setup-torch.sh).
 
 #[cfg(feature = "train")]
 pub mod adam;
 #[cfg(feature = "train")]
 pub mod curve;
+pub mod dedup;
 pub mod gae;
+#[cfg(feature = "train")]
+pub mod init;
 #[cfg(feature = "train")]
 pub mod obs;
 #[cfg(feature = "train")]
 pub mod policy;
 #[cfg(feature = "train")]
 pub mod ppo;
+pub mod profile;
 #[cfg(feature = "train")]
 pub mod run;
+#[cfg(feature = "train")]
+pub mod update;
 
 /// The tch the trainer is built with, for callers that hold its tensors and
 /// variable stores.

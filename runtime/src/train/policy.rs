@@ -7,14 +7,21 @@
 //! of a text also occurs in the instruction (the grounding signal: "add the
 //! wool scarf to the cart" → the "Add to cart" button whose row reads "Wool
 //! scarf"). No site-specific id reaches it, so it can act on sites it never
-//! saw. Besides the elements it reads the context a person uses ([`Features`]):
-//! what each element sits under and where it is, what page this is and what
-//! the alert says, and what it did so far (the last actions and the step
-//! count); each can be switched off for ablations.
+//! saw. Besides the elements it reads the context a person uses
+//! ([`Features`]): what each element sits under and its place in its row,
+//! what page this is and what the alert says, and what it did so far (the
+//! last actions and the step count); each can be switched off for ablations.
+//!
+//! Elements and actions are encoded once per distinct (instruction, element)
+//! and (instruction, action) pair (see `obs`); what differs from row to row
+//! (page, alert, history) forms a per-row state that joins after those
+//! encoders: in the value head, and in each action's score through a
+//! low-rank product with the action's vector, so deduplication stays exact.
 //!
 //! Shapes: `R` rows, `E` elements, `A` actions, `D` embedding width, `H`
-//! hidden width.
+//! hidden width, `K` the state-action rank.
 
+use super::init::{self, init_orthogonal};
 use super::obs::{Obs, MAX_STEP_ID};
 use crate::batch::MAX_SIBLING;
 use tch::nn::{self, Module};
@@ -25,8 +32,7 @@ use tch::{Kind, Tensor};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Features {
     /// What each element sits under (its row's first text or the heading
-    /// above), its place in its row and on the page, and where an `answer`
-    /// is shown.
+    /// above), its place in its row, and where an `answer` is shown.
     pub context: bool,
     /// The page's label and the alert.
     pub page: bool,
@@ -50,21 +56,14 @@ impl Features {
 
     /// These features with the one called `name` switched off.
     pub fn without(self, name: &str) -> Option<Features> {
+        let mut f = self;
         match name {
-            "context" => Some(Features {
-                context: false,
-                ..self
-            }),
-            "page" => Some(Features {
-                page: false,
-                ..self
-            }),
-            "history" => Some(Features {
-                history: false,
-                ..self
-            }),
-            _ => None,
+            "context" => f.context = false,
+            "page" => f.page = false,
+            "history" => f.history = false,
+            _ => return None,
         }
+        Some(f)
     }
 }
 
@@ -75,6 +74,8 @@ pub struct PolicyConfig {
     pub vocab: i64,
     pub embed: i64,
     pub hidden: i64,
+    /// The rank of the state-action term of an action's score.
+    pub rank: i64,
     pub features: Features,
 }
 
@@ -84,6 +85,7 @@ impl Default for PolicyConfig {
             vocab: 1 << 15,
             embed: 64,
             hidden: 128,
+            rank: 32,
             features: Features::default(),
         }
     }
@@ -106,21 +108,24 @@ pub struct Policy {
     step_ids: nn::Embedding,
     history_kinds: nn::Embedding,
     instruction: nn::Linear,
-    // What the page and the episode so far say: instruction, page label,
-    // alert, history and step count, in one state vector.
+    // Instruction, page label, alert, history and step count in one per-row
+    // state vector.
     state: nn::Linear,
     element_in: nn::Linear,
     element_out: nn::Linear,
     context: nn::Linear,
     // The first action layer, split by input so that the element part runs
-    // once per element rather than once per action, and the state part once
-    // per row.
+    // once per element rather than once per action, and the instruction
+    // part once per row.
     action_element: nn::Linear,
     action_text: nn::Linear,
     action_kind: nn::Embedding,
     action_overlap: nn::Linear,
-    action_state: nn::Linear,
+    action_instruction: nn::Linear,
     action_out: nn::Linear,
+    // The state-action term: `⟨state_query(s), action_key(z)⟩`.
+    state_query: nn::Linear,
+    action_key: nn::Linear,
     value_in: nn::Linear,
     value_out: nn::Linear,
 }
@@ -153,37 +158,86 @@ impl Policy {
             instruction: lin("instruction", d, h),
             // instruction, page, alert, history, steps
             state: lin("state", h + 4 * d, h),
-            // text, value, context, role, sibling; three flags, three
-            // overlaps, the position
-            element_in: lin("element_in", 5 * d + 7, h),
+            // text, value, context, role, sibling; three flags, three overlaps
+            element_in: lin("element_in", 5 * d + 6, h),
             element_out: lin("element_out", h, h),
-            // element, state, their product
+            // element, instruction, their product
             context: lin("context", 3 * h, h),
             action_element: lin("action_element", h, h),
             action_text: nn::linear(root / "action_text", d, h, no_bias),
             action_kind: nn::embedding(root / "action_kind", KIND_IDS, h, Default::default()),
             action_overlap: nn::linear(root / "action_overlap", 1, h, no_bias),
-            action_state: nn::linear(root / "action_state", h, h, no_bias),
+            action_instruction: nn::linear(root / "action_instruction", h, h, no_bias),
             action_out: lin("action_out", h, 1),
+            state_query: nn::linear(root / "state_query", h, c.rank, no_bias),
+            action_key: nn::linear(root / "action_key", h, c.rank, no_bias),
+            // state, page mean
             value_in: lin("value_in", 2 * h, h),
             value_out: lin("value_out", h, 1),
         }
+    }
+
+    /// A policy in `vs` with CleanRL's initialisation: orthogonal hidden
+    /// layers (gain √2), an action head of gain 0.01 (so the first policy is
+    /// near uniform over the candidates) and a value head of gain 1.
+    pub fn initialised(vs: &nn::VarStore, c: PolicyConfig) -> Result<Policy, String> {
+        let policy = Policy::new(&vs.root(), c);
+        let hidden = [
+            "instruction",
+            "state",
+            "element_in",
+            "element_out",
+            "context",
+            "action_element",
+            "value_in",
+        ];
+        let mut layers: Vec<(&str, f64)> = hidden.iter().map(|&l| (l, init::HIDDEN)).collect();
+        layers.extend([
+            ("action_out", init::ACTION_HEAD),
+            ("state_query", init::ACTION_HEAD),
+            ("value_out", init::VALUE_HEAD),
+        ]);
+        init_orthogonal(vs, &layers)?;
+        Ok(policy)
     }
 
     /// The mean embedding of the non-padding tokens of `ids` (`[…, L]`;
     /// zero for a text of padding only), as one `embedding_bag`: the
     /// `[…, L, D]` embeddings are never materialised, which on a page of 64
     /// elements is most of the forward pass's memory traffic.
+    #[cfg(test)]
     fn bag(&self, ids: &Tensor) -> Tensor {
         let shape = ids.size();
         let width = shape.last().copied().unwrap_or(1).max(1);
-        let bags = ids.numel() as i64 / width;
-        let offsets =
-            Tensor::arange_start_step(0, bags * width, width, (Kind::Int64, ids.device()));
+        let [mean] = self.bags([&ids.reshape([-1, width])]);
+        let mut out = shape[..shape.len() - 1].to_vec();
+        out.push(mean.size()[1]);
+        mean.reshape(out)
+    }
+
+    /// The bags of several `[n, L]` id tables (each its own width) as one
+    /// `embedding_bag`, so back-propagation builds one dense gradient of
+    /// the token table rather than one per table.
+    fn bags<const K: usize>(&self, tables: [&Tensor; K]) -> [Tensor; K] {
+        let device = self.tokens.ws.device();
+        let (mut ids, mut offsets, mut rows) = (Vec::new(), Vec::new(), Vec::<i64>::new());
+        let mut at = 0;
+        for t in tables {
+            let (n, width) = (t.size()[0], t.size().last().copied().unwrap_or(1).max(1));
+            ids.push(t.reshape([-1]));
+            offsets.push(Tensor::arange_start_step(
+                at,
+                at + n * width,
+                width,
+                (Kind::Int64, device),
+            ));
+            rows.push(n);
+            at += n * width;
+        }
         let (mean, ..) = Tensor::embedding_bag_padding_idx(
             &self.tokens.ws,
-            &ids.reshape([-1]),
-            &offsets,
+            &Tensor::cat(&ids, 0),
+            &Tensor::cat(&offsets, 0),
             false,
             EMBEDDING_BAG_MEAN,
             false,
@@ -191,27 +245,33 @@ impl Policy {
             false,
             Some(0),
         );
-        let mut out = shape[..shape.len() - 1].to_vec();
-        out.push(mean.size()[1]);
-        mean.reshape(out)
+        let starts: Vec<i64> = rows
+            .iter()
+            .scan(0, |start, &n| {
+                *start += n;
+                Some(*start - n)
+            })
+            .collect();
+        std::array::from_fn(|k| mean.narrow(0, starts[k], rows[k]))
     }
 
-    /// `[R, H]`: the instruction read together with the page's label, the
-    /// alert, the last actions and the step count.
-    fn state(&self, o: &Obs) -> Tensor {
+    /// `[R, H]`: each row's instruction read with its page label, alert,
+    /// last actions and step count.
+    fn state(&self, o: &Obs, q: &Tensor, page: &Tensor, alert: &Tensor, taken: &Tensor) -> Tensor {
         let f = self.features;
-        let q = self.instruction.forward(&self.bag(&o.instruction)).tanh();
         // The last actions: each its kind plus its words, averaged over the
         // actions taken so far (zero at the start of an episode).
-        let taken = o.history_kind.ne(0).to_kind(Kind::Float).unsqueeze(-1); // [R, H, 1]
-        let each = self.history_kinds.forward(&o.history_kind) + self.bag(&o.history_text);
-        let history = (each * &taken).sum_dim_intlist(1, false, Kind::Float)
-            / taken.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
+        let hist = o.history_kind.size();
+        let each = self.history_kinds.forward(&o.history_kind)
+            + taken.view([hist[0], hist[1], -1]);
+        let real = o.history_kind.ne(0).to_kind(Kind::Float).unsqueeze(-1);
+        let history = (each * &real).sum_dim_intlist(1, false, Kind::Float)
+            / real.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
         let inputs = Tensor::cat(
             &[
-                q,
-                when(f.page, &self.bag(&o.page)),
-                when(f.page, &self.bag(&o.alert)),
+                q.shallow_clone(),
+                when(f.page, page),
+                when(f.page, alert),
                 when(f.history, &history),
                 when(f.history, &self.step_ids.forward(&o.steps)),
             ],
@@ -220,74 +280,131 @@ impl Policy {
         self.state.forward(&inputs).tanh()
     }
 
-    /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values `[R]`.
+    /// Action logits `[R, A]` (padding rows at [`MASKED_LOGIT`]) and values
+    /// `[R]`. Instructions and (instruction, element) pairs are encoded once
+    /// each, as [`Obs`] holds them, and gathered per row.
     pub fn forward(&self, o: &Obs) -> (Tensor, Tensor) {
         let f = self.features;
-        let s = self.state(o); // [R, H]
+        let history_text = o.history_text.reshape([-1, o.history_text.size()[2]]);
+        let [instruction, text, value, context, action_text, page, alert, taken] = self.bags([
+            &o.instruction,
+            &o.text,
+            &o.value,
+            &o.context,
+            &o.action_text,
+            &o.page,
+            &o.alert,
+            &history_text,
+        ]);
+        let qs = self.instruction.forward(&instruction).tanh(); // [N, H]
+        let q = qs.index_select(0, &o.row_instruction); // [R, H]
+        let qe = qs.index_select(0, &o.element_instruction); // [U, H]
+        let s = self.state(o, &q, &page, &alert, &taken); // [R, H]
         let elements = Tensor::cat(
             &[
-                self.bag(&o.text),
-                self.bag(&o.value),
-                when(f.context, &self.bag(&o.context)),
+                text,
+                value,
+                when(f.context, &context),
                 self.roles.forward(&o.role),
                 when(f.context, &self.siblings.forward(&o.sibling)),
                 o.flags.shallow_clone(),
                 o.text_overlap.shallow_clone(),
                 o.value_overlap.shallow_clone(),
                 when(f.context, &o.context_overlap),
-                when(f.context, &o.position),
             ],
             -1,
         );
         let h = self
             .element_out
             .forward(&self.element_in.forward(&elements).relu())
-            .relu(); // [R, E, H]
-        let se = s.unsqueeze(1).expand_as(&h);
+            .relu(); // [U, H]
         let h = self
             .context
             .forward(&Tensor::cat(
-                &[h.shallow_clone(), se.shallow_clone(), &h * &se],
+                &[h.shallow_clone(), qe.shallow_clone(), &h * &qe],
                 -1,
             ))
             .relu();
-        let emask = o.element_mask.to_kind(Kind::Float).unsqueeze(-1);
-        let page = (&h * &emask).sum_dim_intlist(1, false, Kind::Float)
-            / emask.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
+        // The mean over each row's elements, the padding index left out
+        // (zero for a row without elements).
+        let page = mean_rows(&with_padding(&h), &o.element_index, o.elements());
         let value = self
             .value_out
             .forward(&self.value_in.forward(&Tensor::cat(&[&s, &page], -1)).relu())
             .squeeze_dim(-1);
-        let logits = self.score_actions(o, &h, &s);
+        let logits = self.score_actions(o, &h, &qs, &action_text, &s);
         (logits, value)
     }
 
-    fn score_actions(&self, o: &Obs, h: &Tensor, s: &Tensor) -> Tensor {
-        let elements = self.action_element.forward(h); // [R, E, H]
-        let hidden = elements.size()[2];
-        // An `answer` row points at the element that shows it; without the
-        // context features it reads on its own, as it did before.
-        let is_answer = o.action_kind.eq(i64::from(crate::batch::kind_id(
-            crate::env::ActionKind::Answer,
-        )));
-        let element = if self.features.context {
+    /// Each distinct action scored once from its element's vector, its
+    /// text, kind, overlap and instruction, then gathered per row, plus the
+    /// row's state against the action's key.
+    fn score_actions(
+        &self,
+        o: &Obs,
+        h: &Tensor,
+        qs: &Tensor,
+        texts: &Tensor,
+        s: &Tensor,
+    ) -> Tensor {
+        // The padding row is zero after the layer, so an action without an
+        // element gets no element term. Without the context features an
+        // `answer` reads on its own, not at the element that shows it.
+        let elements = with_padding(&self.action_element.forward(h)); // [U + 1, H]
+        let target = if self.features.context {
             o.action_element.shallow_clone()
         } else {
-            o.action_element.masked_fill(&is_answer, -1)
+            let answer = i64::from(crate::batch::kind_id(crate::env::ActionKind::Answer));
+            o.action_element
+                .masked_fill(&o.action_kind.eq(answer), o.elements())
         };
-        let has_element = element.ge(0).to_kind(Kind::Float).unsqueeze(-1);
-        let rows = element
-            .clamp_min(0)
-            .unsqueeze(-1)
-            .expand([-1, -1, hidden], false);
-        let first = elements.gather(1, &rows, false) * has_element
-            + self.action_text.forward(&self.bag(&o.action_text))
+        let first = elements.index_select(0, &target)
+            + self.action_text.forward(texts)
             + self.action_kind.forward(&o.action_kind)
             + self.action_overlap.forward(&o.action_overlap)
-            + self.action_state.forward(s).unsqueeze(1);
-        let logits = self.action_out.forward(&first.relu()).squeeze_dim(-1);
-        logits.masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
+            + self
+                .action_instruction
+                .forward(qs)
+                .index_select(0, &o.action_instruction); // [W, H]
+        let z = first.relu();
+        let flat = o.action_index.reshape([-1]);
+        let scores = with_padding(&self.action_out.forward(&z)).reshape([-1]);
+        let base = scores.index_select(0, &flat).view_as(&o.action_index); // [R, A]
+        // ⟨query(s_r), key(z_w)⟩ for every row r and its actions w.
+        let keys = with_padding(&self.action_key.forward(&z)).index_select(0, &flat);
+        let (rows, width) = (o.action_index.size()[0], o.action_index.size()[1]);
+        let keys = keys.view([rows, width, -1]); // [R, A, K]
+        let query = self.state_query.forward(s).unsqueeze(-1); // [R, K, 1]
+        let by_state = keys.bmm(&query).squeeze_dim(-1); // [R, A]
+        (base + by_state).masked_fill(&o.action_mask.logical_not(), MASKED_LOGIT)
     }
+}
+
+/// `rows` `[U, H]` with a row of zeros appended: what the padding index of
+/// [`Obs::element_index`] points at.
+fn with_padding(rows: &Tensor) -> Tensor {
+    let zero = Tensor::zeros([1, rows.size()[1]], (rows.kind(), rows.device()));
+    Tensor::cat(&[rows, &zero], 0)
+}
+
+/// The mean of `table`'s rows picked by each row of `index` (`[R, E]`),
+/// `padding` left out, as one `embedding_bag`.
+fn mean_rows(table: &Tensor, index: &Tensor, padding: i64) -> Tensor {
+    let width = index.size()[1].max(1);
+    let bags = index.size()[0];
+    let offsets = Tensor::arange_start_step(0, bags * width, width, (Kind::Int64, index.device()));
+    let (mean, ..) = Tensor::embedding_bag_padding_idx(
+        table,
+        &index.reshape([-1]),
+        &offsets,
+        false,
+        EMBEDDING_BAG_MEAN,
+        false,
+        None::<Tensor>,
+        false,
+        Some(padding),
+    );
+    mean
 }
 
 /// The number of trainable parameters in `vs`.

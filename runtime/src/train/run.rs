@@ -10,7 +10,9 @@ use super::adam::Adam;
 use super::gae;
 use super::obs::{Obs, ObsStore};
 use super::policy::Policy;
-use super::ppo::{self, PpoConfig};
+use super::ppo::PpoConfig;
+use super::profile::{NoClock, Phase, Stopwatch};
+use super::update::{self, Batch};
 use crate::batch::{BatchEnv, FlatEngine, ObsSpec};
 use crate::env::{RewardConfig, TaskInstance};
 use crate::ir::Program;
@@ -253,14 +255,27 @@ impl<'s, 'p> Trainer<'s, 'p> {
 
     /// One rollout from every environment, then one PPO update.
     pub fn update(&mut self) -> Result<UpdateMetrics, String> {
+        self.update_timed(&mut NoClock)
+    }
+
+    /// [`Trainer::update`], marking the end of each phase on `watch`.
+    pub fn update_timed(&mut self, watch: &mut dyn Stopwatch) -> Result<UpdateMetrics, String> {
         let c = self.config;
-        let rollout = self.rollout()?;
+        let rollout = self.rollout(watch)?;
         self.progress.env_steps += (self.worlds.len() * c.rollout) as u64;
         // The learning rate falls linearly over the run (to a tenth), so the
         // policy settles instead of drifting at the end.
         let left = 1.0 - self.progress.env_steps as f64 / self.total.max(1) as f64;
         self.opt.learning_rate = c.ppo.learning_rate * left.max(0.1);
-        let mut m = optimise(self.policy, &mut self.opt, &rollout, &c)?;
+        let batch = Batch {
+            store: &rollout.store,
+            actions: &rollout.actions,
+            log_probs: &rollout.log_probs,
+            values: &rollout.values,
+            advantages: &rollout.estimates.advantages,
+            returns: &rollout.estimates.returns,
+        };
+        let mut m = update::optimise(self.policy, &mut self.opt, &batch, &c.ppo, c.device, watch)?;
         self.progress.updates += 1;
         m.update = self.progress.updates;
         m.env_steps = self.progress.env_steps;
@@ -274,24 +289,30 @@ impl<'s, 'p> Trainer<'s, 'p> {
     }
 
     /// `rollout` steps of every environment with the policy sampling.
-    fn rollout(&mut self) -> Result<Rollout, String> {
+    fn rollout(&mut self, watch: &mut dyn Stopwatch) -> Result<Rollout, String> {
         let c = &self.config;
         let mut r = Rollout {
             store: ObsStore::new(c.spec),
             actions: Vec::new(),
             log_probs: Vec::new(),
+            values: Vec::new(),
             estimates: gae::Estimates::default(),
             finished: Vec::new(),
         };
-        let (mut values, mut rewards, mut dones) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut rewards, mut dones) = (Vec::new(), Vec::new());
         for _ in 0..c.rollout {
             let mut now = ObsStore::new(c.spec);
             self.worlds.observe(&mut now);
-            let (a, lp, v) = tch::no_grad(|| act(self.policy, &now.to_device(c.device), false));
+            watch.lap(Phase::Observe);
+            let obs = now.to_device(c.device);
+            watch.lap(Phase::Upload);
+            let (a, lp, v) = tch::no_grad(|| act(self.policy, &obs, false));
             let a = to_vec_i64(&a);
-            r.store.append(&now);
             r.log_probs.extend(to_vec_f32(&lp));
-            values.extend(to_vec_f32(&v));
+            r.values.extend(to_vec_f32(&v));
+            watch.lap(Phase::RolloutForward);
+            r.store.append(&now);
+            watch.lap(Phase::Observe);
             for (reward, done, success, ret) in self.worlds.step(&a)? {
                 rewards.push(reward);
                 dones.push(done);
@@ -300,20 +321,23 @@ impl<'s, 'p> Trainer<'s, 'p> {
                 }
             }
             r.actions.extend(a);
+            watch.lap(Phase::EnvStep);
         }
         let mut last = ObsStore::new(c.spec);
         self.worlds.observe(&mut last);
         let last_values = to_vec_f32(&tch::no_grad(|| {
             self.policy.forward(&last.to_device(c.device)).1
         }));
+        watch.lap(Phase::RolloutForward);
         r.estimates = gae::estimate(
             &rewards,
-            &values,
+            &r.values,
             &dones,
             &last_values,
             c.ppo.gamma,
             c.ppo.lambda,
         );
+        watch.lap(Phase::Advantages);
         Ok(r)
     }
 }
@@ -323,6 +347,8 @@ struct Rollout {
     store: ObsStore,
     actions: Vec<i64>,
     log_probs: Vec<f32>,
+    /// The values when each row was observed.
+    values: Vec<f32>,
     estimates: gae::Estimates,
     /// (return, success) of every episode that ended.
     finished: Vec<(f32, bool)>,
@@ -347,60 +373,6 @@ pub fn train(
         }
     }
     Ok(())
-}
-
-/// Several epochs of minibatch PPO over one rollout, uploaded once.
-fn optimise(
-    policy: &Policy,
-    opt: &mut Adam,
-    r: &Rollout,
-    c: &RunConfig,
-) -> Result<UpdateMetrics, String> {
-    let d = c.device;
-    let est = &r.estimates;
-    let obs = r.store.to_device(d);
-    let actions = Tensor::from_slice(&r.actions).to_device(d);
-    let old = Tensor::from_slice(&r.log_probs).to_device(d);
-    let adv = Tensor::from_slice(&est.advantages).to_device(d);
-    let adv = (&adv - adv.mean(Kind::Float)) / (adv.std(true) + 1e-8);
-    let returns = Tensor::from_slice(&est.returns).to_device(d);
-    let rows = r.store.rows as i64;
-    let size = (rows / c.ppo.minibatches.max(1) as i64).max(1);
-    let mut m = UpdateMetrics::default();
-    let mut count = 0.0;
-    for _ in 0..c.ppo.epochs {
-        let order = Tensor::randperm(rows, (Kind::Int64, d));
-        let mut start = 0;
-        while start < rows {
-            let idx = order.narrow(0, start, size.min(rows - start));
-            let (logits, values) = policy.forward(&obs.select(&idx));
-            let l = ppo::loss(
-                &logits,
-                &actions.index_select(0, &idx),
-                &old.index_select(0, &idx),
-                &adv.index_select(0, &idx),
-                &returns.index_select(0, &idx),
-                &values,
-                &c.ppo,
-            );
-            opt.step(&l.total, c.ppo.max_grad_norm)?;
-            m.policy_loss += l.policy;
-            m.value_loss += l.value;
-            m.entropy += l.entropy;
-            m.approx_kl += l.approx_kl;
-            m.clip_fraction += l.clip_fraction;
-            count += 1.0;
-            start += size;
-        }
-    }
-    if count > 0.0 {
-        m.policy_loss /= count;
-        m.value_loss /= count;
-        m.entropy /= count;
-        m.approx_kl /= count;
-        m.clip_fraction /= count;
-    }
-    Ok(m)
 }
 
 /// One site's evaluation.
