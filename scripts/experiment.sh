@@ -20,6 +20,10 @@
 #                      a GPU allow: each run already uses every core it gets)
 #   WSITE_MAX_SEEDS    add seeds, one at a time to every condition, while a
 #                      raw/verified pair of intervals overlaps (default SEEDS)
+#   WSITE_ABLATE       policy inputs to ablate, one run set each on verified
+#                      sites with the dense reward (e.g. "context page history";
+#                      `wsitec train --ablate`), named verified-dense-no_X
+#   WSITE_ABLATE_SEEDS seeds per ablation (default 1)
 #   WSITE_OUT          the experiment directory (default runs/experiment)
 #   WSITE_RESUME=1     keep WSITE_OUT and skip runs already evaluated
 #   WSITEC             a wsitec built with `--features train` (default: build it)
@@ -67,8 +71,12 @@ fi
 # Trains, then evaluates, one run (skipped when its evaluation exists).
 # Called in a `||` list, where `set -e` does not reach: every step checks.
 run_one() {
-  local data=$1 reward=$2 seed=$3
+  local data=$1 reward=$2 seed=$3 ablate=${4:-}
   local name="$data-$reward-$seed" flags=()
+  if [ -n "$ablate" ]; then
+    name="$data-$reward-no_$ablate-$seed"
+    flags+=(--ablate "$ablate")
+  fi
   [ -f "$out/eval/$name.json" ] && return 0
   [ "$data" = raw ] && flags+=(--unverified)
   echo "== $name: training (log: $out/logs/$name.log)"
@@ -111,8 +119,26 @@ run_seeds() {
   wait
 }
 
+# One run per ablated input and seed, verified sites, dense reward.
+run_ablations() {
+  local seed what
+  for seed in $(seq 0 $((${WSITE_ABLATE_SEEDS:-1} - 1))); do
+    for what in ${WSITE_ABLATE:-}; do
+      while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+      {
+        run_one verified dense "$seed" "$what" || {
+          echo "== ablation $what-$seed failed" >&2
+          echo "verified-dense-no_$what-$seed" >> "$out/failed"
+        }
+      } &
+    done
+  done
+  wait
+}
+
 rm -f "$out/failed"
 run_seeds 0 "$seeds"
+run_ablations
 while [ "$seeds" -lt "$max_seeds" ]; do
   report=$("$wsitec" report "$out" 2>/dev/null || true)
   [[ $report == *"intervals overlap"* ]] || break

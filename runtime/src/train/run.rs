@@ -40,8 +40,10 @@ pub struct Compiled<'p> {
 /// Compiles every site once, for [`train`] and [`evaluate`]; a site the JIT
 /// cannot take is an `Err` naming it.
 pub fn compile(sites: &[Site]) -> Result<Vec<Compiled<'_>>, String> {
+    use rayon::prelude::*;
+    // On every core: a large corpus is hundreds of sites to compile.
     sites
-        .iter()
+        .par_iter()
         .map(|site| {
             let layout = StateLayout::for_program(&site.program)
                 .map_err(|e| format!("{}: {e}", site.name))?;
