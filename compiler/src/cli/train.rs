@@ -266,8 +266,15 @@ pub mod imp {
         if args.resume {
             from = files.load(&mut vs, &mut opt).map_err(|e| (1, e))?;
         }
-        write_config(out, args, &config, &sites, &policy_config, parameter_count(&vs))
-            .map_err(|e| (1, e))?;
+        write_config(
+            out,
+            args,
+            &config,
+            &sites,
+            &policy_config,
+            parameter_count(&vs),
+        )
+        .map_err(|e| (1, e))?;
         eprintln!(
             "training on {} sites ({} task instances), {} parameters, {:?}{}",
             sites.len(),

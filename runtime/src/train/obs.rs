@@ -535,6 +535,19 @@ mod tests {
         o
     }
 
+    impl Row {
+        fn clone_row(&self) -> Row {
+            Row {
+                instruction: self.instruction,
+                page: self.page,
+                steps: self.steps,
+                last: self.last,
+                elements: self.elements.clone(),
+                actions: self.actions.clone(),
+            }
+        }
+    }
+
     fn rows() -> [Row; 2] {
         let page = vec![
             ([5, 6], 0, 1, 0),
@@ -612,5 +625,38 @@ mod tests {
         let (picked, picked_values) = policy.forward(&all.select(&idx));
         assert!(same(&picked, &logits.index_select(0, &idx)));
         assert!(same(&picked_values, &values.index_select(0, &idx)));
+    }
+
+    #[test]
+    fn the_context_reaches_the_scores_only_when_switched_on() {
+        let [a, b] = rows();
+        // Row b as it is, and with another last action and step count.
+        let other = Row {
+            steps: 7,
+            last: (2, [9, 8]),
+            ..rows()[1].clone_row()
+        };
+        for history in [true, false] {
+            tch::manual_seed(3);
+            let vs = nn::VarStore::new(Device::Cpu);
+            let mut c = PolicyConfig {
+                vocab: 64,
+                ..PolicyConfig::default()
+            };
+            c.features.history = history;
+            let policy = match Policy::initialised(&vs, c) {
+                Ok(p) => p,
+                Err(e) => panic!("{e}"),
+            };
+            let (l1, v1) = policy.forward(&store(&[&a, &b]).to_device(Device::Cpu));
+            let (l2, v2) = policy.forward(&store(&[&a, &other]).to_device(Device::Cpu));
+            let same = l1.allclose(&l2, 1e-6, 1e-7, false) && v1.allclose(&v2, 1e-6, 1e-7, false);
+            assert_eq!(
+                same,
+                !history,
+                "history switched {}",
+                if history { "on" } else { "off" }
+            );
+        }
     }
 }

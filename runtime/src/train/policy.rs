@@ -262,8 +262,7 @@ impl Policy {
         // The last actions: each its kind plus its words, averaged over the
         // actions taken so far (zero at the start of an episode).
         let hist = o.history_kind.size();
-        let each = self.history_kinds.forward(&o.history_kind)
-            + taken.view([hist[0], hist[1], -1]);
+        let each = self.history_kinds.forward(&o.history_kind) + taken.view([hist[0], hist[1], -1]);
         let real = o.history_kind.ne(0).to_kind(Kind::Float).unsqueeze(-1);
         let history = (each * &real).sum_dim_intlist(1, false, Kind::Float)
             / real.sum_dim_intlist(1, false, Kind::Float).clamp_min(1.0);
@@ -370,7 +369,7 @@ impl Policy {
         let flat = o.action_index.reshape([-1]);
         let scores = with_padding(&self.action_out.forward(&z)).reshape([-1]);
         let base = scores.index_select(0, &flat).view_as(&o.action_index); // [R, A]
-        // ⟨query(s_r), key(z_w)⟩ for every row r and its actions w.
+                                                                           // ⟨query(s_r), key(z_w)⟩ for every row r and its actions w.
         let keys = with_padding(&self.action_key.forward(&z)).index_select(0, &flat);
         let (rows, width) = (o.action_index.size()[0], o.action_index.size()[1]);
         let keys = keys.view([rows, width, -1]); // [R, A, K]
