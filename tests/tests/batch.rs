@@ -289,7 +289,7 @@ fn the_context_is_what_the_page_shows_and_what_was_done() {
                 .collect();
             b.step(&actions).unwrap();
             let after = b.buffers();
-            for i in 0..b.len() {
+            for (i, &kind) in kinds.iter().enumerate() {
                 let h = &after.history_kind[i * spec.history..(i + 1) * spec.history];
                 if after.done[i] == 1 {
                     assert!(
@@ -298,7 +298,7 @@ fn the_context_is_what_the_page_shows_and_what_was_done() {
                     );
                 } else {
                     histories += 1;
-                    assert_eq!(h[0], kinds[i], "{name}: the last action comes first");
+                    assert_eq!(h[0], kind, "{name}: the last action comes first");
                 }
             }
         }
