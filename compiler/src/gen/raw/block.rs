@@ -15,7 +15,7 @@
 //!   F402).
 
 use super::editor::Editor;
-use super::{Category, DefectKind, RAW_BUDGET};
+use super::{Category, DefectKind};
 use crate::gen::rng::Rng;
 use crate::gen::GeneratedSite;
 use wsite_runtime::env::ActionKind;
@@ -179,18 +179,7 @@ fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
 
 /// Proves the clean site and groups the outcomes by task, in source order.
 fn prove(site: &GeneratedSite) -> Vec<TaskProof> {
-    let c = crate::compile_str_with(
-        &site.file_name,
-        &site.text,
-        crate::Options {
-            prove: Some(wsite_runtime::prove::Options {
-                budget: RAW_BUDGET,
-                ..Default::default()
-            }),
-            only_task: None,
-            skip_sweep: true,
-        },
-    );
+    let c = super::check::compile_and_prove(&site.file_name, &site.text);
     let lines: Vec<&str> = site.text.lines().collect();
     let mut proofs: Vec<TaskProof> = Vec::new();
     for o in &c.proofs {

@@ -57,13 +57,12 @@ pub fn check_alone(site: &GeneratedSite, raw: &RawSite, seed: u64, checked: &mut
 /// so the search stops early (F406) rather than at the default million.
 pub const RAW_BUDGET: usize = 50_000;
 
-/// Checks and proves `raw` (no invariant sweep) and scores its defects: one
-/// counts as detected when a diagnostic with one of its codes points at its
-/// line.
-pub fn check(raw: &RawSite) -> Checked {
-    let c = crate::compile_str_with(
-        &raw.site.file_name,
-        &raw.site.text,
+/// A site's text checked and its tasks proven at [`RAW_BUDGET`] (no
+/// invariant sweep): how both the injector and the scoring judge a site.
+pub(super) fn compile_and_prove(file_name: &str, text: &str) -> crate::Compilation {
+    crate::compile_str_with(
+        file_name,
+        text,
         crate::Options {
             prove: Some(wsite_runtime::prove::Options {
                 budget: RAW_BUDGET,
@@ -72,7 +71,14 @@ pub fn check(raw: &RawSite) -> Checked {
             only_task: None,
             skip_sweep: true,
         },
-    );
+    )
+}
+
+/// Checks and proves `raw` (no invariant sweep) and scores its defects: one
+/// counts as detected when a diagnostic with one of its codes points at its
+/// line.
+pub fn check(raw: &RawSite) -> Checked {
+    let c = compile_and_prove(&raw.site.file_name, &raw.site.text);
     let starts: Vec<usize> = std::iter::once(0)
         .chain(raw.site.text.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
