@@ -60,6 +60,10 @@ pub struct TrainArgs {
     /// `wsitec eval` reads back.
     #[arg(long, value_delimiter = ',')]
     ablate: Vec<String>,
+    /// Policy inputs to switch on that are off by default (`context`: what
+    /// each element sits under; see docs/training.md).
+    #[arg(long = "with", value_delimiter = ',')]
+    with_inputs: Vec<String>,
     /// Passes over each rollout.
     #[arg(long, default_value_t = 4)]
     epochs: usize,
@@ -255,7 +259,7 @@ pub mod imp {
             ppo: ppo_config(args),
             ..RunConfig::default()
         };
-        let policy_config = policy_config(&args.ablate).map_err(usage)?;
+        let policy_config = policy_config(&args.with_inputs, &args.ablate).map_err(usage)?;
         let mut vs = nn::VarStore::new(device);
         // The run's seed fixes the initial weights too.
         tch::manual_seed(args.seed as i64);
@@ -390,13 +394,21 @@ pub mod imp {
         Ok(Some(k as f64 / n.max(1) as f64))
     }
 
-    /// The policy's sizes with the inputs `ablate` names switched off.
-    fn policy_config(ablate: &[String]) -> Result<PolicyConfig, String> {
+    /// The policy's sizes with the inputs `with` names switched on, then
+    /// those `ablate` names switched off.
+    fn policy_config(with: &[String], ablate: &[String]) -> Result<PolicyConfig, String> {
         let mut c = PolicyConfig::default();
-        for name in ablate {
-            c.features = c.features.without(name.trim()).ok_or_else(|| {
+        let names = with.iter().map(|n| (n, true, "--with"));
+        let names = names.chain(ablate.iter().map(|n| (n, false, "--ablate")));
+        for (name, on, flag) in names {
+            let switched = if on {
+                c.features.with(name.trim())
+            } else {
+                c.features.without(name.trim())
+            };
+            c.features = switched.ok_or_else(|| {
                 format!(
-                    "unknown policy input `{name}` for --ablate; use one of {}",
+                    "unknown policy input `{name}` for {flag}; use one of {}",
                     Features::NAMES.join(", ")
                 )
             })?;

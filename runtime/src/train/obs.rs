@@ -610,13 +610,18 @@ mod tests {
         let [a, b] = rows();
         let all = store(&[&a, &b, &a]).to_device(Device::Cpu);
         let (logits, values) = policy.forward(&all);
-        let same = |x: &Tensor, y: &Tensor| x.allclose(y, 1e-5, 1e-6, false);
+        // Equal up to the order of floating-point sums: a batch of another
+        // size may take another matrix-product path (differences of a few
+        // 1e-6 on logits near 1); a wrong gather would be off by far more.
+        let same = |x: &Tensor, y: &Tensor| x.allclose(y, 1e-4, 1e-5, false);
         for (k, row) in [(0, &a), (1, &b)] {
             let (alone, value) = policy.forward(&store(&[row]).to_device(Device::Cpu));
             let width = alone.size()[1];
+            let (x, y) = (logits.get(k).narrow(0, 0, width), alone.get(0));
             assert!(
-                same(&logits.get(k).narrow(0, 0, width), &alone.get(0)),
-                "row {k}"
+                same(&x, &y),
+                "row {k}: {x:?} {y:?}, largest difference {}",
+                (&x - &y).abs().max().double_value(&[])
             );
             assert!(same(&values.get(k), &value.get(0)));
         }
