@@ -2,7 +2,7 @@
 # The experiment behind the project (docs/experiments.md), at the paper's
 # scale by default: train on the generated training split, evaluate on the
 # held-out test split (page templates disjoint from training) and on the
-# hand-written sites of examples/heldout/ (reported apart), for raw vs
+# hand-written sites of heldout/ (reported apart), for raw vs
 # verified sites × terminal vs dense reward, SEEDS seeds each. Writes
 # runs/experiment/results.md (tables with 95% t-intervals per condition and
 # per domain, beside the paper's figures) and runs/experiment/curves.png
@@ -63,8 +63,8 @@ fi
 corpus=$(grep -v '^wrote' "$out/raw-corpus.txt" | tail -1)
 echo "raw corpus: $corpus"
 heldout=()
-if compgen -G "examples/heldout/*.wsite" >/dev/null; then
-  heldout=(examples/heldout/*.wsite)
+if compgen -G "heldout/*.wsite" >/dev/null; then
+  heldout=(heldout/*.wsite)
   mkdir -p "$out/eval-heldout"
 fi
 

@@ -47,7 +47,7 @@ pub fn markdown(conditions: &[Condition]) -> String {
             &mut out,
             conditions,
             Split::Heldout,
-            "Hand-written held-out sites (examples/heldout)",
+            "Hand-written held-out sites (heldout)",
         );
     }
     out
