@@ -60,8 +60,8 @@ pub struct TrainArgs {
     /// `wsitec eval` reads back.
     #[arg(long, value_delimiter = ',')]
     ablate: Vec<String>,
-    /// Policy inputs to switch on that are off by default (`context`: what
-    /// each element sits under; see docs/training.md).
+    /// Policy inputs to switch on (all are on by default; `--with` undoes an
+    /// `--ablate` given earlier, e.g. in a wrapper's flags).
     #[arg(long = "with", value_delimiter = ',')]
     with_inputs: Vec<String>,
     /// Passes over each rollout.

@@ -27,10 +27,8 @@ use crate::batch::MAX_SIBLING;
 use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
-/// The context the policy reads besides the elements themselves; a group
-/// that is off reads zeros. The page and history groups are on by default;
-/// the element context is off, since the ablation on held-out sites
-/// (docs/experiments.md) found test success higher without it.
+/// The context the policy reads besides the elements themselves; each on by
+/// default, off for an ablation (its inputs are then zero).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Features {
     /// What each element sits under (its row's first text or the heading
@@ -45,7 +43,7 @@ pub struct Features {
 impl Default for Features {
     fn default() -> Features {
         Features {
-            context: false,
+            context: true,
             page: true,
             history: true,
         }
@@ -434,8 +432,10 @@ mod tests {
     #[test]
     fn inputs_switch_by_name_and_unknown_names_are_refused() {
         let d = Features::default();
-        assert!(!d.context && d.page && d.history);
-        assert_eq!(d.with("context").map(|f| f.context), Some(true));
+        assert!(d.context && d.page && d.history);
+        let off = d.without("context");
+        assert_eq!(off.map(|f| f.context), Some(false));
+        assert_eq!(off.and_then(|f| f.with("context")), Some(d));
         assert_eq!(d.without("history").map(|f| f.history), Some(false));
         assert_eq!(
             d.without("page").map(|f| (f.page, f.history)),
