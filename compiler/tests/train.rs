@@ -36,7 +36,7 @@ fn site(path: &str) -> Site {
 fn a_short_run_solves_a_small_site() {
     let sites = vec![site("stdlib/sites/search.wsite")];
     let vs = nn::VarStore::new(nn::VarStore::new(wsite_runtime::train::tch::Device::Cpu).device());
-    let policy = Policy::new(&vs.root(), PolicyConfig::default());
+    let policy = Policy::initialised(&vs, PolicyConfig::default()).unwrap();
     let config = RunConfig {
         seed: 3,
         ..RunConfig::default()
