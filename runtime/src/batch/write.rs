@@ -170,12 +170,14 @@ fn placement<E: Engine>(engine: &E, shown: usize) -> Vec<(Option<usize>, u8)> {
     // The current repeated row: where it starts and its first element with text.
     let mut run_start = 0;
     let mut run_head: Option<usize> = None;
+    let mut previous: &[i64] = &[];
     for i in 0..shown {
         let Some(e) = engine.element(i) else {
             break;
         };
         let path = engine.element_path(i);
-        let same_run = i > 0 && !path.is_empty() && engine.element_path(i - 1) == path;
+        let same_run = i > 0 && !path.is_empty() && previous == path;
+        previous = path;
         if !same_run {
             run_start = i;
             run_head = None;
