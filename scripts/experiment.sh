@@ -24,6 +24,9 @@
 #                      sites with the dense reward (e.g. "context page history";
 #                      `wsitec train --ablate`), named verified-dense-no_X
 #   WSITE_ABLATE_SEEDS seeds per ablation (default 1)
+#   WSITE_REWARDS      rewards to compare (default "terminal dense"; add
+#                      `decomposed` for WebFactory's action reward, docs/tasks.md)
+#   WSITE_DATA         site sets to compare (default "raw verified")
 #   WSITE_OUT          the experiment directory (default runs/experiment)
 #   WSITE_RESUME=1     keep WSITE_OUT and skip runs already evaluated
 #   WSITEC             a wsitec built with `--features train` (default: build it)
@@ -104,8 +107,8 @@ run_one() {
 run_seeds() {
   local from=$1 to=$2 seed reward data
   for seed in $(seq "$from" $((to - 1))); do
-    for reward in terminal dense; do
-      for data in raw verified; do
+    for reward in ${WSITE_REWARDS:-terminal dense}; do
+      for data in ${WSITE_DATA:-raw verified}; do
         while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
         {
           run_one "$data" "$reward" "$seed" || {
@@ -148,10 +151,10 @@ while [ "$seeds" -lt "$max_seeds" ]; do
 done
 
 {
-  echo "# Experiment: raw vs verified sites × terminal vs dense reward"
+  echo "# Experiment: ${WSITE_DATA:-raw verified} sites × ${WSITE_REWARDS:-terminal dense} reward"
   echo
   echo "\`bash scripts/experiment.sh $train_sites $test_sites $steps $seeds\`" \
-    "(WSITE_TRAIN_FLAGS='$train_flags'): $train_sites training and $test_sites test sites" \
+    "(WSITE_TRAIN_FLAGS='$train_flags' WSITE_REWARDS='${WSITE_REWARDS:-terminal dense}' WSITE_DATA='${WSITE_DATA:-raw verified}'): $train_sites training and $test_sites test sites" \
     "(\`wsitec gen --split $split --seed 1\`), $steps steps a run, seeds a condition: $seeds;" \
     "hand-written held-out sites: ${#heldout[@]}. Raw corpus: $corpus."
   echo
