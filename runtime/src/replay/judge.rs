@@ -46,6 +46,8 @@ pub enum KeyNodeSource<'a> {
 pub struct EpisodeReport {
     /// The task instance played.
     pub task: String,
+    /// `operation` (judged by its goal) or `retrieval` (by its answer).
+    pub kind: &'static str,
     /// Filter 1: every step legal, none after the episode ended.
     pub replay_ok: bool,
     /// The first failing step, 1-based.
@@ -165,6 +167,11 @@ pub fn judge(
     };
     Ok(EpisodeReport {
         task: instance.name.clone(),
+        kind: if env.task().answer.is_some() {
+            "retrieval"
+        } else {
+            "operation"
+        },
         replay_ok,
         failed_step,
         why,

@@ -30,7 +30,7 @@ pub enum KeyNode {
     },
     /// An element by stable key; a key without `[...]` also names every loop
     /// row's copy of the element.
-    Element { key: String },
+    Element { key: String, label: String },
     /// A node naming no page of the site (or whose arguments fault): it is
     /// never passed.
     Unresolved { label: String },
@@ -58,8 +58,9 @@ impl KeyNode {
     /// The node as a person writes it: `#add`, `ProductPage(42)`.
     pub fn label(&self) -> &str {
         match self {
-            KeyNode::Page { label, .. } | KeyNode::Unresolved { label } => label,
-            KeyNode::Element { key } => key,
+            KeyNode::Page { label, .. }
+            | KeyNode::Element { label, .. }
+            | KeyNode::Unresolved { label } => label,
         }
     }
 
@@ -73,7 +74,7 @@ impl KeyNode {
             KeyNode::Page { page, args, .. } => visited
                 .iter()
                 .any(|(p, shown)| p == page && args_match(program, *p, args, shown)),
-            KeyNode::Element { key } => acted.iter().any(|k| element_matches(key, k)),
+            KeyNode::Element { key, .. } => acted.iter().any(|k| element_matches(key, k)),
             KeyNode::Unresolved { .. } => false,
         }
     }
@@ -89,6 +90,7 @@ pub fn declared(program: &Program, env: &Env<'_>) -> Vec<KeyNode> {
         .map(|node| match node {
             ir::KeyNode::Element(name) => KeyNode::Element {
                 key: format!("#{name}"),
+                label: format!("#{name}"),
             },
             ir::KeyNode::Page(call) => {
                 let mut frame = env.task_frame().to_vec();
@@ -116,6 +118,7 @@ fn listed_node(program: &Program, text: &str) -> KeyNode {
     if text.starts_with('#') || text.contains(':') {
         return KeyNode::Element {
             key: text.to_string(),
+            label: text.to_string(),
         };
     }
     let (name, args) = match text.split_once('(') {
@@ -138,6 +141,7 @@ fn listed_node(program: &Program, text: &str) -> KeyNode {
         },
         (None, PageArgs::Any) => KeyNode::Element {
             key: format!("#{text}"),
+            label: text.to_string(),
         },
         (None, _) => KeyNode::Unresolved {
             label: text.to_string(),
