@@ -127,11 +127,18 @@ fn witnesses_played_over_the_protocol_are_recorded_and_accepted() {
         .collect();
     assert_eq!(
         verdicts,
-        vec![("star_bean", true), ("bean_opens", true), ("star_bean", false)]
+        vec![
+            ("star_bean", true),
+            ("bean_opens", true),
+            ("star_bean", false)
+        ]
     );
     assert_eq!(episodes[2]["replay_ok"], true);
     assert_eq!(episodes[2]["success"], false);
-    assert_eq!((summary["episodes"].as_u64(), summary["accepted"].as_u64()), (Some(3), Some(2)));
+    assert_eq!(
+        (summary["episodes"].as_u64(), summary["accepted"].as_u64()),
+        (Some(3), Some(2))
+    );
     assert_eq!(summary["mean_steps_accepted"], 2.0);
     // A second session appends.
     wsitec(&args, &witness_requests(&program, "star_bean").join("\n"));
@@ -162,14 +169,21 @@ fn malformed_lines_are_reported_each_and_the_rest_judged() {
     assert!(errors[0].1.starts_with("not JSON"));
     assert_eq!(errors[1], (3, "missing field `task`"));
     assert!(errors[2].1.contains("site `elsewhere`"), "{}", errors[2].1);
-    assert!(errors[3].1.contains("no task `no_such_task`"), "{}", errors[3].1);
+    assert!(
+        errors[3].1.contains("no task `no_such_task`"),
+        "{}",
+        errors[3].1
+    );
     assert_eq!(episodes[5]["line"], 7);
     assert_eq!(episodes[5]["accepted"], true);
     assert_eq!(summary["malformed"], 4);
     assert_eq!(summary["accepted"], 2);
     // The same in text, for people.
     let site = site();
-    let out = wsitec(&["replay", site.to_str().unwrap(), file.to_str().unwrap()], "");
+    let out = wsitec(
+        &["replay", site.to_str().unwrap(), file.to_str().unwrap()],
+        "",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("line 3: missing field `task`"), "{text}");
     assert!(text.contains("6 episodes, 2 accepted (33.3%)"), "{text}");
@@ -184,7 +198,10 @@ fn a_task_file_supplies_the_key_nodes() {
     )
     .unwrap();
     let (declared, _) = replay(&file, &[]);
-    assert_eq!(declared[0]["missing_key_nodes"], json!(["CafePage(2)", "#star"]));
+    assert_eq!(
+        declared[0]["missing_key_nodes"],
+        json!(["CafePage(2)", "#star"])
+    );
     let tasks = scratch("tasks.json");
     std::fs::write(
         &tasks,
@@ -199,9 +216,15 @@ fn a_task_file_supplies_the_key_nodes() {
 fn unreadable_inputs_exit_1() {
     let site = site();
     let missing = scratch("missing.jsonl");
-    let out = wsitec(&["replay", site.to_str().unwrap(), missing.to_str().unwrap()], "");
+    let out = wsitec(
+        &["replay", site.to_str().unwrap(), missing.to_str().unwrap()],
+        "",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
-    let out = wsitec(&["replay", "no/such/site.wsite", missing.to_str().unwrap()], "");
+    let out = wsitec(
+        &["replay", "no/such/site.wsite", missing.to_str().unwrap()],
+        "",
+    );
     assert_eq!(out.status.code(), Some(1));
 }

@@ -19,7 +19,11 @@ fn program() -> Program {
     let path = wsite_tests::repo_root().join("tests/sites/cafes.wsite");
     let text = std::fs::read_to_string(&path).unwrap();
     let compiled = wsitec::compile_str(&path.display().to_string(), &text);
-    assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.diagnostics);
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:?}",
+        compiled.diagnostics
+    );
     compiled.program.expect("the site lowers")
 }
 
@@ -144,7 +148,10 @@ fn an_illegal_step_fails_replay_alone_at_that_step() {
         &[click("#shortcut"), inert, click("#star")],
     );
     assert_eq!((failed(&r), r.failed_step), ((true, false, false), Some(2)));
-    assert!(r.why.unwrap_or_default().starts_with("not a candidate on /cafe_page/2"));
+    assert!(r
+        .why
+        .unwrap_or_default()
+        .starts_with("not a candidate on /cafe_page/2"));
     let r = judged(&program, "star_bean", &[StepAction::Index(99)]);
     assert_eq!(r.failed_step, Some(1));
     assert!(r.why.unwrap_or_default().contains("no candidate action 99"));
@@ -160,7 +167,10 @@ fn a_step_after_the_end_fails_replay() {
     );
     assert_eq!(failed(&r), (true, false, false), "{r:?}");
     assert_eq!(r.failed_step, Some(3));
-    assert!(r.why.unwrap_or_default().contains("ended at step 2 with success"));
+    assert!(r
+        .why
+        .unwrap_or_default()
+        .contains("ended at step 2 with success"));
 }
 
 #[test]
@@ -191,11 +201,20 @@ fn a_successful_detour_misses_the_key_nodes_and_only_coverage_fails() {
             click("#quick_star[c=2]"),
         ],
     );
-    assert_eq!((r.key_node_coverage, r.missing_key_nodes), (0.5, vec!["#star".to_string()]));
+    assert_eq!(
+        (r.key_node_coverage, r.missing_key_nodes),
+        (0.5, vec!["#star".to_string()])
+    );
     let lenient = judge(
         &program,
         &instance(&program, "star_bean"),
-        &[click("#shortcut"), click("#home"), click("#browse"), click("#to_list"), click("#quick_star[c=2]")],
+        &[
+            click("#shortcut"),
+            click("#home"),
+            click("#browse"),
+            click("#to_list"),
+            click("#quick_star[c=2]"),
+        ],
         KeyNodeSource::Declared,
         Thresholds { min_coverage: 0.5 },
     )
@@ -206,11 +225,19 @@ fn a_successful_detour_misses_the_key_nodes_and_only_coverage_fails() {
 #[test]
 fn a_wrong_answer_fails_the_answer_check_alone() {
     let program = program();
-    let wrong = judged(&program, "bean_opens", &[click("#shortcut"), answer("9:15")]);
+    let wrong = judged(
+        &program,
+        "bean_opens",
+        &[click("#shortcut"), answer("9:15")],
+    );
     assert_eq!(failed(&wrong), (false, false, true), "{wrong:?}");
     assert_eq!(wrong.answer.as_deref(), Some("9:15"));
     // §5.3 reads times leniently: 8 am is 08:00.
-    let right = judged(&program, "bean_opens", &[click("#shortcut"), answer("8 am")]);
+    let right = judged(
+        &program,
+        "bean_opens",
+        &[click("#shortcut"), answer("8 am")],
+    );
     assert!(right.accepted, "{right:?}");
     // An operation episode that stops short fails the same filter.
     let short = judged(&program, "star_bean", &[click("#shortcut")]);
@@ -254,12 +281,28 @@ fn listed_key_nodes_replace_the_declared_ones() {
         )
         .unwrap()
     };
-    let passed = listed(&["Home", "Browse()", "CafeList", "quick_star", "#quick_star[c=2]"]);
+    let passed = listed(&[
+        "Home",
+        "Browse()",
+        "CafeList",
+        "quick_star",
+        "#quick_star[c=2]",
+    ]);
     assert!(passed.accepted, "{passed:?}");
-    let missed = listed(&["CafePage", "CafePage(Cafe[2])", "quick_star[c=1]", "Nowhere(1)"]);
+    let missed = listed(&[
+        "CafePage",
+        "CafePage(Cafe[2])",
+        "quick_star[c=1]",
+        "Nowhere(1)",
+    ]);
     assert_eq!(
         missed.missing_key_nodes,
-        vec!["CafePage", "CafePage(Cafe[2])", "quick_star[c=1]", "Nowhere(1)"]
+        vec![
+            "CafePage",
+            "CafePage(Cafe[2])",
+            "quick_star[c=1]",
+            "Nowhere(1)"
+        ]
     );
     let none = listed(&[]);
     assert_eq!(none.key_node_coverage, 1.0);

@@ -106,7 +106,10 @@ impl fmt::Display for StepFailure {
                     Ending::Answered => "with a wrong answer",
                     Ending::Horizon => "at its horizon",
                 };
-                write!(f, "the episode is already over (it ended at step {ended_at} {how})")
+                write!(
+                    f,
+                    "the episode is already over (it ended at step {ended_at} {how})"
+                )
             }
         }
     }
@@ -115,14 +118,15 @@ impl fmt::Display for StepFailure {
 /// The action `step` names in `env`'s current state.
 pub fn resolve(env: &Env<'_>, step: &StepAction) -> Result<Action, StepFailure> {
     match step {
-        StepAction::Index(index) => env
-            .actions()
-            .get(*index)
-            .cloned()
-            .ok_or(StepFailure::NoSuchIndex {
-                index: *index,
-                offered: env.actions().len(),
-            }),
+        StepAction::Index(index) => {
+            env.actions()
+                .get(*index)
+                .cloned()
+                .ok_or(StepFailure::NoSuchIndex {
+                    index: *index,
+                    offered: env.actions().len(),
+                })
+        }
         StepAction::Element(action) => Ok(action.clone()),
         StepAction::Keyed(keyed) => resolve_step(env, keyed).map_err(StepFailure::UnknownKey),
     }

@@ -111,7 +111,10 @@ pub fn declared(program: &Program, env: &Env<'_>) -> Vec<KeyNode> {
 
 /// Key nodes as a task file lists them.
 pub fn listed(program: &Program, nodes: &[String]) -> Vec<KeyNode> {
-    nodes.iter().map(|n| listed_node(program, n.trim())).collect()
+    nodes
+        .iter()
+        .map(|n| listed_node(program, n.trim()))
+        .collect()
 }
 
 fn listed_node(program: &Program, text: &str) -> KeyNode {

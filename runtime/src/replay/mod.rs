@@ -18,9 +18,7 @@ mod task_file;
 mod tests;
 mod trajectory;
 
-pub use judge::{
-    judge, resolve, Ending, EpisodeReport, KeyNodeSource, StepFailure, Thresholds,
-};
+pub use judge::{judge, resolve, Ending, EpisodeReport, KeyNodeSource, StepFailure, Thresholds};
 pub use key_nodes::{Coverage, KeyNode, PageArgs};
 pub use record::Recorder;
 pub use task_file::{parse_task_file, TaskFileError};

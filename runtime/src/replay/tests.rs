@@ -69,14 +69,35 @@ fn each_malformed_line_gets_its_own_error() {
         ("{nope", "not JSON"),
         ("[1]", "expected a JSON object"),
         (r#"{"task": "t", "steps": []}"#, "missing field `site`"),
-        (r#"{"site": "s", "task": 3, "steps": []}"#, "field `task` must be a string"),
+        (
+            r#"{"site": "s", "task": 3, "steps": []}"#,
+            "field `task` must be a string",
+        ),
         (r#"{"site": "s", "task": "t"}"#, "missing field `steps`"),
-        (r#"{"site": "s", "task": "t", "steps": [0, {"action": {"kind": "jump", "element": 1}}]}"#, "step 2: unknown action kind `jump`"),
-        (r#"{"site": "s", "task": "t", "steps": [{"action": {"kind": "click"}}]}"#, "step 1: this action needs a `key` or an `element`"),
-        (r#"{"site": "s", "task": "t", "steps": [{"action": {"kind": "answer"}}]}"#, "step 1: an answer needs its text"),
-        (r#"{"site": "s", "task": "t", "steps": [{"action": {"kind": "click", "element": 0}}]}"#, "step 1: `element` must be a positive integer"),
-        (r#"{"site": "s", "task": "t", "steps": [-1]}"#, "step 1: an action is an index"),
-        (r#"{"site": "s", "task": "t", "seed": "x", "steps": []}"#, "field `seed` must be a whole number"),
+        (
+            r#"{"site": "s", "task": "t", "steps": [0, {"action": {"kind": "jump", "element": 1}}]}"#,
+            "step 2: unknown action kind `jump`",
+        ),
+        (
+            r#"{"site": "s", "task": "t", "steps": [{"action": {"kind": "click"}}]}"#,
+            "step 1: this action needs a `key` or an `element`",
+        ),
+        (
+            r#"{"site": "s", "task": "t", "steps": [{"action": {"kind": "answer"}}]}"#,
+            "step 1: an answer needs its text",
+        ),
+        (
+            r#"{"site": "s", "task": "t", "steps": [{"action": {"kind": "click", "element": 0}}]}"#,
+            "step 1: `element` must be a positive integer",
+        ),
+        (
+            r#"{"site": "s", "task": "t", "steps": [-1]}"#,
+            "step 1: an action is an index",
+        ),
+        (
+            r#"{"site": "s", "task": "t", "seed": "x", "steps": []}"#,
+            "field `seed` must be a whole number",
+        ),
     ];
     for (line, want) in cases {
         match Trajectory::parse(line) {
@@ -103,7 +124,10 @@ fn task_files_are_read_in_every_layout() {
     }
     assert_eq!(
         parse_task_file("{\"task_id\": \"a\"}\n{oops"),
-        Err(TaskFileError::NotJson(2, "key must be a string at line 1 column 2".into()))
+        Err(TaskFileError::NotJson(
+            2,
+            "key must be a string at line 1 column 2".into()
+        ))
     );
     assert!(matches!(
         parse_task_file(r#"[{"key_nodes": []}]"#),

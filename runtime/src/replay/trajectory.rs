@@ -54,7 +54,9 @@ impl fmt::Display for LineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LineError::NotJson(why) => write!(f, "not JSON: {why}"),
-            LineError::NotAnObject => f.write_str("expected a JSON object {\"site\", \"task\", \"steps\"}"),
+            LineError::NotAnObject => {
+                f.write_str("expected a JSON object {\"site\", \"task\", \"steps\"}")
+            }
             LineError::MissingField(name) => write!(f, "missing field `{name}`"),
             LineError::WrongType(name, want) => write!(f, "field `{name}` must be {want}"),
             LineError::BadStep(n, why) => write!(f, "step {n}: {why}"),
@@ -87,7 +89,10 @@ impl fmt::Display for ActionError {
                 "an action is an index or {\"kind\", \"key\" or \"element\", \"text\"?}",
             ),
             ActionError::UnknownKind(k) => {
-                write!(f, "unknown action kind `{k}`: use click, type, select or answer")
+                write!(
+                    f,
+                    "unknown action kind `{k}`: use click, type, select or answer"
+                )
             }
             ActionError::NoElement => f.write_str("this action needs a `key` or an `element`"),
             ActionError::BadElement => f.write_str("`element` must be a positive integer"),
@@ -104,7 +109,8 @@ impl std::error::Error for ActionError {}
 impl Trajectory {
     /// Reads one line.
     pub fn parse(line: &str) -> Result<Trajectory, LineError> {
-        let json: Json = serde_json::from_str(line).map_err(|e| LineError::NotJson(e.to_string()))?;
+        let json: Json =
+            serde_json::from_str(line).map_err(|e| LineError::NotJson(e.to_string()))?;
         let object = json.as_object().ok_or(LineError::NotAnObject)?;
         let site = text_field(object, "site")?;
         let task = text_field(object, "task")?;
@@ -247,7 +253,10 @@ fn action_json(action: &StepAction) -> Json {
         StepAction::Keyed(step) => serde_json::to_value(step).unwrap_or(Json::Null),
         StepAction::Element(a) => {
             let mut out = Map::new();
-            out.insert("kind".into(), serde_json::to_value(a.kind).unwrap_or(Json::Null));
+            out.insert(
+                "kind".into(),
+                serde_json::to_value(a.kind).unwrap_or(Json::Null),
+            );
             if let Some(e) = a.element {
                 out.insert("element".into(), Json::from(e));
             }
