@@ -8,7 +8,8 @@
 //! writes the `.wsb` file, the only module here that touches the file system
 //! (besides `plot`, which writes figures). `report` summarises an experiment's
 //! runs (intervals, tables, curves) and `plot` draws figures with an embedded
-//! font (feature `plot`).
+//! font (feature `plot`). `replay` judges recorded episodes (state replay,
+//! key-node coverage, answer check) and records them.
 
 pub mod artifact;
 pub mod batch;
@@ -20,6 +21,7 @@ pub mod layout;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod prove;
+pub mod replay;
 pub mod report;
 pub mod textops;
 pub mod train;

@@ -1,16 +1,19 @@
 //! `wsitec agent SITE --task NAME`: the JSON-lines protocol for external agents
 //! (docs/agent-protocol.md). One request per line on stdin, one reply per line
 //! on stdout. A line that cannot be understood gets `{"error": ...}` and the
-//! episode goes on unchanged.
+//! episode goes on unchanged. With `--record FILE` every episode played is
+//! appended to FILE as a trajectory line (`wsite_runtime::replay`), its
+//! actions named by stable key, one line and a flush per episode.
 
 use super::{simulator, site};
 use clap::Args;
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use wsite_runtime::env::{Action, ActionKind, Env, RewardConfig, SharedWriter};
+use wsite_runtime::env::{Action, Env, RewardConfig, SharedWriter};
 use wsite_runtime::ir::Program;
+use wsite_runtime::replay::{self, Recorder, Trajectory};
 
 #[derive(Args)]
 pub struct AgentArgs {
@@ -24,6 +27,9 @@ pub struct AgentArgs {
     terminal_reward: bool,
     #[command(flatten)]
     simulator: simulator::SimulatorArgs,
+    /// Append every episode played to FILE as a trajectory (`wsitec replay`).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 pub fn run(args: AgentArgs) -> ExitCode {
@@ -45,28 +51,72 @@ pub fn run(args: AgentArgs) -> ExitCode {
         terminal: args.terminal_reward,
         ..RewardConfig::default()
     };
+    let record = match args.record.as_deref().map(open_record).transpose() {
+        Ok(r) => r.map(|file| Recording {
+            recorder: Recorder::new(&program.site.name),
+            out: Box::new(file),
+        }),
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(1);
+        }
+    };
     let stdin = std::io::stdin().lock();
-    serve(
-        &program,
-        args.task,
-        config,
-        writer,
-        stdin,
-        std::io::stdout().lock(),
-    );
+    let stdout = std::io::stdout().lock();
+    serve_recording(&program, args.task, config, writer, stdin, stdout, record);
     ExitCode::SUCCESS
+}
+
+/// The `--record` file, opened to append.
+fn open_record(path: &Path) -> Result<std::fs::File, String> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open `{}` to record: {e}", path.display()))
+}
+
+/// Where `--record` writes the episodes, and the one being played.
+pub struct Recording {
+    pub recorder: Recorder,
+    pub out: Box<dyn Write>,
+}
+
+impl Recording {
+    /// Appends a finished episode as one line, flushed at once.
+    fn write(&mut self, episode: Option<Trajectory>) {
+        let Some(t) = episode else { return };
+        let written = writeln!(self.out, "{}", t.to_json()).and_then(|()| self.out.flush());
+        if let Err(e) = written {
+            eprintln!("warning: an episode could not be recorded: {e}");
+        }
+    }
 }
 
 /// The protocol loop: one reply per non-blank request line of `input`, until
 /// the input ends or the output closes. Separate from [`run`] so the fuzz
 /// harness (`tests/src/fuzz_harness.rs`) drives this very code on bytes.
+#[allow(dead_code)] // the CLI itself calls `serve_recording`
 pub fn serve(
     program: &Program,
     default_task: String,
     config: RewardConfig,
     writer: Option<SharedWriter>,
     input: impl BufRead,
+    output: impl Write,
+) {
+    serve_recording(program, default_task, config, writer, input, output, None);
+}
+
+/// [`serve`], appending every episode played to `record` when given.
+pub fn serve_recording(
+    program: &Program,
+    default_task: String,
+    config: RewardConfig,
+    writer: Option<SharedWriter>,
+    input: impl BufRead,
     mut output: impl Write,
+    record: Option<Recording>,
 ) {
     let mut session = Session {
         program,
@@ -74,6 +124,7 @@ pub fn serve(
         env: None,
         default_task,
         writer,
+        record,
     };
     for line in input.lines() {
         let Ok(line) = line else { break };
@@ -88,6 +139,10 @@ pub fn serve(
             break;
         }
     }
+    if let Some(r) = session.record.as_mut() {
+        let last = r.recorder.finish();
+        r.write(last);
+    }
 }
 
 struct Session<'p> {
@@ -97,6 +152,7 @@ struct Session<'p> {
     default_task: String,
     /// The `--simulator` process, shared by every episode of the session.
     writer: Option<SharedWriter>,
+    record: Option<Recording>,
 }
 
 impl<'p> Session<'p> {
@@ -129,6 +185,11 @@ impl<'p> Session<'p> {
                 env.set_writer(self.writer.clone());
                 let reply = json!({ "obs": env.observation(), "actions": env.actions() });
                 self.env = Some(env);
+                if let Some(r) = self.record.as_mut() {
+                    let seed = reset.get("seed").and_then(Value::as_u64);
+                    let finished = r.recorder.start(&instance.name, seed);
+                    r.write(finished);
+                }
                 reply
             }
             Err(why) => error(why),
@@ -143,7 +204,16 @@ impl<'p> Session<'p> {
             Ok(a) => a,
             Err(why) => return error(why),
         };
-        match env.step(&action) {
+        let keyed = Recorder::keyed(env, &action);
+        let stepped = env.step(&action);
+        if let (Ok(step), Some(r)) = (&stepped, self.record.as_mut()) {
+            r.recorder.push(keyed);
+            if step.done {
+                let finished = r.recorder.finish();
+                r.write(finished);
+            }
+        }
+        match stepped {
             Ok(step) => json!({
                 "obs": env.observation(),
                 "actions": env.actions(),
@@ -157,42 +227,12 @@ impl<'p> Session<'p> {
     }
 }
 
-/// `3` (an index into the last `actions`) or `{"kind", "element", "text"}`.
+/// `3` (an index into the last `actions`), `{"kind", "element", "text"}` or
+/// `{"kind", "key", "text"}` (an element by stable key), read and resolved as
+/// `wsitec replay` reads a trajectory's steps.
 fn parse_action(env: &Env<'_>, act: &Value) -> Result<Action, String> {
-    if let Some(n) = act.as_u64() {
-        return env
-            .actions()
-            .get(n as usize)
-            .cloned()
-            .ok_or_else(|| format!("no action {n}: there are {} actions", env.actions().len()));
-    }
-    let kind = match act.get("kind").and_then(Value::as_str) {
-        Some("click") => ActionKind::Click,
-        Some("type") => ActionKind::Type,
-        Some("select") => ActionKind::Select,
-        Some("answer") => ActionKind::Answer,
-        Some(other) => {
-            return Err(format!(
-                "unknown action kind `{other}`: use click, type, select or answer"
-            ))
-        }
-        None => {
-            return Err(
-                "an action is an index or {\"kind\": ..., \"element\": ..., \"text\": ...}"
-                    .to_string(),
-            )
-        }
-    };
-    let element = act
-        .get("element")
-        .and_then(Value::as_u64)
-        .map(|e| e as usize);
-    let text = act.get("text").and_then(Value::as_str).map(str::to_string);
-    Ok(Action {
-        kind,
-        element,
-        text,
-    })
+    let step = replay::parse_action(act, None).map_err(|e| e.to_string())?;
+    replay::resolve(env, &step).map_err(|e| e.to_string())
 }
 
 fn error(message: String) -> Value {

@@ -13,6 +13,7 @@ mod load;
 mod lsp;
 mod play;
 mod prove;
+mod replay;
 mod report;
 mod simulator;
 mod site;
@@ -56,6 +57,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Apply the machine-applicable fixes the check offers (a diff; `--apply` writes).
     Fix(fix::FixArgs),
+    /// Judge recorded episodes: state replay, key-node coverage, answer check.
+    Replay(replay::ReplayArgs),
     /// Lay `.wsite` files out in the canonical layout (`--check` for CI, `--stdin` for editors).
     Fmt(fmt::FmtArgs),
     /// The language server, on stdio (for editors; see editors/vscode).
@@ -83,6 +86,7 @@ pub fn run() -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Lsp(args) => lsp::run(args),
     }
 }
