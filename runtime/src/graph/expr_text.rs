@@ -158,22 +158,32 @@ impl Printer<'_> {
                 let items: Vec<String> = items.iter().map(|i| self.hinted(i, hint)).collect();
                 format!("{} in [{}]", self.expr(x, 5), items.join(", "))
             }
-            Expr::Exists(scan, body) => {
-                format!("exists {}: {}", self.scan_head(scan, false), self.expr(body, 0))
+            Expr::Exists(scan, body) | Expr::All(scan, body) => {
+                let q = if matches!(e, Expr::Exists(..)) { "exists" } else { "all" };
+                let names = self.binding(scan);
+                let inner = Printer { program: p, names: &names };
+                format!("{q} {}: {}", inner.scan_head(scan, false), inner.expr(body, 0))
             }
-            Expr::All(scan, body) => {
-                format!("all {}: {}", self.scan_head(scan, false), self.expr(body, 0))
+            Expr::Count(scan) => {
+                let names = self.binding(scan);
+                let inner = Printer { program: p, names: &names };
+                format!("count({})", inner.scan_head(scan, true))
             }
-            Expr::Count(scan) => format!("count({})", self.scan_head(scan, true)),
             Expr::Aggregate { kind, value, scan } => {
                 let f = match kind {
                     AggKind::Sum | AggKind::SumMoney => "sum",
                     AggKind::Min => "min",
                     AggKind::Max => "max",
                 };
-                format!("{f}({} for {})", self.expr(value, 0), self.scan_head(scan, true))
+                let names = self.binding(scan);
+                let inner = Printer { program: p, names: &names };
+                format!("{f}({} for {})", inner.expr(value, 0), inner.scan_head(scan, false))
             }
-            Expr::Find(scan) => format!("find {}", self.scan_head(scan, true)),
+            Expr::Find(scan) => {
+                let names = self.binding(scan);
+                let inner = Printer { program: p, names: &names };
+                format!("find {}", inner.scan_head(scan, false))
+            }
             Expr::Call(b, args) => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a, 0)).collect();
                 format!("{}({})", b.name(), args.join(", "))
@@ -233,6 +243,16 @@ impl Printer<'_> {
             .slots
             .get(&slot)
             .map_or_else(|| format!("local_{slot}"), |(n, _)| n.clone())
+    }
+
+    /// The names with a quantifier's binder bound (as `x_N`, its slot: lowering
+    /// dropped the name).
+    fn binding(&self, scan: &RowScan) -> Names {
+        let mut names = self.names.clone();
+        if !names.slots.contains_key(&scan.binder) {
+            names.bind(scan.binder, &format!("x_{}", scan.binder), Some(scan.table));
+        }
+        names
     }
 
     /// `x in T where c` (or `T` alone for a bare `count(T)`).

@@ -109,23 +109,7 @@ fn element(program: &Program, page: &ir::PageDef, v: &Visit<'_>, out: &mut Seman
         ElementKind::Text(p) => out.shows.push(shown("text", p)),
         ElementKind::Image(p) => out.shows.push(shown("image", p)),
         ElementKind::Section { label, .. } => out.shows.push(shown("section", label)),
-        ElementKind::For(l) => out.loops.push(Loop {
-            element: key,
-            binder: l.binder_name.clone(),
-            over: match &l.source {
-                LoopSource::Rows(scan) => expr_text::table_name(program, scan.table).into(),
-                LoopSource::List { .. } => "list".into(),
-            },
-            filter: match &l.source {
-                LoopSource::Rows(scan) => scan.filter.as_deref().map(&expr),
-                LoopSource::List { filter, .. } => filter.as_deref().map(&expr),
-            },
-            order_by: l
-                .order
-                .as_ref()
-                .map(|(e, desc)| format!("{}{}", expr(e), if *desc { " desc" } else { "" })),
-            limit: l.limit.as_ref().map(&expr),
-        }),
+        ElementKind::For(l) => out.loops.push(loop_spec(program, v.names, key, l)),
         ElementKind::Input { ty, label, .. } => out.forms.push(Form {
             element: key,
             kind: "input",
@@ -217,6 +201,33 @@ fn element(program: &Program, page: &ir::PageDef, v: &Visit<'_>, out: &mut Seman
             })
         }
         ElementKind::If { .. } => {}
+    }
+}
+
+/// A loop, its filter and order read with its binder in scope.
+fn loop_spec(program: &Program, outer: &Names, element: String, l: &ir::ForElement) -> Loop {
+    let mut names = outer.clone();
+    let (slot, table, over, filter) = match &l.source {
+        LoopSource::Rows(scan) => (
+            scan.binder,
+            Some(scan.table),
+            expr_text::table_name(program, scan.table).to_string(),
+            scan.filter.as_deref(),
+        ),
+        LoopSource::List { slot, filter, .. } => (*slot, None, "list".into(), filter.as_deref()),
+    };
+    names.bind(slot, &l.binder_name, table);
+    let expr = |e: &ir::Expr| expr_text::expr(program, &names, e);
+    Loop {
+        element,
+        binder: l.binder_name.clone(),
+        over,
+        filter: filter.map(expr),
+        order_by: l
+            .order
+            .as_ref()
+            .map(|(e, desc)| format!("{}{}", expr(e), if *desc { " desc" } else { "" })),
+        limit: l.limit.as_ref().map(|e| expr_text::expr(program, outer, e)),
     }
 }
 
