@@ -14,7 +14,7 @@
 pub mod page;
 
 use super::expr_text::{self, Names};
-use super::ir_graph::{self, element_key, marker_gos, EdgeKind, NavEdge, SiteGraph};
+use super::ir_graph::{self, element_key, marker_gos, NavEdge, SiteGraph};
 use super::{dead_end_regions, dominators, path_to, reachable, shortest_paths};
 use crate::ir::{self, ElementKind, PageId, Permission, Program};
 use petgraph::graph::NodeIndex;
@@ -343,11 +343,3 @@ fn flow(
         then,
     })
 }
-
-/// Whether an edge is a marker's (a `go`, or a guard redirect after one).
-pub fn is_marker_edge(edge: &NavEdge) -> bool {
-    edge.kind == EdgeKind::Marker || (edge.kind == EdgeKind::Guard && edge.marker.is_some())
-}
-
-#[cfg(test)]
-mod tests;
