@@ -246,18 +246,5 @@ fn marker_call(program: &Program, names: &Names, marker: ir::MarkerId, args: &[i
 
 /// A type as source: `Int`, `Product`, `OrderStatus?`.
 pub fn ty_text(program: &Program, ty: &Ty) -> String {
-    match ty {
-        Ty::Int => "Int".into(),
-        Ty::Money => "Money".into(),
-        Ty::Bool => "Bool".into(),
-        Ty::Text => "Text".into(),
-        Ty::Date => "Date".into(),
-        Ty::Time => "Time".into(),
-        Ty::Enum(e) => program
-            .enums
-            .get(*e as usize)
-            .map_or_else(|| "?".into(), |d| d.name.clone()),
-        Ty::Row(t) => expr_text::table_name(program, *t).into(),
-        Ty::Optional(inner) => format!("{}?", ty_text(program, inner)),
-    }
+    crate::interp::gate::ty_name(program, ty)
 }
