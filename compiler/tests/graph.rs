@@ -23,12 +23,20 @@ fn shop() -> String {
 #[test]
 fn json_is_the_knowledge_spec() {
     let out = wsitec(&["graph", &shop(), "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let spec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["site"]["start"], "Home");
     let flows = spec["flows"].as_array().unwrap();
     let order = flows.iter().find(|f| f["marker"] == "place_order").unwrap();
-    assert_eq!(order["path"], serde_json::json!(["Home", "Cart", "Checkout"]));
+    assert_eq!(
+        order["path"],
+        serde_json::json!(["Home", "Cart", "Checkout"])
+    );
 }
 
 #[test]
@@ -36,8 +44,14 @@ fn dot_and_svg_are_written_and_repeatable() {
     let dot = wsitec(&["graph", &shop(), "--format", "dot"]);
     assert_eq!(dot.status.code(), Some(0));
     let text = String::from_utf8(dot.stdout).unwrap();
-    assert!(text.starts_with("digraph \"Trailhead Supply Co.\" {"), "{text}");
-    assert!(text.contains("style=dashed, label=\"place_order\""), "{text}");
+    assert!(
+        text.starts_with("digraph \"Trailhead Supply Co.\" {"),
+        "{text}"
+    );
+    assert!(
+        text.contains("style=dashed, label=\"place_order\""),
+        "{text}"
+    );
     let dir = std::env::temp_dir().join(format!("wsitec-graph-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("map.svg");

@@ -49,15 +49,25 @@ fn the_shop_checkout_flow_is_browse_cart_checkout_confirm() {
     assert_eq!(cancel.path, ["Home", "Orders", "OrderDetail"]);
     assert_eq!(cancel.then, ["OrderDetail"]);
     // Only Checkout leads to OrderConfirmation, only Cart to Checkout.
-    let confirm = spec.pages.iter().find(|p| p.name == "OrderConfirmation").unwrap();
-    assert_eq!(confirm.dominators, ["Home", "Cart", "Checkout", "OrderConfirmation"]);
+    let confirm = spec
+        .pages
+        .iter()
+        .find(|p| p.name == "OrderConfirmation")
+        .unwrap();
+    assert_eq!(
+        confirm.dominators,
+        ["Home", "Cart", "Checkout", "OrderConfirmation"]
+    );
     let checkout_edge = spec
         .graph
         .edges
         .iter()
         .find(|e| e.edge.element == "#checkout")
         .expect("the checkout button's edge");
-    assert_eq!((checkout_edge.from.as_str(), checkout_edge.to.as_str()), ("Cart", "Checkout"));
+    assert_eq!(
+        (checkout_edge.from.as_str(), checkout_edge.to.as_str()),
+        ("Cart", "Checkout")
+    );
     assert!(checkout_edge.edge.disabled_when.is_some());
 }
 
@@ -67,7 +77,11 @@ fn the_spec_describes_pages_forms_and_markers() {
     let product = spec.pages.iter().find(|p| p.name == "ProductPage").unwrap();
     assert_eq!(product.route, "/product/{p.id}");
     assert_eq!(product.params.len(), 1);
-    assert!(product.semantics.forms.iter().any(|f| f.ty == "Int" && f.kind == "input"));
+    assert!(product
+        .semantics
+        .forms
+        .iter()
+        .any(|f| f.ty == "Int" && f.kind == "input"));
     let add = product
         .semantics
         .actions
@@ -85,7 +99,11 @@ fn the_spec_describes_pages_forms_and_markers() {
         .shows
         .iter()
         .any(|s| s.fields.contains(&"Product.price".to_string())));
-    let place = spec.markers.iter().find(|m| m.name == "place_order").unwrap();
+    let place = spec
+        .markers
+        .iter()
+        .find(|m| m.name == "place_order")
+        .unwrap();
     assert_eq!(place.goes_to, ["OrderConfirmation"]);
     assert!(place.writes.iter().any(|w| w == "Order"));
 }
@@ -167,17 +185,37 @@ fn every_flow_walks_graph_edges_to_its_trigger() {
     for (name, program) in wsite_tests::example_programs() {
         let spec = knowledge_spec(&program);
         for flow in &spec.flows {
-            assert!(spec.graph.starts.contains(&flow.path[0]), "{name}: {flow:?}");
-            assert_eq!(flow.path.last(), Some(&flow.trigger.page), "{name}: {flow:?}");
+            assert!(
+                spec.graph.starts.contains(&flow.path[0]),
+                "{name}: {flow:?}"
+            );
+            assert_eq!(
+                flow.path.last(),
+                Some(&flow.trigger.page),
+                "{name}: {flow:?}"
+            );
             for pair in flow.path.windows(2) {
                 assert!(
-                    spec.graph.edges.iter().any(|e| e.from == pair[0] && e.to == pair[1]),
+                    spec.graph
+                        .edges
+                        .iter()
+                        .any(|e| e.from == pair[0] && e.to == pair[1]),
                     "{name}: {pair:?} is no edge"
                 );
             }
-            let page = spec.pages.iter().find(|p| p.name == flow.trigger.page).unwrap();
-            assert!(page.semantics.actions.iter().any(|a| a.element == flow.trigger.element
-                && a.marker.as_deref().is_some_and(|m| m.starts_with(&format!("{}(", flow.marker)))));
+            let page = spec
+                .pages
+                .iter()
+                .find(|p| p.name == flow.trigger.page)
+                .unwrap();
+            assert!(page
+                .semantics
+                .actions
+                .iter()
+                .any(|a| a.element == flow.trigger.element
+                    && a.marker
+                        .as_deref()
+                        .is_some_and(|m| m.starts_with(&format!("{}(", flow.marker)))));
         }
     }
 }
@@ -226,7 +264,10 @@ fn drawings_are_deterministic_and_well_formed() {
         assert!(d1.starts_with("digraph ") && d1.ends_with("}\n"));
         assert_eq!(d1.matches('{').count(), d1.matches('}').count());
         for (i, _) in spec.pages.iter().enumerate() {
-            assert!(d1.contains(&format!("  p{i} [label=")), "{name}: page {i} missing");
+            assert!(
+                d1.contains(&format!("  p{i} [label=")),
+                "{name}: page {i} missing"
+            );
         }
         let (s1, s2) = (svg(&Map::new(&spec)), svg(&Map::new(&again)));
         assert_eq!(s1, s2, "{name}: SVG differs between runs");
@@ -276,7 +317,14 @@ task buy_pen {
 fn regions_guards_and_markers_are_drawn() {
     let compiled = wsitec::compile_str("maze.wsite", MAZE);
     let program = compiled.program.clone().unwrap_or_else(|| {
-        panic!("{:?}", compiled.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>())
+        panic!(
+            "{:?}",
+            compiled
+                .diagnostics
+                .iter()
+                .map(|d| &d.message)
+                .collect::<Vec<_>>()
+        )
     });
     let spec = knowledge_spec(&program);
     assert_eq!(spec.graph.dead_end_regions, [["MazeA", "MazeB"]]);
@@ -288,16 +336,29 @@ fn regions_guards_and_markers_are_drawn() {
         .expect("the Vault guard's redirect edge");
     assert_eq!((guard.from.as_str(), guard.to.as_str()), ("Home", "Home"));
     let redirect = guard.edge.guard.as_ref().unwrap();
-    assert_eq!((redirect.page.as_str(), redirect.holds.as_str()), ("Vault", "count(Item) > 5"));
+    assert_eq!(
+        (redirect.page.as_str(), redirect.holds.as_str()),
+        ("Vault", "count(Item) > 5")
+    );
     let flow = spec.flows.iter().find(|f| f.marker == "buy").unwrap();
     assert_eq!(flow.path, ["Home"]);
     assert_eq!(flow.then, ["Done"]);
     let dot = dot(&Map::new(&spec));
     assert!(dot.contains("subgraph cluster_dead_end_0"), "{dot}");
-    assert!(dot.contains("style=dashed, label=\"buy\\ndisabled when i.stock == 0\""), "{dot}");
-    assert!(dot.contains("style=dotted, label=\"unless count(Item) > 5 (Vault)\""), "{dot}");
+    assert!(
+        dot.contains("style=dashed, label=\"buy\\ndisabled when i.stock == 0\""),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("style=dotted, label=\"unless count(Item) > 5 (Vault)\""),
+        "{dot}"
+    );
     let svg = svg(&Map::new(&spec));
     assert!(svg.contains("Tools &amp; &lt;Co&gt;"));
     assert!(balanced(&svg).is_ok());
-    assert_eq!(svg.matches("fill=\"#f5b7b1\"").count(), 2, "both maze pages filled");
+    assert_eq!(
+        svg.matches("fill=\"#f5b7b1\"").count(),
+        2,
+        "both maze pages filled"
+    );
 }

@@ -294,7 +294,8 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &SiteGraph<'_>, diags: &mut D
         }
         // An incoming edge from another unreachable page explains why the link the
         // author did write does not help.
-        if let Some((from, via)) = incoming(graph, name).find(|(from, _)| !reachable.contains(from)) {
+        if let Some((from, via)) = incoming(graph, name).find(|(from, _)| !reachable.contains(from))
+        {
             d = d.related(
                 via,
                 format!("only reached from `{from}`, which is itself unreachable"),
@@ -400,7 +401,9 @@ fn check_dead_ends_and_empty(
         }
         if !page.body.iter().any(renders) {
             diags.push(empty_page(name, page));
-        } else if symbols.pages.len() > 1 && !graph.node(name).is_some_and(|n| graph.nav.has_exit(n)) {
+        } else if symbols.pages.len() > 1
+            && !graph.node(name).is_some_and(|n| graph.nav.has_exit(n))
+        {
             // With a single page there is nowhere to go, so a missing link is no
             // defect. Self-loops (a page linking to itself, a marker whose `go`
             // returns to the same page) do not lead anywhere new, so they do not

@@ -24,7 +24,9 @@ impl Names {
     pub fn params(params: &[ir::ParamDef]) -> Names {
         let mut names = Names::default();
         for (slot, p) in (0u32..).zip(params) {
-            names.slots.insert(slot, (p.name.clone(), Some(p.ty.clone())));
+            names
+                .slots
+                .insert(slot, (p.name.clone(), Some(p.ty.clone())));
         }
         names
     }
@@ -159,14 +161,28 @@ impl Printer<'_> {
                 format!("{} in [{}]", self.expr(x, 5), items.join(", "))
             }
             Expr::Exists(scan, body) | Expr::All(scan, body) => {
-                let q = if matches!(e, Expr::Exists(..)) { "exists" } else { "all" };
+                let q = if matches!(e, Expr::Exists(..)) {
+                    "exists"
+                } else {
+                    "all"
+                };
                 let names = self.binding(scan);
-                let inner = Printer { program: p, names: &names };
-                format!("{q} {}: {}", inner.scan_head(scan, false), inner.expr(body, 0))
+                let inner = Printer {
+                    program: p,
+                    names: &names,
+                };
+                format!(
+                    "{q} {}: {}",
+                    inner.scan_head(scan, false),
+                    inner.expr(body, 0)
+                )
             }
             Expr::Count(scan) => {
                 let names = self.binding(scan);
-                let inner = Printer { program: p, names: &names };
+                let inner = Printer {
+                    program: p,
+                    names: &names,
+                };
                 format!("count({})", inner.scan_head(scan, true))
             }
             Expr::Aggregate { kind, value, scan } => {
@@ -176,12 +192,22 @@ impl Printer<'_> {
                     AggKind::Max => "max",
                 };
                 let names = self.binding(scan);
-                let inner = Printer { program: p, names: &names };
-                format!("{f}({} for {})", inner.expr(value, 0), inner.scan_head(scan, false))
+                let inner = Printer {
+                    program: p,
+                    names: &names,
+                };
+                format!(
+                    "{f}({} for {})",
+                    inner.expr(value, 0),
+                    inner.scan_head(scan, false)
+                )
             }
             Expr::Find(scan) => {
                 let names = self.binding(scan);
-                let inner = Printer { program: p, names: &names };
+                let inner = Printer {
+                    program: p,
+                    names: &names,
+                };
                 format!("find {}", inner.scan_head(scan, false))
             }
             Expr::Call(b, args) => {
@@ -197,7 +223,10 @@ impl Printer<'_> {
     fn binary(&self, op: ir::BinaryOp, l: &Expr, r: &Expr, own: u8) -> String {
         // Left-associative: the right operand needs parentheses at equal strength.
         let (ls, rs) = match self.enum_of(l).or_else(|| self.enum_of(r)) {
-            Some(hint) => (self.hinted_at(l, Some(hint), own), self.hinted_at(r, Some(hint), own + 1)),
+            Some(hint) => (
+                self.hinted_at(l, Some(hint), own),
+                self.hinted_at(r, Some(hint), own + 1),
+            ),
             None => (self.expr(l, own), self.expr(r, own + 1)),
         };
         format!("{ls} {} {rs}", op.symbol())

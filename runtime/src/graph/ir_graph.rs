@@ -215,7 +215,13 @@ fn element_edges(program: &Program, page: &ir::PageDef, v: &Visit<'_>) -> Vec<(P
                 return Vec::new();
             };
             let gos = marker_gos(&def.body).iter().map(|c| c.page).collect();
-            (label, EdgeKind::Marker, gos, Some(def.name.clone()), disabled)
+            (
+                label,
+                EdgeKind::Marker,
+                gos,
+                Some(def.name.clone()),
+                disabled,
+            )
         }
         _ => return Vec::new(),
     };

@@ -149,7 +149,13 @@ pub fn shortest_paths<N, E>(
     let mut queue = VecDeque::new();
     for &s in starts {
         if g.page(s).is_some() && !tree.contains_key(&s) {
-            tree.insert(s, Reached { depth: 0, via: None });
+            tree.insert(
+                s,
+                Reached {
+                    depth: 0,
+                    via: None,
+                },
+            );
             queue.push_back(s);
         }
     }

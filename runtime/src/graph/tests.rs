@@ -84,8 +84,14 @@ fn with_two_starts_only_common_dominators_remain() {
     // Starts A and B both reach C, then D: only C (and D itself) dominate D.
     let g = letters("ABCD", &["AC", "BC", "CD"]);
     let doms = dominators(&g, &[node(&g, 'A'), node(&g, 'B')]);
-    assert_eq!(doms.get(&node(&g, 'D')).map(|d| names(&g, d)).as_deref(), Some("CD"));
-    assert_eq!(doms.get(&node(&g, 'A')).map(|d| names(&g, d)).as_deref(), Some("A"));
+    assert_eq!(
+        doms.get(&node(&g, 'D')).map(|d| names(&g, d)).as_deref(),
+        Some("CD")
+    );
+    assert_eq!(
+        doms.get(&node(&g, 'A')).map(|d| names(&g, d)).as_deref(),
+        Some("A")
+    );
 }
 
 #[test]

@@ -45,10 +45,7 @@ struct Placed {
 
 impl Placed {
     fn centre(&self) -> (f64, f64) {
-        (
-            (self.x + self.w / 2) as f64,
-            (self.y + BOX_H / 2) as f64,
-        )
+        ((self.x + self.w / 2) as f64, (self.y + BOX_H / 2) as f64)
     }
 }
 
@@ -71,7 +68,9 @@ fn layers(map: &Map<'_>) -> Vec<Vec<usize>> {
 fn barycentre_pass(layers: &mut [Vec<usize>], arrows: &[Arrow], order: &[usize], pages: usize) {
     let mut placed: Vec<Option<f64>> = vec![None; pages];
     for &li in order {
-        let Some(layer) = layers.get(li) else { continue };
+        let Some(layer) = layers.get(li) else {
+            continue;
+        };
         let mut keyed: Vec<(f64, usize, usize)> = layer
             .iter()
             .enumerate()
@@ -106,9 +105,10 @@ fn barycentre_pass(layers: &mut [Vec<usize>], arrows: &[Arrow], order: &[usize],
 }
 
 fn box_width(map: &Map<'_>, page: usize) -> i64 {
-    let chars = map.pages.get(page).map_or(0, |p| {
-        p.name.chars().count().max(p.route.chars().count())
-    });
+    let chars = map
+        .pages
+        .get(page)
+        .map_or(0, |p| p.name.chars().count().max(p.route.chars().count()));
     i64::try_from(chars).unwrap_or(200).min(200) * CHAR_W + 20
 }
 
@@ -145,8 +145,16 @@ fn clip(b: &Placed, toward: (f64, f64)) -> (f64, f64) {
     let (cx, cy) = b.centre();
     let (dx, dy) = (toward.0 - cx, toward.1 - cy);
     let (hw, hh) = (b.w as f64 / 2.0, BOX_H as f64 / 2.0);
-    let tx = if dx.abs() > 0.0 { hw / dx.abs() } else { f64::INFINITY };
-    let ty = if dy.abs() > 0.0 { hh / dy.abs() } else { f64::INFINITY };
+    let tx = if dx.abs() > 0.0 {
+        hw / dx.abs()
+    } else {
+        f64::INFINITY
+    };
+    let ty = if dy.abs() > 0.0 {
+        hh / dy.abs()
+    } else {
+        f64::INFINITY
+    };
     let t = tx.min(ty).min(1.0);
     (cx + dx * t, cy + dy * t)
 }
@@ -235,7 +243,11 @@ fn arrow(out: &mut String, placed: &[Placed], a: &Arrow) {
     );
     for (i, line) in a.label.lines().enumerate() {
         let dy = if i == 0 { "0" } else { "1.1em" };
-        let _ = write!(out, "<tspan x=\"{lx:.1}\" dy=\"{dy}\">{}</tspan>", escape(line));
+        let _ = write!(
+            out,
+            "<tspan x=\"{lx:.1}\" dy=\"{dy}\">{}</tspan>",
+            escape(line)
+        );
     }
     out.push_str("</text>\n");
 }

@@ -219,10 +219,12 @@ fn page_spec(
     let names = Names::params(&def.params);
     let route = match &def.route {
         Some(parts) => expr_text::text(program, &names, parts),
-        None => def.params.iter().fold(
-            format!("/{}", crate::env::snake_case(&def.name)),
-            |r, p| format!("{r}/{{{}}}", p.name),
-        ),
+        None => def
+            .params
+            .iter()
+            .fold(format!("/{}", crate::env::snake_case(&def.name)), |r, p| {
+                format!("{r}/{{{}}}", p.name)
+            }),
     };
     Page {
         name: def.name.clone(),
@@ -301,7 +303,10 @@ fn permission(program: &Program, p: &Permission) -> String {
         Permission::Field(t, f) => expr_text::field_name(program, *t, *f),
         Permission::Session(s) => format!(
             "session.{}",
-            program.session.get(*s as usize).map_or("?", |d| d.name.as_str())
+            program
+                .session
+                .get(*s as usize)
+                .map_or("?", |d| d.name.as_str())
         ),
     }
 }

@@ -186,9 +186,11 @@ fn element(program: &Program, page: &ir::PageDef, v: &Visit<'_>, out: &mut Seman
                     Some(expr_text::page_call(program, v.names, call)),
                     None,
                 ),
-                ir::Action::Marker { marker, args } => {
-                    ("marker", None, Some(marker_call(program, v.names, *marker, args)))
-                }
+                ir::Action::Marker { marker, args } => (
+                    "marker",
+                    None,
+                    Some(marker_call(program, v.names, *marker, args)),
+                ),
             };
             out.actions.push(Affordance {
                 element: key,
@@ -232,7 +234,12 @@ fn loop_spec(program: &Program, outer: &Names, element: String, l: &ir::ForEleme
 }
 
 /// `add_to_cart(session.user, p, qty)`
-fn marker_call(program: &Program, names: &Names, marker: ir::MarkerId, args: &[ir::Expr]) -> String {
+fn marker_call(
+    program: &Program,
+    names: &Names,
+    marker: ir::MarkerId,
+    args: &[ir::Expr],
+) -> String {
     let name = program
         .markers
         .get(marker as usize)
