@@ -362,3 +362,48 @@ fn regions_guards_and_markers_are_drawn() {
         "both maze pages filled"
     );
 }
+
+/// The compiler's lints build the graph from the AST, the spec from the IR:
+/// on every fixture that compiles, they agree on what S101 and S103 report.
+#[test]
+fn ast_and_ir_graphs_agree_on_the_fixtures() {
+    use wsitec::diagnostics::Code;
+    let mut checked = 0;
+    for path in wsite_tests::fixtures() {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let compiled = wsitec::compile_str(&path.display().to_string(), &text);
+        let Some(program) = compiled.program.clone() else {
+            continue;
+        };
+        let spec = knowledge_spec(&program);
+        let pages = |code: Code| -> BTreeSet<String> {
+            compiled
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == code)
+                .filter_map(|d| {
+                    d.object
+                        .as_deref()?
+                        .strip_prefix("page ")
+                        .map(str::to_string)
+                })
+                .collect()
+        };
+        let unreachable: BTreeSet<String> = spec.graph.unreachable.iter().cloned().collect();
+        assert_eq!(pages(Code::S101), unreachable, "{}", path.display());
+        for page in pages(Code::S103) {
+            let alone = spec
+                .graph
+                .dead_end_regions
+                .iter()
+                .any(|r| r == &[page.clone()]);
+            assert!(
+                alone || spec.graph.starts.contains(&page),
+                "{}: S103 page {page} is no region of one",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "only {checked} fixtures compiled");
+}
