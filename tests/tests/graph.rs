@@ -396,7 +396,7 @@ fn ast_and_ir_graphs_agree_on_the_fixtures() {
                 .graph
                 .dead_end_regions
                 .iter()
-                .any(|r| r == &[page.clone()]);
+                .any(|r| r == std::slice::from_ref(&page));
             assert!(
                 alone || spec.graph.starts.contains(&page),
                 "{}: S103 page {page} is no region of one",
