@@ -391,6 +391,8 @@ fn ast_and_ir_graphs_agree_on_the_fixtures() {
         };
         let unreachable: BTreeSet<String> = spec.graph.unreachable.iter().cloned().collect();
         assert_eq!(pages(Code::S101), unreachable, "{}", path.display());
+        // S103 names a page no edge leaves: a dead-end region of one, or
+        // the start page (which no region holds).
         for page in pages(Code::S103) {
             let alone = spec
                 .graph
