@@ -11,7 +11,8 @@
 
 use super::expr_text::{self, Names};
 use super::NavGraph;
-use crate::ir::{self, Element, ElementKind, PageId, Program, Stmt};
+use crate::ir::reads::block_gos;
+use crate::ir::{self, Element, ElementKind, PageId, Program};
 use petgraph::graph::NodeIndex;
 use serde::Serialize;
 
@@ -117,26 +118,6 @@ pub fn element_key(page: &ir::PageDef, e: &Element) -> String {
     }
 }
 
-/// Every page `go` may lead to in a marker body, in source order.
-pub fn marker_gos(body: &[Stmt]) -> Vec<&ir::PageCall> {
-    let mut out = Vec::new();
-    fn walk<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a ir::PageCall>) {
-        for s in stmts {
-            match s {
-                Stmt::Go(call) => out.push(call),
-                Stmt::For(_, body) => walk(body, out),
-                Stmt::If(_, then, otherwise) => {
-                    walk(then, out);
-                    walk(otherwise, out);
-                }
-                _ => {}
-            }
-        }
-    }
-    walk(body, &mut out);
-    out
-}
-
 /// Where navigating to `page` may land, with the guard that sent it there:
 /// `page` itself (no redirect), then each guard's `else` page, followed
 /// through guarded `else` pages, each once.
@@ -214,7 +195,7 @@ fn element_edges(program: &Program, page: &ir::PageDef, v: &Visit<'_>) -> Vec<(P
             let Some(def) = program.markers.get(*marker as usize) else {
                 return Vec::new();
             };
-            let gos = marker_gos(&def.body).iter().map(|c| c.page).collect();
+            let gos = block_gos(&def.body).iter().map(|c| c.page).collect();
             (
                 label,
                 EdgeKind::Marker,

@@ -14,8 +14,9 @@
 pub mod page;
 
 use super::expr_text::{self, Names};
-use super::ir_graph::{self, element_key, marker_gos, NavEdge, SiteGraph};
+use super::ir_graph::{self, element_key, NavEdge, SiteGraph};
 use super::{dead_end_regions, dominators, path_to, reachable, shortest_paths};
+use crate::ir::reads::block_gos;
 use crate::ir::{self, ElementKind, PageId, Permission, Program};
 use petgraph::graph::NodeIndex;
 use serde::Serialize;
@@ -274,7 +275,7 @@ fn marker_spec(program: &Program, m: &ir::MarkerDef, triggered_by: Vec<Trigger>)
     let names = Names::params(&m.params);
     let perms = |ps: &[Permission]| ps.iter().map(|p| permission(program, p)).collect();
     let mut goes_to: Vec<String> = Vec::new();
-    for call in marker_gos(&m.body) {
+    for call in block_gos(&m.body) {
         let to = expr_text::page_name(program, call.page).to_string();
         if !goes_to.contains(&to) {
             goes_to.push(to);
