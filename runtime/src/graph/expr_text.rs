@@ -166,50 +166,34 @@ impl Printer<'_> {
                 } else {
                     "all"
                 };
-                let names = self.binding(scan);
-                let inner = Printer {
-                    program: p,
-                    names: &names,
-                };
-                format!(
-                    "{q} {}: {}",
-                    inner.scan_head(scan, false),
-                    inner.expr(body, 0)
-                )
+                self.in_scope(scan, |inner| {
+                    format!(
+                        "{q} {}: {}",
+                        inner.scan_head(scan, false),
+                        inner.expr(body, 0)
+                    )
+                })
             }
-            Expr::Count(scan) => {
-                let names = self.binding(scan);
-                let inner = Printer {
-                    program: p,
-                    names: &names,
-                };
+            Expr::Count(scan) => self.in_scope(scan, |inner| {
                 format!("count({})", inner.scan_head(scan, true))
-            }
+            }),
             Expr::Aggregate { kind, value, scan } => {
                 let f = match kind {
                     AggKind::Sum | AggKind::SumMoney => "sum",
                     AggKind::Min => "min",
                     AggKind::Max => "max",
                 };
-                let names = self.binding(scan);
-                let inner = Printer {
-                    program: p,
-                    names: &names,
-                };
-                format!(
-                    "{f}({} for {})",
-                    inner.expr(value, 0),
-                    inner.scan_head(scan, false)
-                )
+                self.in_scope(scan, |inner| {
+                    format!(
+                        "{f}({} for {})",
+                        inner.expr(value, 0),
+                        inner.scan_head(scan, false)
+                    )
+                })
             }
-            Expr::Find(scan) => {
-                let names = self.binding(scan);
-                let inner = Printer {
-                    program: p,
-                    names: &names,
-                };
+            Expr::Find(scan) => self.in_scope(scan, |inner| {
                 format!("find {}", inner.scan_head(scan, false))
-            }
+            }),
             Expr::Call(b, args) => {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a, 0)).collect();
                 format!("{}({})", b.name(), args.join(", "))
@@ -272,6 +256,15 @@ impl Printer<'_> {
             .slots
             .get(&slot)
             .map_or_else(|| format!("local_{slot}"), |(n, _)| n.clone())
+    }
+
+    /// Runs `f` with a printer that knows the scan's binder.
+    fn in_scope<R>(&self, scan: &RowScan, f: impl FnOnce(&Printer<'_>) -> R) -> R {
+        let names = self.binding(scan);
+        f(&Printer {
+            program: self.program,
+            names: &names,
+        })
     }
 
     /// The names with a quantifier's binder bound (as `x_N`, its slot: lowering
