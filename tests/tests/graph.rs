@@ -316,16 +316,12 @@ task buy_pen {
 #[test]
 fn regions_guards_and_markers_are_drawn() {
     let compiled = wsitec::compile_str("maze.wsite", MAZE);
-    let program = compiled.program.clone().unwrap_or_else(|| {
-        panic!(
-            "{:?}",
-            compiled
-                .diagnostics
-                .iter()
-                .map(|d| &d.message)
-                .collect::<Vec<_>>()
-        )
-    });
+    assert!(
+        !compiled.has_errors(),
+        "the maze site compiles: {:?}",
+        compiled.diagnostics.first()
+    );
+    let program = compiled.program.clone().expect("a program without errors");
     let spec = knowledge_spec(&program);
     assert_eq!(spec.graph.dead_end_regions, [["MazeA", "MazeB"]]);
     let guard = spec
