@@ -3,7 +3,9 @@
 //! `value` is the scalar domain (money, dates, times) every stage shares, and
 //! `textops` the text built-ins both engines call; `ir` is
 //! the lowered site; `interp` is the reference interpreter (the oracle);
-//! `env` plays task episodes (observations, actions, rewards); `layout` gives
+//! `env` plays task episodes (observations, actions, rewards); `graph` is the
+//! navigation graph (petgraph) with its analyses, the knowledge spec and the
+//! site map; `layout` gives
 //! every state one flat byte encoding for the fast engines; `artifact` reads and
 //! writes the `.wsb` file, the only module here that touches the file system
 //! (besides `plot`, which writes figures). `report` summarises an experiment's
@@ -14,6 +16,7 @@
 pub mod artifact;
 pub mod batch;
 pub mod env;
+pub mod graph;
 pub mod interp;
 pub mod ir;
 pub mod jit;

@@ -10,29 +10,26 @@
 //! noise. Since such a name, like source the parser had to skip, may be the very
 //! edge or trigger a lint would miss, what those lints find then depends on it
 //! (see [`check`]). S107 (unused permissions) belongs to the effect checker, not this file.
-//! Everything is kept in `BTreeMap`s and `Vec`s so the walk, and the order in which
+//! The graph type and its analyses (reachability here) are
+//! `wsite_runtime::graph`'s, shared with the knowledge spec and the site map;
+//! this file only feeds it edges from the AST. Everything is kept in
+//! `BTreeMap`s and insertion-ordered edges so the walk, and the order in which
 //! diagnostics are produced, is the same on every run.
 
 use super::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
 use std::collections::{BTreeMap, BTreeSet};
+use wsite_runtime::graph::{self as nav, NavGraph, PageIx};
 
-/// One edge of the navigation graph, with the element that creates it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edge<'a> {
-    pub from: &'a str,
-    pub to: &'a str,
-    /// The name the link or button targets (for a marker's `go`, the marker's name
-    /// on the button).
-    pub via: Span,
-}
-
-/// The navigation graph: pages by name, their outgoing edges in document order,
-/// and which markers some element triggers (with the first trigger's span).
+/// The navigation graph over the AST ([`wsite_runtime::graph::NavGraph`], the
+/// one the knowledge spec and site map use too): pages by name, each edge
+/// carrying the span of the name its link or button targets (for a marker's
+/// `go`, the marker's name on the button); beside it, which markers some
+/// element triggers (with the first trigger's span).
 #[derive(Default, Debug)]
-pub struct NavGraph<'a> {
-    pub edges: BTreeMap<&'a str, Vec<Edge<'a>>>,
+pub struct SiteGraph<'a> {
+    pub nav: NavGraph<&'a str, Span>,
     pub triggered: BTreeMap<&'a str, Span>,
     /// Pages with a link, button or triggered marker `go` whose target names
     /// nothing (an E101): the edge the author meant is missing from the graph.
@@ -42,22 +39,28 @@ pub struct NavGraph<'a> {
     pub unresolved_buttons: BTreeSet<&'a str>,
 }
 
-impl<'a> NavGraph<'a> {
-    /// Builds the graph over every page in `symbols`.
-    pub fn build(symbols: &Symbols<'a>) -> NavGraph<'a> {
-        let mut graph = NavGraph::default();
+/// An edge the walk over a page's elements found, before guard redirects.
+struct Found<'a> {
+    to: &'a str,
+    via: Span,
+}
+
+impl<'a> SiteGraph<'a> {
+    /// Builds the graph over every page in `symbols`: pages in name order,
+    /// edges page by page in document order.
+    pub fn build(symbols: &Symbols<'a>) -> SiteGraph<'a> {
+        let mut graph = SiteGraph::default();
+        for name in symbols.pages.keys() {
+            graph.nav.add_page(name);
+        }
         for (name, page) in &symbols.pages {
             let mut out = Vec::new();
             graph.walk_elements(symbols, name, &page.body, &mut out);
-            let out = out
-                .into_iter()
-                .flat_map(|edge| {
-                    landings(symbols, edge.to)
-                        .into_iter()
-                        .map(move |to| Edge { to, ..edge.clone() })
-                })
-                .collect();
-            graph.edges.insert(name, out);
+            for found in out {
+                for to in landings(symbols, found.to) {
+                    graph.nav.add_edge(name, to, found.via);
+                }
+            }
             let known = |g: &PageGuard| symbols.pages.contains_key(g.target.name.name.as_str());
             if !page.guards.iter().all(known) {
                 graph.unresolved.insert(name);
@@ -66,24 +69,23 @@ impl<'a> NavGraph<'a> {
         graph
     }
 
-    /// Edges leaving `page` (none for an unknown page).
-    pub fn out(&self, page: &str) -> &[Edge<'a>] {
-        self.edges.get(page).map(Vec::as_slice).unwrap_or(&[])
+    /// The node of page `name`.
+    fn node(&self, name: &str) -> Option<PageIx> {
+        self.nav.node(&name)
     }
 
-    /// Every page reachable from the `start` pages (themselves included),
-    /// breadth-first.
-    pub fn reachable_from(&self, start: &[&'a str]) -> BTreeSet<&'a str> {
-        let mut seen: BTreeSet<&'a str> = start.iter().copied().collect();
-        let mut queue: std::collections::VecDeque<&'a str> = start.iter().copied().collect();
-        while let Some(page) = queue.pop_front() {
-            for edge in self.out(page) {
-                if seen.insert(edge.to) {
-                    queue.push_back(edge.to);
-                }
-            }
-        }
-        seen
+    /// The page at `node`.
+    fn name(&self, node: PageIx) -> &'a str {
+        self.nav.page(node).copied().unwrap_or("")
+    }
+
+    /// Every page reachable from the `start` pages (themselves included).
+    fn reachable_from(&self, start: &[&'a str]) -> BTreeSet<&'a str> {
+        let starts: Vec<PageIx> = start.iter().filter_map(|s| self.node(s)).collect();
+        nav::reachable(&self.nav, &starts)
+            .into_iter()
+            .map(|n| self.name(n))
+            .collect()
     }
 
     fn walk_elements(
@@ -91,7 +93,7 @@ impl<'a> NavGraph<'a> {
         symbols: &Symbols<'a>,
         page: &'a str,
         body: &'a [Element],
-        out: &mut Vec<Edge<'a>>,
+        out: &mut Vec<Found<'a>>,
     ) {
         for element in body {
             match &element.kind {
@@ -125,12 +127,11 @@ impl<'a> NavGraph<'a> {
         symbols: &Symbols<'a>,
         page: &'a str,
         target: &'a Target,
-        out: &mut Vec<Edge<'a>>,
+        out: &mut Vec<Found<'a>>,
     ) {
         let name = target.name.name.as_str();
         if let Some((to, _)) = symbols.pages.get_key_value(name) {
-            out.push(Edge {
-                from: page,
+            out.push(Found {
                 to,
                 via: target.name.span,
             });
@@ -142,8 +143,7 @@ impl<'a> NavGraph<'a> {
             collect_gos(&marker.body, &mut gos);
             for go in gos {
                 match symbols.pages.get_key_value(go.name.name.as_str()) {
-                    Some((to, _)) => out.push(Edge {
-                        from: page,
+                    Some((to, _)) => out.push(Found {
                         to,
                         via: target.name.span,
                     }),
@@ -194,7 +194,7 @@ pub fn check(
     broken: &[Span],
     diags: &mut Diagnostics,
 ) {
-    let graph = NavGraph::build(symbols);
+    let graph = SiteGraph::build(symbols);
     if broken.is_empty() {
         check_unreachable(symbols, &graph, diags);
         // A library (every file a `module`) leaves its markers' buttons to the
@@ -263,7 +263,7 @@ fn landings<'a>(symbols: &Symbols<'a>, page: &'a str) -> Vec<&'a str> {
 }
 
 /// S101: pages the start page cannot reach.
-fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+fn check_unreachable(symbols: &Symbols<'_>, graph: &SiteGraph<'_>, diags: &mut Diagnostics) {
     let Some((start, start_ref)) = start_page(symbols) else {
         return;
     };
@@ -294,13 +294,11 @@ fn check_unreachable(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
         }
         // An incoming edge from another unreachable page explains why the link the
         // author did write does not help.
-        if let Some(edge) = incoming(graph, name).find(|e| !reachable.contains(e.from)) {
+        if let Some((from, via)) = incoming(graph, name).find(|(from, _)| !reachable.contains(from))
+        {
             d = d.related(
-                edge.via,
-                format!(
-                    "only reached from `{}`, which is itself unreachable",
-                    edge.from
-                ),
+                via,
+                format!("only reached from `{from}`, which is itself unreachable"),
             );
         }
         diags.push(d);
@@ -341,20 +339,22 @@ fn spaced_words(name: &str) -> String {
     out
 }
 
-/// Edges into `page` from other pages, in page-name then document order.
+/// Edges into `page` from other pages as (from, span), in page-name then
+/// document order.
 fn incoming<'g, 'a>(
-    graph: &'g NavGraph<'a>,
+    graph: &'g SiteGraph<'a>,
     page: &'g str,
-) -> impl Iterator<Item = &'g Edge<'a>> + 'g {
+) -> impl Iterator<Item = (&'a str, Span)> + 'g {
     graph
-        .edges
-        .values()
-        .flatten()
-        .filter(move |e| e.to == page && e.from != page)
+        .nav
+        .edges()
+        .map(|(from, to, via)| (graph.name(from), graph.name(to), *via))
+        .filter(move |(from, to, _)| *to == page && *from != page)
+        .map(|(from, _, via)| (from, via))
 }
 
 /// S102: markers (extern ones included) that no element names.
-fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Diagnostics) {
+fn check_untriggered(symbols: &Symbols<'_>, graph: &SiteGraph<'_>, diags: &mut Diagnostics) {
     let depends_on = page_objects(graph.unresolved_buttons.iter());
     for (name, marker) in &symbols.markers {
         if graph.triggered.contains_key(name) {
@@ -391,7 +391,7 @@ fn check_untriggered(symbols: &Symbols<'_>, graph: &NavGraph<'_>, diags: &mut Di
 /// content is the first fix and S103 would say the same thing twice.
 fn check_dead_ends_and_empty(
     symbols: &Symbols<'_>,
-    graph: &NavGraph<'_>,
+    graph: &SiteGraph<'_>,
     incomplete: &BTreeSet<&str>,
     diags: &mut Diagnostics,
 ) {
@@ -401,7 +401,9 @@ fn check_dead_ends_and_empty(
         }
         if !page.body.iter().any(renders) {
             diags.push(empty_page(name, page));
-        } else if symbols.pages.len() > 1 && !graph.out(name).iter().any(|e| e.to != *name) {
+        } else if symbols.pages.len() > 1
+            && !graph.node(name).is_some_and(|n| graph.nav.has_exit(n))
+        {
             // With a single page there is nowhere to go, so a missing link is no
             // defect. Self-loops (a page linking to itself, a marker whose `go`
             // returns to the same page) do not lead anywhere new, so they do not

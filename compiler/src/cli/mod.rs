@@ -9,6 +9,7 @@ mod eval;
 mod fix;
 mod fmt;
 mod gen;
+mod graph;
 mod load;
 mod lsp;
 mod play;
@@ -55,6 +56,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// An experiment's results: tables with 95% intervals per condition and domain, and its learning curves.
     Report(report::ReportArgs),
+    /// The site map: navigation graph as `dot`, `svg`, or the knowledge spec as `json`.
+    Graph(graph::GraphArgs),
     /// Apply the machine-applicable fixes the check offers (a diff; `--apply` writes).
     Fix(fix::FixArgs),
     /// Judge recorded episodes: state replay, key-node coverage, answer check.
@@ -84,6 +87,7 @@ pub fn run() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Report(args) => report::run(args),
+        Command::Graph(args) => graph::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Replay(args) => replay::run(args),

@@ -222,8 +222,9 @@ fn table_name(program: &ir::Program, t: TableId) -> String {
         .map_or_else(|| format!("#{t}"), |d| d.name.clone())
 }
 
-/// A type as the language writes it (`Int`, `Product`, `Date?`).
-fn ty_name(program: &ir::Program, ty: &Ty) -> String {
+/// A type as the language writes it (`Int`, `Product`, `Date?`); the
+/// knowledge spec (`graph::spec`) writes parameter and form types with it too.
+pub(crate) fn ty_name(program: &ir::Program, ty: &Ty) -> String {
     match ty {
         Ty::Int => "Int".into(),
         Ty::Money => "Money".into(),

@@ -225,27 +225,40 @@ pub enum Builtin {
     Plural,
 }
 
+/// Each built-in with its source name: one table for both directions.
+const BUILTIN_NAMES: [(&str, Builtin); 16] = [
+    ("lower", Builtin::Lower),
+    ("upper", Builtin::Upper),
+    ("len", Builtin::Len),
+    ("trim", Builtin::Trim),
+    ("contains", Builtin::Contains),
+    ("starts_with", Builtin::StartsWith),
+    ("ends_with", Builtin::EndsWith),
+    ("abs", Builtin::Abs),
+    ("days_between", Builtin::DaysBetween),
+    ("today", Builtin::Today),
+    ("left", Builtin::Left),
+    ("right", Builtin::Right),
+    ("replace", Builtin::Replace),
+    ("to_int", Builtin::ToInt),
+    ("to_money", Builtin::ToMoney),
+    ("plural", Builtin::Plural),
+];
+
 impl Builtin {
     pub fn from_name(name: &str) -> Option<Builtin> {
-        Some(match name {
-            "lower" => Builtin::Lower,
-            "upper" => Builtin::Upper,
-            "len" => Builtin::Len,
-            "trim" => Builtin::Trim,
-            "contains" => Builtin::Contains,
-            "starts_with" => Builtin::StartsWith,
-            "ends_with" => Builtin::EndsWith,
-            "abs" => Builtin::Abs,
-            "days_between" => Builtin::DaysBetween,
-            "today" => Builtin::Today,
-            "left" => Builtin::Left,
-            "right" => Builtin::Right,
-            "replace" => Builtin::Replace,
-            "to_int" => Builtin::ToInt,
-            "to_money" => Builtin::ToMoney,
-            "plural" => Builtin::Plural,
-            _ => return None,
-        })
+        BUILTIN_NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| *b)
+    }
+
+    /// How the built-in is written in source.
+    pub fn name(self) -> &'static str {
+        BUILTIN_NAMES
+            .iter()
+            .find(|(_, b)| *b == self)
+            .map_or("?", |(n, _)| n)
     }
 }
 

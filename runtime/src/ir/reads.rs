@@ -17,8 +17,8 @@
 //! `page is`) touches no location: those are not database or session state.
 
 use super::{
-    Element, ElementKind, Expr, FieldId, MarkerDef, PageDef, Program, RowScan, SessionId, Stmt,
-    TableId, TextPart, Ty,
+    Element, ElementKind, Expr, FieldId, MarkerDef, PageCall, PageDef, Program, RowScan, SessionId,
+    Stmt, TableId, TextPart, Ty,
 };
 use std::collections::BTreeSet;
 
@@ -225,20 +225,34 @@ pub fn marker_effects(program: &Program, marker: &MarkerDef) -> Effects {
     fx
 }
 
+/// Every `go` in a statement block, in source order (`if` branches and loop
+/// bodies included: different runs may go to different pages). The navigation
+/// graph's marker edges (`graph::ir_graph`) are these.
+pub fn block_gos(stmts: &[Stmt]) -> Vec<&PageCall> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match s {
+            Stmt::Go(call) => out.push(call),
+            Stmt::For(_, body) => out.extend(block_gos(body)),
+            Stmt::If(_, then, otherwise) => {
+                out.extend(block_gos(then));
+                out.extend(block_gos(otherwise));
+            }
+            Stmt::Let(..)
+            | Stmt::Insert { .. }
+            | Stmt::SetField { .. }
+            | Stmt::SetSession(..)
+            | Stmt::Delete { .. }
+            | Stmt::DeleteAll(_)
+            | Stmt::Reject(_) => {}
+        }
+    }
+    out
+}
+
 /// Whether a statement block can navigate (a `go` anywhere in it).
 pub fn block_navigates(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Go(_) => true,
-        Stmt::For(_, body) => block_navigates(body),
-        Stmt::If(_, then, otherwise) => block_navigates(then) || block_navigates(otherwise),
-        Stmt::Let(..)
-        | Stmt::Insert { .. }
-        | Stmt::SetField { .. }
-        | Stmt::SetSession(..)
-        | Stmt::Delete { .. }
-        | Stmt::DeleteAll(_)
-        | Stmt::Reject(_) => false,
-    })
+    !block_gos(stmts).is_empty()
 }
 
 /// What a page reads to decide which actions it offers and what they do:
