@@ -18,6 +18,7 @@ mod tests;
 mod text;
 
 pub(crate) use text::tokens;
+pub use text::texts_agree;
 
 use crate::interp::eval::{eval, Context};
 use crate::interp::render::render;
@@ -96,6 +97,13 @@ impl Expected {
             Expected::Typed(t) => t.reads(answer),
             Expected::Texts(texts) => text::matches_any(answer, texts),
         }
+    }
+
+    /// The highest token F1 of `answer` against the expected answers as a
+    /// page shows them ([`Expected::shown`]): WebFactory's answer F1 (0 when
+    /// nothing can match).
+    pub fn best_f1(&self, answer: &str) -> f64 {
+        text::best_f1(answer, &self.shown())
     }
 
     /// Whether `text` does not match but shows the expected answer inside it
