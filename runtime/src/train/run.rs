@@ -13,8 +13,8 @@ use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch};
-use crate::batch::{BatchEnv, FlatEngine, ObsSpec};
-use crate::env::{RewardConfig, TaskInstance};
+use crate::batch::{BatchEnv, FlatEngine, InterpEngine, ObsSpec, JUDGED_UNKNOWN, NOT_JUDGED};
+use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
 use crate::layout::{StateLayout, TextPool};
@@ -67,6 +67,11 @@ pub struct RunConfig {
     pub ppo: PpoConfig,
     pub seed: u64,
     pub device: Device,
+    /// Evaluate on the interpreter with the distance oracle judging every
+    /// step (step accuracy, answer F1); off, evaluation runs on the flat
+    /// engine and reports success alone (what training's quick before and
+    /// after rates need).
+    pub judge: bool,
 }
 
 impl Default for RunConfig {
@@ -79,6 +84,7 @@ impl Default for RunConfig {
             ppo: PpoConfig::default(),
             seed: 0,
             device: Device::Cpu,
+            judge: true,
         }
     }
 }
@@ -99,9 +105,68 @@ pub struct UpdateMetrics {
     pub clip_fraction: f64,
 }
 
+/// One site's batch: on the JIT's flat engine, or, for the decomposed
+/// reward (whose oracle searches exact `Env` states) and for judged
+/// evaluation, on the interpreter. Both write the same buffers.
+enum SiteBatch<'s> {
+    Flat(BatchEnv<FlatEngine<'s>>),
+    Interp(BatchEnv<InterpEngine<'s>>),
+}
+
+impl<'s> SiteBatch<'s> {
+    /// `n` environments of `instances` of site `s`, on the engine `c.reward`
+    /// needs (the interpreter, judging every step, when `judged`).
+    fn new(
+        s: &'s Compiled<'_>,
+        instances: &[TaskInstance],
+        n: usize,
+        c: &RunConfig,
+        seed: u64,
+        judged: bool,
+    ) -> Result<SiteBatch<'s>, String> {
+        if judged || c.reward.mode == RewardMode::Decomposed {
+            let mut batch = BatchEnv::new(
+                &s.site.program,
+                instances.to_vec(),
+                n,
+                c.spec,
+                c.reward,
+                seed,
+                1,
+            )?;
+            batch.judge_steps();
+            return Ok(SiteBatch::Interp(batch));
+        }
+        let mut pool = s.pool.clone();
+        let batch = BatchEnv::jit(&s.jit, instances, n, c.spec, c.reward, seed, 1, &mut pool)?;
+        Ok(SiteBatch::Flat(batch))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            SiteBatch::Flat(b) => b.len(),
+            SiteBatch::Interp(b) => b.len(),
+        }
+    }
+
+    fn buffers(&self) -> &crate::batch::Buffers {
+        match self {
+            SiteBatch::Flat(b) => b.buffers(),
+            SiteBatch::Interp(b) => b.buffers(),
+        }
+    }
+
+    fn step(&mut self, actions: &[u32]) -> Result<(), String> {
+        match self {
+            SiteBatch::Flat(b) => b.step(actions),
+            SiteBatch::Interp(b) => b.step(actions),
+        }
+    }
+}
+
 /// The environments of a run: one batch per site.
 struct Worlds<'s> {
-    batches: Vec<BatchEnv<FlatEngine<'s>>>,
+    batches: Vec<SiteBatch<'s>>,
 }
 
 impl<'s> Worlds<'s> {
@@ -112,16 +177,14 @@ impl<'s> Worlds<'s> {
             if s.site.instances.is_empty() {
                 continue;
             }
-            let mut pool = s.pool.clone();
-            batches.push(BatchEnv::jit(
-                &s.jit,
+            let seed = c.seed.wrapping_add(k as u64 * 7919);
+            batches.push(SiteBatch::new(
+                s,
                 &s.site.instances,
                 per_site,
-                c.spec,
-                c.reward,
-                c.seed.wrapping_add(k as u64 * 7919),
-                1,
-                &mut pool,
+                c,
+                seed,
+                false,
             )?);
         }
         if batches.is_empty() {
@@ -131,7 +194,7 @@ impl<'s> Worlds<'s> {
     }
 
     fn len(&self) -> usize {
-        self.batches.iter().map(BatchEnv::len).sum()
+        self.batches.iter().map(SiteBatch::len).sum()
     }
 
     fn observe(&self, store: &mut ObsStore) {
@@ -384,6 +447,67 @@ pub struct SiteResult {
     pub domain: String,
     pub episodes: usize,
     pub successes: usize,
+    /// WebFactory's metrics (TCR, step accuracy, answer F1).
+    pub metrics: Tally,
+}
+
+/// What WebFactory's metrics are computed from: per task kind, episodes and
+/// successes (TCR); for operation tasks the steps and their R_acc as the
+/// distance oracle judged them (step accuracy); for retrieval tasks the sum
+/// of each episode's answer F1 (0 for an episode that gave no answer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Tally {
+    pub operation_episodes: usize,
+    pub operation_successes: usize,
+    /// Operation steps the oracle judged (all of them when judging).
+    pub operation_steps: usize,
+    /// Operation steps with R_acc = 1.
+    pub accurate_steps: usize,
+    /// Operation steps the oracle could not decide (counted with R_acc = 0).
+    pub unknown_steps: usize,
+    pub retrieval_episodes: usize,
+    pub retrieval_successes: usize,
+    pub answer_f1_sum: f64,
+}
+
+impl Tally {
+    /// The sum of two tallies.
+    pub fn plus(&self, o: &Tally) -> Tally {
+        Tally {
+            operation_episodes: self.operation_episodes + o.operation_episodes,
+            operation_successes: self.operation_successes + o.operation_successes,
+            operation_steps: self.operation_steps + o.operation_steps,
+            accurate_steps: self.accurate_steps + o.accurate_steps,
+            unknown_steps: self.unknown_steps + o.unknown_steps,
+            retrieval_episodes: self.retrieval_episodes + o.retrieval_episodes,
+            retrieval_successes: self.retrieval_successes + o.retrieval_successes,
+            answer_f1_sum: self.answer_f1_sum + o.answer_f1_sum,
+        }
+    }
+
+    /// Operation tasks' completion rate (`None` without such episodes).
+    pub fn operation_tcr(&self) -> Option<f64> {
+        ratio(self.operation_successes, self.operation_episodes)
+    }
+
+    /// Mean R_acc over every operation step taken.
+    pub fn step_accuracy(&self) -> Option<f64> {
+        ratio(self.accurate_steps, self.operation_steps)
+    }
+
+    /// Retrieval tasks' completion rate.
+    pub fn retrieval_tcr(&self) -> Option<f64> {
+        ratio(self.retrieval_successes, self.retrieval_episodes)
+    }
+
+    /// Mean answer F1 over retrieval episodes.
+    pub fn answer_f1(&self) -> Option<f64> {
+        (self.retrieval_episodes > 0).then(|| self.answer_f1_sum / self.retrieval_episodes as f64)
+    }
+}
+
+fn ratio(k: usize, n: usize) -> Option<f64> {
+    (n > 0).then(|| k as f64 / n as f64)
 }
 
 /// Episodes played side by side in one evaluation step: enough to batch
@@ -393,7 +517,8 @@ const EVAL_BATCH: usize = 256;
 /// Plays every task instance of every site once per seed, sampling from the
 /// policy or, when `greedy`, taking its most likely action. Only the policy
 /// picks actions. Episodes run side by side (one environment each) so the
-/// policy sees them as one batch.
+/// policy sees them as one batch; each on the interpreter, whose distance
+/// oracle judges every step (step accuracy, answer F1) whatever the reward.
 pub fn evaluate(
     compiled: &[Compiled<'_>],
     policy: &Policy,
@@ -408,6 +533,7 @@ pub fn evaluate(
             domain: s.site.domain.clone(),
             episodes: 0,
             successes: 0,
+            metrics: Tally::default(),
         })
         .collect();
     let episodes: Vec<(usize, usize)> = compiled
@@ -424,8 +550,10 @@ pub fn evaluate(
                 .collect::<Result<Vec<_>, String>>()?;
             play(&mut games, policy, greedy, c)?;
             for (g, &(s, _)) in games.iter().zip(chunk) {
-                results[s].episodes += 1;
-                results[s].successes += usize::from(g.success);
+                let r = &mut results[s];
+                r.episodes += 1;
+                r.successes += usize::from(g.success);
+                r.metrics = r.metrics.plus(&g.tally());
             }
         }
     }
@@ -434,34 +562,91 @@ pub fn evaluate(
 
 /// One evaluation episode: a task instance in an environment of its own.
 struct Game<'s> {
-    batch: BatchEnv<FlatEngine<'s>>,
+    batch: SiteBatch<'s>,
     horizon: u32,
     steps: u32,
     over: bool,
     success: bool,
+    retrieval: bool,
+    /// Steps the oracle judged; those with R_acc = 1; those it could not
+    /// decide.
+    judged: usize,
+    accurate: usize,
+    unknown: usize,
+    answer_f1: f64,
 }
 
 impl<'s> Game<'s> {
     fn new(s: &'s Compiled<'_>, k: usize, seed: u64, c: &RunConfig) -> Result<Game<'s>, String> {
         let inst = &s.site.instances[k];
-        let mut pool = s.pool.clone();
-        let batch = BatchEnv::jit(
-            &s.jit,
+        let batch = SiteBatch::new(
+            s,
             std::slice::from_ref(inst),
             1,
-            c.spec,
-            c.reward,
+            c,
             seed.wrapping_add(k as u64),
-            1,
-            &mut pool,
+            c.judge,
         )?;
+        let task = &s.site.program.tasks[inst.task];
         Ok(Game {
             batch,
-            horizon: s.site.program.tasks[inst.task].horizon.max(1),
+            horizon: task.horizon.max(1),
             steps: 0,
             over: false,
             success: false,
+            retrieval: task.answer.is_some(),
+            judged: 0,
+            accurate: 0,
+            unknown: 0,
+            answer_f1: 0.0,
         })
+    }
+
+    /// Takes action-table row `row` and records what the step was judged.
+    fn step(&mut self, row: u32) -> Result<(), String> {
+        self.batch.step(&[row])?;
+        self.steps += 1;
+        let b = self.batch.buffers();
+        match b.r_acc[0] {
+            NOT_JUDGED => {}
+            JUDGED_UNKNOWN => self.judged += 1,
+            r => {
+                self.judged += 1;
+                self.accurate += usize::from(r == 1);
+            }
+        }
+        self.unknown += usize::from(b.r_acc[0] == JUDGED_UNKNOWN);
+        if b.answer_f1[0] >= 0.0 {
+            self.answer_f1 = f64::from(b.answer_f1[0]);
+        }
+        if b.done[0] != 0 {
+            self.over = true;
+            self.success = b.success[0] != 0;
+        } else if self.steps >= self.horizon {
+            self.over = true;
+        }
+        Ok(())
+    }
+
+    /// This episode's part of WebFactory's metrics.
+    fn tally(&self) -> Tally {
+        let won = usize::from(self.success);
+        if self.retrieval {
+            return Tally {
+                retrieval_episodes: 1,
+                retrieval_successes: won,
+                answer_f1_sum: self.answer_f1,
+                ..Tally::default()
+            };
+        }
+        Tally {
+            operation_episodes: 1,
+            operation_successes: won,
+            operation_steps: self.judged,
+            accurate_steps: self.accurate,
+            unknown_steps: self.unknown,
+            ..Tally::default()
+        }
     }
 }
 
@@ -483,16 +668,7 @@ fn play(
         }
         let (a, _, _) = tch::no_grad(|| act(policy, &now.to_device(c.device), greedy));
         for (&i, a) in live.iter().zip(to_vec_i64(&a)) {
-            let g = &mut games[i];
-            g.batch.step(&[u32::try_from(a).unwrap_or(0)])?;
-            g.steps += 1;
-            let b = g.batch.buffers();
-            if b.done[0] != 0 {
-                g.over = true;
-                g.success = b.success[0] != 0;
-            } else if g.steps >= g.horizon {
-                g.over = true;
-            }
+            games[i].step(u32::try_from(a).unwrap_or(0))?;
         }
     }
 }
