@@ -20,10 +20,12 @@
 
 mod buffers;
 mod engines;
+mod metrics;
 pub mod tokens;
 mod write;
 
 pub use buffers::{Buffers, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
+pub use metrics::{EpisodeRecord, Tally};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
 pub use write::page_labels;
 

@@ -13,7 +13,7 @@ use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch};
-use crate::batch::{BatchEnv, FlatEngine, InterpEngine, ObsSpec, JUDGED_UNKNOWN, NOT_JUDGED};
+use crate::batch::{BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, Tally};
 use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
@@ -451,65 +451,6 @@ pub struct SiteResult {
     pub metrics: Tally,
 }
 
-/// What WebFactory's metrics are computed from: per task kind, episodes and
-/// successes (TCR); for operation tasks the steps and their R_acc as the
-/// distance oracle judged them (step accuracy); for retrieval tasks the sum
-/// of each episode's answer F1 (0 for an episode that gave no answer).
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Tally {
-    pub operation_episodes: usize,
-    pub operation_successes: usize,
-    /// Operation steps the oracle judged (all of them when judging).
-    pub operation_steps: usize,
-    /// Operation steps with R_acc = 1.
-    pub accurate_steps: usize,
-    /// Operation steps the oracle could not decide (counted with R_acc = 0).
-    pub unknown_steps: usize,
-    pub retrieval_episodes: usize,
-    pub retrieval_successes: usize,
-    pub answer_f1_sum: f64,
-}
-
-impl Tally {
-    /// The sum of two tallies.
-    pub fn plus(&self, o: &Tally) -> Tally {
-        Tally {
-            operation_episodes: self.operation_episodes + o.operation_episodes,
-            operation_successes: self.operation_successes + o.operation_successes,
-            operation_steps: self.operation_steps + o.operation_steps,
-            accurate_steps: self.accurate_steps + o.accurate_steps,
-            unknown_steps: self.unknown_steps + o.unknown_steps,
-            retrieval_episodes: self.retrieval_episodes + o.retrieval_episodes,
-            retrieval_successes: self.retrieval_successes + o.retrieval_successes,
-            answer_f1_sum: self.answer_f1_sum + o.answer_f1_sum,
-        }
-    }
-
-    /// Operation tasks' completion rate (`None` without such episodes).
-    pub fn operation_tcr(&self) -> Option<f64> {
-        ratio(self.operation_successes, self.operation_episodes)
-    }
-
-    /// Mean R_acc over every operation step taken.
-    pub fn step_accuracy(&self) -> Option<f64> {
-        ratio(self.accurate_steps, self.operation_steps)
-    }
-
-    /// Retrieval tasks' completion rate.
-    pub fn retrieval_tcr(&self) -> Option<f64> {
-        ratio(self.retrieval_successes, self.retrieval_episodes)
-    }
-
-    /// Mean answer F1 over retrieval episodes.
-    pub fn answer_f1(&self) -> Option<f64> {
-        (self.retrieval_episodes > 0).then(|| self.answer_f1_sum / self.retrieval_episodes as f64)
-    }
-}
-
-fn ratio(k: usize, n: usize) -> Option<f64> {
-    (n > 0).then(|| k as f64 / n as f64)
-}
-
 /// Episodes played side by side in one evaluation step: enough to batch
 /// the policy's forward pass, few enough to bound the buffers held at once.
 const EVAL_BATCH: usize = 256;
@@ -552,8 +493,8 @@ pub fn evaluate(
             for (g, &(s, _)) in games.iter().zip(chunk) {
                 let r = &mut results[s];
                 r.episodes += 1;
-                r.successes += usize::from(g.success);
-                r.metrics = r.metrics.plus(&g.tally());
+                r.successes += usize::from(g.record.success());
+                r.metrics = r.metrics.plus(&g.record.tally());
             }
         }
     }
@@ -566,14 +507,7 @@ struct Game<'s> {
     horizon: u32,
     steps: u32,
     over: bool,
-    success: bool,
-    retrieval: bool,
-    /// Steps the oracle judged; those with R_acc = 1; those it could not
-    /// decide.
-    judged: usize,
-    accurate: usize,
-    unknown: usize,
-    answer_f1: f64,
+    record: EpisodeRecord,
 }
 
 impl<'s> Game<'s> {
@@ -593,12 +527,7 @@ impl<'s> Game<'s> {
             horizon: task.horizon.max(1),
             steps: 0,
             over: false,
-            success: false,
-            retrieval: task.answer.is_some(),
-            judged: 0,
-            accurate: 0,
-            unknown: 0,
-            answer_f1: 0.0,
+            record: EpisodeRecord::new(task.answer.is_some()),
         })
     }
 
@@ -607,46 +536,9 @@ impl<'s> Game<'s> {
         self.batch.step(&[row])?;
         self.steps += 1;
         let b = self.batch.buffers();
-        match b.r_acc[0] {
-            NOT_JUDGED => {}
-            JUDGED_UNKNOWN => self.judged += 1,
-            r => {
-                self.judged += 1;
-                self.accurate += usize::from(r == 1);
-            }
-        }
-        self.unknown += usize::from(b.r_acc[0] == JUDGED_UNKNOWN);
-        if b.answer_f1[0] >= 0.0 {
-            self.answer_f1 = f64::from(b.answer_f1[0]);
-        }
-        if b.done[0] != 0 {
-            self.over = true;
-            self.success = b.success[0] != 0;
-        } else if self.steps >= self.horizon {
-            self.over = true;
-        }
+        self.record.note(b, 0);
+        self.over = b.done[0] != 0 || self.steps >= self.horizon;
         Ok(())
-    }
-
-    /// This episode's part of WebFactory's metrics.
-    fn tally(&self) -> Tally {
-        let won = usize::from(self.success);
-        if self.retrieval {
-            return Tally {
-                retrieval_episodes: 1,
-                retrieval_successes: won,
-                answer_f1_sum: self.answer_f1,
-                ..Tally::default()
-            };
-        }
-        Tally {
-            operation_episodes: 1,
-            operation_successes: won,
-            operation_steps: self.judged,
-            accurate_steps: self.accurate,
-            unknown_steps: self.unknown,
-            ..Tally::default()
-        }
     }
 }
 
