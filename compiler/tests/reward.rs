@@ -44,7 +44,10 @@ fn the_protocol_pays_the_decomposed_reward_and_the_format_term() {
     }
     // The state did not change: going home is a click off every shortest path.
     let home = agent.click(&shop, "Home");
-    assert_eq!((home["reward"].as_f64(), &home["info"]["r_acc"]), (Some(0.0), &serde_json::json!(0)));
+    assert_eq!(
+        (home["reward"].as_f64(), &home["info"]["r_acc"]),
+        (Some(0.0), &serde_json::json!(0))
+    );
     agent.finish();
 }
 

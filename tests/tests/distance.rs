@@ -96,7 +96,12 @@ fn check_instance(program: &Program, inst: &TaskInstance, rng: &mut Lcg, tally: 
     let d0 = fresh(&env).distance;
     match proof.verdict {
         Verdict::Feasible if d0 != Distance::Unknown => {
-            assert_eq!(d0, Distance::Steps(proof.witness.len() as u32), "{}", inst.name);
+            assert_eq!(
+                d0,
+                Distance::Steps(proof.witness.len() as u32),
+                "{}",
+                inst.name
+            );
         }
         Verdict::Infeasible => assert_eq!(d0, Distance::Unreachable, "{}", inst.name),
         _ => return,

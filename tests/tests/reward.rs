@@ -22,7 +22,12 @@ fn start<'p>(program: &'p Program, task: &str) -> Env<'p> {
         .into_iter()
         .find(|i| i.name == task)
         .unwrap();
-    Env::new(program, &inst, RewardConfig::with_mode(RewardMode::Decomposed)).unwrap()
+    Env::new(
+        program,
+        &inst,
+        RewardConfig::with_mode(RewardMode::Decomposed),
+    )
+    .unwrap()
 }
 
 /// The element whose text is `text`.
@@ -34,7 +39,12 @@ fn at(env: &Env<'_>, text: &str) -> usize {
         .index
 }
 
-fn act(env: &mut Env<'_>, kind: ActionKind, element: Option<&str>, text: Option<&str>) -> StepResult {
+fn act(
+    env: &mut Env<'_>,
+    kind: ActionKind,
+    element: Option<&str>,
+    text: Option<&str>,
+) -> StepResult {
     let element = element.map(|t| at(env, t));
     env.step(&Action {
         kind,
@@ -98,7 +108,13 @@ fn a_wrong_kind_scores_zero() {
     let mut env = start(&program, "order_large");
     click(&mut env, "Shop");
     // On the shop with an empty form only typing and selecting lead on.
-    let kinds: Vec<ActionKind> = env.shortest().unwrap().optimal.iter().map(|a| a.kind).collect();
+    let kinds: Vec<ActionKind> = env
+        .shortest()
+        .unwrap()
+        .optimal
+        .iter()
+        .map(|a| a.kind)
+        .collect();
     assert_eq!(kinds, [ActionKind::Type, ActionKind::Select]);
     assert_eq!(judged(click(&mut env, "Home")), (0.0, false, false));
     // The refused order (no name yet) is a click too.
@@ -121,7 +137,10 @@ fn typing_is_judged_by_token_f1_against_a_shortest_path() {
     // "Maya J Smith": precision 1/3, recall 1/2, F1 = 0.4.
     let mut env = start(&program, "order_large");
     click(&mut env, "Shop");
-    assert_eq!(judged(typing(&mut env, "Maya J Smith")), (0.0, false, false));
+    assert_eq!(
+        judged(typing(&mut env, "Maya J Smith")),
+        (0.0, false, false)
+    );
     // Another element of the right kind is no better.
     let r = act(&mut env, ActionKind::Select, Some("Size"), Some("Small"));
     assert_eq!(judged(r), (0.0, false, false));

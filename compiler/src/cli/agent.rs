@@ -52,7 +52,10 @@ pub fn run(args: AgentArgs) -> ExitCode {
         }
         (Some(mode), false) => RewardConfig::with_mode(mode),
         (Some(_), true) => {
-            eprintln!("error: `--terminal-reward` contradicts `--reward {}`", args.reward);
+            eprintln!(
+                "error: `--terminal-reward` contradicts `--reward {}`",
+                args.reward
+            );
             return ExitCode::from(2);
         }
         (None, _) => {

@@ -75,8 +75,8 @@ mod imp {
     use super::{wilson, EvalArgs};
     use crate::cli::train::imp::{device, load_sites, recorded_policy_config};
     use serde_json::json;
-    use wsite_runtime::train::policy::Policy;
     use wsite_runtime::batch::Tally;
+    use wsite_runtime::train::policy::Policy;
     use wsite_runtime::train::run::{self, RunConfig, SiteResult};
     use wsite_runtime::train::tch::nn;
 
@@ -119,8 +119,7 @@ mod imp {
             (
                 rs.iter().map(|r| r.successes).sum::<usize>(),
                 rs.iter().map(|r| r.episodes).sum::<usize>(),
-                rs.iter()
-                    .fold(Tally::default(), |t, r| t.plus(&r.metrics)),
+                rs.iter().fold(Tally::default(), |t, r| t.plus(&r.metrics)),
             )
         };
         let all: Vec<&SiteResult> = results.iter().collect();

@@ -9,10 +9,10 @@
 //! episodes.
 
 use crate::env::{ActionKind, Env, RewardConfig, RewardMode, StepResult, TaskInstance};
-use crate::prove::{DistanceOracle, SharedOracle};
 use crate::ir;
 use crate::jit::{FlatEnv, FlatStart, JitSite};
 use crate::layout::TextPool;
+use crate::prove::{DistanceOracle, SharedOracle};
 use std::sync::Arc;
 
 /// One observed element, as the buffers need it.

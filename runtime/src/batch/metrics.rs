@@ -67,7 +67,6 @@ fn ratio(k: usize, n: usize) -> Option<f64> {
     (n > 0).then(|| k as f64 / n as f64)
 }
 
-
 /// One episode's record, fed the buffers after each of its steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EpisodeRecord {

@@ -25,8 +25,8 @@ pub mod tokens;
 mod write;
 
 pub use buffers::{Buffers, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
-pub use metrics::{EpisodeRecord, Tally};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
+pub use metrics::{EpisodeRecord, Tally};
 pub use write::page_labels;
 
 use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};

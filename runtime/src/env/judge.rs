@@ -133,7 +133,10 @@ mod tests {
         assert_eq!(r_acc(&s, &click(3), false), (true, false));
         assert_eq!(r_acc(&s, &click(2), false), (false, false));
         assert_eq!(r_acc(&s, &typing(4, "maya"), false), (true, false));
-        assert_eq!(r_acc(&s, &typing(4, "Maya O. Smith Jones"), false), (false, false));
+        assert_eq!(
+            r_acc(&s, &typing(4, "Maya O. Smith Jones"), false),
+            (false, false)
+        );
         assert_eq!(r_acc(&s, &typing(5, "Maya Okafor"), false), (false, false));
         let unknown = Shortest {
             distance: Distance::Unknown,

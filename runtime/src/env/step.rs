@@ -17,12 +17,14 @@
 use super::actions::parse_input;
 use super::observe::Handle;
 use super::writer::{self, Asked, SharedWriter};
-use super::{answer, judge, reward, Action, ActionKind, Env, FormKey, Judgement, State, StepResult};
-use crate::prove::Shortest;
+use super::{
+    answer, judge, reward, Action, ActionKind, Env, FormKey, Judgement, State, StepResult,
+};
 use crate::interp::exec::{run_marker, Outcome, Rejection};
 use crate::interp::guard::land;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
+use crate::prove::Shortest;
 
 /// A valid action, resolved against the page.
 enum Move {

@@ -148,7 +148,13 @@ impl DistanceOracle {
     }
 
     /// The layered search from `env`'s state, at most `remaining` steps deep.
-    fn search(&mut self, env: &Env<'_>, remaining: u32, root: u128, with_visited: bool) -> Shortest {
+    fn search(
+        &mut self,
+        env: &Env<'_>,
+        remaining: u32,
+        root: u128,
+        with_visited: bool,
+    ) -> Shortest {
         let mut scratch = env.detached();
         let mut nodes = vec![Node {
             depth: 0,

@@ -25,9 +25,7 @@ pub mod footprint;
 mod search;
 
 pub use answers::{AnswerIssue, EMPTY_SUMMARY};
-pub use distance::{
-    Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET,
-};
+pub use distance::{Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
 pub use search::{invariant_sweep, prove_instance, SweepReport};

@@ -17,8 +17,8 @@ mod number;
 mod tests;
 mod text;
 
-pub(crate) use text::tokens;
 pub use text::texts_agree;
+pub(crate) use text::tokens;
 
 use crate::interp::eval::{eval, Context};
 use crate::interp::render::render;
