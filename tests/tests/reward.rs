@@ -205,13 +205,16 @@ fn a_budget_too_small_is_unknown_never_a_guess() {
     assert_eq!(r.reward, 0.0);
 }
 
+/// A scripted step: the element's text (`answer` for an answer) and the text.
+type Scripted = (&'static str, Option<&'static str>);
+
 /// WebFactory's metrics of a scripted policy on a judged batch: the script
 /// plays order_large with one detour (6 steps, 5 accurate), and motto once
 /// right and once with a wrong candidate answer.
 #[test]
 fn eval_metrics_of_a_scripted_policy() {
     let program = tiny();
-    let script: [(&str, &[(&str, Option<&str>)]); 3] = [
+    let script: [(&str, &[Scripted]); 3] = [
         (
             "order_large",
             &[
