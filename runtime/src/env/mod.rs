@@ -475,14 +475,15 @@ impl<'p> Env<'p> {
 
     /// d₀: the episode's distance record starts at the current state.
     fn measure_start(&mut self) {
-        self.credit = match self.shortest_now() {
+        self.credit = match self.shortest() {
             Some(s) => judge::Credit::starting(s.distance),
             None => judge::Credit::default(),
         };
     }
 
-    /// The oracle's answer for the current state (`None` without an oracle).
-    fn shortest_now(&self) -> Option<Shortest> {
+    /// d and O of the current state, as the oracle judging this environment
+    /// answers them (`None` without an oracle).
+    pub fn shortest(&self) -> Option<Shortest> {
         let oracle = self.oracle.as_ref()?;
         Some(match oracle.lock() {
             Ok(mut o) => o.query(self),
@@ -504,11 +505,6 @@ impl<'p> Env<'p> {
     /// The oracle judging this environment's steps.
     pub fn oracle(&self) -> Option<&SharedOracle> {
         self.oracle.as_ref()
-    }
-
-    /// d and O of the current state, when an oracle judges this environment.
-    pub fn shortest(&self) -> Option<Shortest> {
-        self.shortest_now()
     }
 
     /// A copy that judges nothing (a search's scratch environment).

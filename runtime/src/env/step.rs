@@ -60,7 +60,7 @@ impl Env<'_> {
         }
         let mv = self.resolve(action)?;
         // The oracle judges the state the action is taken in.
-        let shortest = self.shortest_now();
+        let shortest = self.shortest();
         let writer = self.writer.as_ref();
         let (epsilon, answered, _) =
             take(self.program, &self.expected, &mut self.state, mv, writer);
