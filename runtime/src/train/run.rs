@@ -13,7 +13,9 @@ use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch};
-use crate::batch::{BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, Tally};
+use crate::batch::{
+    BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, Tally, JUDGED_UNKNOWN, NOT_JUDGED,
+};
 use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
@@ -103,6 +105,12 @@ pub struct UpdateMetrics {
     pub entropy: f64,
     pub approx_kl: f64,
     pub clip_fraction: f64,
+    /// Mean R_acc over the rollout's judged steps (decomposed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_accuracy: Option<f64>,
+    /// Rollout steps the distance oracle could not decide.
+    #[serde(default)]
+    pub unknown_steps: usize,
 }
 
 /// One site's batch: on the JIT's flat engine, or, for the decomposed
@@ -195,6 +203,20 @@ impl<'s> Worlds<'s> {
 
     fn len(&self) -> usize {
         self.batches.iter().map(SiteBatch::len).sum()
+    }
+
+    /// Adds the judgements of the step just taken to `counts`.
+    fn count_judged(&self, counts: &mut Judged) {
+        for b in &self.batches {
+            for &r in &b.buffers().r_acc {
+                match r {
+                    NOT_JUDGED => {}
+                    JUDGED_UNKNOWN => counts.unknown += 1,
+                    _ => counts.accurate += usize::from(r == 1),
+                }
+                counts.judged += usize::from(r != NOT_JUDGED);
+            }
+        }
     }
 
     fn observe(&self, store: &mut ObsStore) {
@@ -345,6 +367,9 @@ impl<'s, 'p> Trainer<'s, 'p> {
         m.update = self.progress.updates;
         m.env_steps = self.progress.env_steps;
         m.episodes = rollout.finished.len();
+        let j = rollout.judged;
+        m.step_accuracy = (j.judged > 0).then(|| j.accurate as f64 / j.judged as f64);
+        m.unknown_steps = j.unknown;
         if !rollout.finished.is_empty() {
             let k = rollout.finished.len() as f64;
             m.mean_return = rollout.finished.iter().map(|f| f64::from(f.0)).sum::<f64>() / k;
@@ -363,6 +388,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
             values: Vec::new(),
             estimates: gae::Estimates::default(),
             finished: Vec::new(),
+            judged: Judged::default(),
         };
         let (mut rewards, mut dones) = (Vec::new(), Vec::new());
         for _ in 0..c.rollout {
@@ -385,6 +411,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
                     r.finished.push((ret, success));
                 }
             }
+            self.worlds.count_judged(&mut r.judged);
             r.actions.extend(a);
             watch.lap(Phase::EnvStep);
         }
@@ -407,6 +434,14 @@ impl<'s, 'p> Trainer<'s, 'p> {
     }
 }
 
+/// Steps a rollout had judged: all, accurate, undecided.
+#[derive(Clone, Copy, Debug, Default)]
+struct Judged {
+    judged: usize,
+    accurate: usize,
+    unknown: usize,
+}
+
 /// What one rollout collected.
 struct Rollout {
     store: ObsStore,
@@ -417,6 +452,7 @@ struct Rollout {
     estimates: gae::Estimates,
     /// (return, success) of every episode that ended.
     finished: Vec<(f32, bool)>,
+    judged: Judged,
 }
 
 /// Trains `policy` (whose variables live in `vs`) from scratch for at least
