@@ -5,7 +5,9 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
-use wsite_runtime::env::{self, Action, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
+use wsite_runtime::env::{
+    self, Action, ActionKind, Env, RewardConfig, RewardMode, StepResult, TaskInstance,
+};
 use wsite_runtime::interp::eval::{eval_bool, Context};
 use wsite_runtime::ir::{Program, Value};
 use wsite_tests::Lcg;
@@ -201,16 +203,14 @@ fn cancelling_an_order_earns_the_formula_reward() {
             done: true,
             success: true,
             epsilon: 0,
-            progress: 1.0
+            progress: 1.0,
+            judgement: None,
         }
     );
     assert!(env.actions().is_empty());
     assert!(env.step(&click(1)).is_err());
     // Terminal mode pays only success.
-    let terminal = RewardConfig {
-        terminal: true,
-        ..RewardConfig::default()
-    };
+    let terminal = RewardConfig::with_mode(RewardMode::Terminal);
     let mut env = Env::new(&program, &inst, terminal).unwrap();
     assert_eq!(
         env.step(&click(by_key(&env, "#orders_link")))

@@ -23,7 +23,7 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
 use std::time::Instant;
-use wsite_runtime::env::{self, Env, RewardConfig, TaskInstance};
+use wsite_runtime::env::{self, Env, RewardConfig, RewardMode, TaskInstance};
 use wsite_runtime::ir::Program;
 use wsite_runtime::prove::{self, Options, Verdict, WitnessStep};
 
@@ -61,10 +61,7 @@ fn replay(
         }
         psi = r.progress;
     }
-    let terminal = RewardConfig {
-        terminal: true,
-        ..dense
-    };
+    let terminal = RewardConfig::with_mode(RewardMode::Terminal);
     let mut env = Env::new(program, instance, terminal)?;
     for (i, step) in witness.iter().enumerate() {
         let action =

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use wsite_runtime::env::{Action, Env, RewardConfig, SharedWriter};
+use wsite_runtime::env::{Action, Env, RewardConfig, RewardMode, SharedWriter};
 use wsite_runtime::ir::Program;
 use wsite_runtime::replay::{self, Recorder, Trajectory};
 
@@ -22,7 +22,12 @@ pub struct AgentArgs {
     /// The task to start with (a `reset` may name another).
     #[arg(long)]
     task: String,
-    /// Reward only success (no progress shaping, penalties or step cost).
+    /// `dense` (§5.4), `terminal` (1 on success only) or `decomposed`
+    /// (success plus exact per-step accuracy credit, and −w_f for a
+    /// malformed request; docs/runtime.md).
+    #[arg(long, default_value = "dense")]
+    reward: String,
+    /// The same as `--reward terminal`.
     #[arg(long)]
     terminal_reward: bool,
     #[command(flatten)]
@@ -47,9 +52,25 @@ pub fn run(args: AgentArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let config = RewardConfig {
-        terminal: args.terminal_reward,
-        ..RewardConfig::default()
+    let config = match (RewardMode::parse(&args.reward), args.terminal_reward) {
+        (Some(RewardMode::Dense | RewardMode::Terminal), true) => {
+            RewardConfig::with_mode(RewardMode::Terminal)
+        }
+        (Some(mode), false) => RewardConfig::with_mode(mode),
+        (Some(_), true) => {
+            eprintln!(
+                "error: `--terminal-reward` contradicts `--reward {}`",
+                args.reward
+            );
+            return ExitCode::from(2);
+        }
+        (None, _) => {
+            eprintln!(
+                "error: unknown reward `{}`; use `dense`, `terminal` or `decomposed`",
+                args.reward
+            );
+            return ExitCode::from(2);
+        }
     };
     let record = match args.record.as_deref().map(open_record).transpose() {
         Ok(r) => r.map(|file| Recording {
@@ -159,7 +180,7 @@ impl<'p> Session<'p> {
     fn handle(&mut self, line: &str) -> Value {
         let request: Value = match serde_json::from_str(line) {
             Ok(v) => v,
-            Err(e) => return error(format!("not JSON: {e}")),
+            Err(e) => return self.malformed(format!("not JSON: {e}")),
         };
         if let Some(reset) = request.get("reset") {
             return self.reset(reset);
@@ -167,7 +188,19 @@ impl<'p> Session<'p> {
         if let Some(act) = request.get("act") {
             return self.act(act);
         }
-        error("expected {\"reset\": {...}} or {\"act\": ...}".to_string())
+        self.malformed("expected {\"reset\": {...}} or {\"act\": ...}".to_string())
+    }
+
+    /// The error reply to a request that is not a well-formed candidate
+    /// action; in decomposed mode, while an episode is on, it also carries
+    /// the format term `−w_f` (the state is unchanged either way).
+    fn malformed(&self, why: String) -> Value {
+        let mut reply = error(why);
+        let live = self.env.as_ref().is_some_and(|e| !e.done());
+        if live && self.config.mode == RewardMode::Decomposed {
+            reply["reward"] = json!(-self.config.format_penalty);
+        }
+        reply
     }
 
     fn reset(&mut self, reset: &Value) -> Value {
@@ -202,7 +235,7 @@ impl<'p> Session<'p> {
         };
         let action = match parse_action(env, act) {
             Ok(a) => a,
-            Err(why) => return error(why),
+            Err(why) => return self.malformed(why),
         };
         let keyed = Recorder::keyed(env, &action);
         let stepped = env.step(&action);
@@ -214,15 +247,23 @@ impl<'p> Session<'p> {
             }
         }
         match stepped {
-            Ok(step) => json!({
-                "obs": env.observation(),
-                "actions": env.actions(),
-                "reward": step.reward,
-                "done": step.done,
-                "success": step.success,
-                "info": { "epsilon": step.epsilon, "progress": step.progress },
-            }),
-            Err(why) => error(why),
+            Ok(step) => {
+                let mut info = json!({ "epsilon": step.epsilon, "progress": step.progress });
+                if let Some(j) = step.judgement {
+                    info["r_acc"] = json!(u8::from(j.r_acc));
+                    info["unknown"] = json!(j.unknown);
+                    info["new_best"] = json!(j.new_best);
+                }
+                json!({
+                    "obs": env.observation(),
+                    "actions": env.actions(),
+                    "reward": step.reward,
+                    "done": step.done,
+                    "success": step.success,
+                    "info": info,
+                })
+            }
+            Err(why) => self.malformed(why),
         }
     }
 }

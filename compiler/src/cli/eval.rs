@@ -1,6 +1,10 @@
 //! `wsitec eval POLICY SITES…`: plays every proven task instance of every
 //! site with the policy alone, once per seed, and reports the success rate
-//! with a 95% (Wilson) interval per site, per domain and overall.
+//! with a 95% (Wilson) interval per site, per domain and overall, beside
+//! WebFactory's metrics: for operation tasks TCR and step accuracy (mean
+//! R_acc over every step, judged by the exact distance oracle whatever the
+//! training reward), for retrieval tasks TCR and answer F1
+//! (docs/training.md, "Decomposed reward").
 
 use clap::Args;
 use std::path::PathBuf;
@@ -29,6 +33,10 @@ pub struct EvalArgs {
     /// undecided instance is not played.
     #[arg(long, default_value_t = super::train::TRAIN_BUDGET)]
     budget: usize,
+    /// Distinct states the distance oracle may explore to judge one step;
+    /// a step it cannot decide counts as inaccurate and is reported.
+    #[arg(long, default_value_t = wsite_runtime::prove::DEFAULT_ORACLE_BUDGET)]
+    oracle_budget: usize,
 }
 
 pub fn run(args: EvalArgs) -> ExitCode {
@@ -67,6 +75,7 @@ mod imp {
     use super::{wilson, EvalArgs};
     use crate::cli::train::imp::{device, load_sites, recorded_policy_config};
     use serde_json::json;
+    use wsite_runtime::batch::Tally;
     use wsite_runtime::train::policy::Policy;
     use wsite_runtime::train::run::{self, RunConfig, SiteResult};
     use wsite_runtime::train::tch::nn;
@@ -86,10 +95,11 @@ mod imp {
         let policy = Policy::new(&vs.root(), recorded_policy_config(run_dir)?);
         vs.load(&args.policy)
             .map_err(|e| format!("cannot load the policy {}: {e}", args.policy.display()))?;
-        let config = RunConfig {
+        let mut config = RunConfig {
             device,
             ..RunConfig::default()
         };
+        config.reward.oracle_budget = args.oracle_budget;
         let seeds: Vec<u64> = (0..args.seeds.max(1)).collect();
         let results = run::evaluate(
             &run::compile(&sites)?,
@@ -109,41 +119,76 @@ mod imp {
             (
                 rs.iter().map(|r| r.successes).sum::<usize>(),
                 rs.iter().map(|r| r.episodes).sum::<usize>(),
+                rs.iter().fold(Tally::default(), |t, r| t.plus(&r.metrics)),
             )
         };
         let all: Vec<&SiteResult> = results.iter().collect();
         if args.format == "json" {
-            let line = |name: &str, (k, n): (usize, usize)| {
+            let line = |name: &str, (k, n, t): (usize, usize, Tally)| {
                 let (lo, hi) = wilson(k, n);
                 json!({"name": name, "successes": k, "episodes": n,
-                       "success_rate": k as f64 / n.max(1) as f64, "ci95": [lo, hi]})
+                       "success_rate": k as f64 / n.max(1) as f64, "ci95": [lo, hi],
+                       "webfactory": webfactory_json(&t)})
             };
+            let site = |r: &SiteResult| line(&r.site, (r.successes, r.episodes, r.metrics));
             let out = json!({
-                "sites": results.iter().map(|r| line(&r.site, (r.successes, r.episodes))).collect::<Vec<_>>(),
+                "sites": results.iter().map(site).collect::<Vec<_>>(),
                 "domains": groups.iter().map(|(d, g)| line(d, total(g))).collect::<Vec<_>>(),
                 "overall": line("all", total(&all)),
             });
             println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             return Ok(());
         }
-        let row = |name: &str, (k, n): (usize, usize)| {
+        println!(
+            "{:<40} {:>11} {:>7}  {:<16} {:>7} {:>7} {:>7} {:>7}",
+            "", "successes", "rate", "95% interval", "op TCR", "step acc", "ret TCR", "ans F1"
+        );
+        let row = |name: &str, (k, n, t): (usize, usize, Tally)| {
             let (lo, hi) = wilson(k, n);
             println!(
-                "{name:<40} {k:>5}/{n:<5} {:>6.1}%  [{:.1}%, {:.1}%]",
+                "{name:<40} {k:>5}/{n:<5} {:>6.1}%  [{:.1}%, {:.1}%]  {} {} {} {}",
                 100.0 * k as f64 / n.max(1) as f64,
                 100.0 * lo,
-                100.0 * hi
+                100.0 * hi,
+                percent(t.operation_tcr()),
+                percent(t.step_accuracy()),
+                percent(t.retrieval_tcr()),
+                percent(t.answer_f1()),
             );
         };
         for r in &results {
-            row(&r.site, (r.successes, r.episodes));
+            row(&r.site, (r.successes, r.episodes, r.metrics));
         }
         println!();
         for (d, g) in &groups {
             row(d, total(g));
         }
-        row("all", total(&all));
+        let everything = total(&all);
+        row("all", everything);
+        if everything.2.unknown_steps > 0 {
+            println!(
+                "{} operation steps could not be judged within the oracle's budget (counted as inaccurate; raise --oracle-budget)",
+                everything.2.unknown_steps
+            );
+        }
         Ok(())
+    }
+
+    /// A rate as a percentage, `—` where there was nothing to measure.
+    fn percent(rate: Option<f64>) -> String {
+        rate.map_or_else(|| format!("{:>7}", "—"), |r| format!("{:>6.1}%", 100.0 * r))
+    }
+
+    /// WebFactory's metrics of a tally, for the JSON output (`null` where
+    /// there was nothing to measure).
+    fn webfactory_json(t: &Tally) -> serde_json::Value {
+        json!({
+            "operation": {"episodes": t.operation_episodes, "tcr": t.operation_tcr(),
+                          "steps": t.operation_steps, "step_accuracy": t.step_accuracy(),
+                          "unknown_steps": t.unknown_steps},
+            "retrieval": {"episodes": t.retrieval_episodes, "tcr": t.retrieval_tcr(),
+                          "answer_f1": t.answer_f1()},
+        })
     }
 }
 

@@ -23,7 +23,9 @@ pub struct TrainArgs {
     /// `cpu` or `cuda`.
     #[arg(long, default_value = "cpu")]
     device: String,
-    /// `dense` (progress potential, §5.4) or `terminal` (1 on success only).
+    /// `dense` (progress potential, §5.4), `terminal` (1 on success only)
+    /// or `decomposed` (success plus exact per-step accuracy credit,
+    /// docs/training.md; runs on the interpreter).
     #[arg(long, default_value = "dense")]
     reward: String,
     /// The run directory.
@@ -125,7 +127,7 @@ pub mod imp {
     use std::path::{Path, PathBuf};
     use std::process::ExitCode;
     use std::time::Instant;
-    use wsite_runtime::env::RewardConfig;
+    use wsite_runtime::env::{RewardConfig, RewardMode};
     use wsite_runtime::train::adam::Adam;
     use wsite_runtime::train::policy::{parameter_count, Features, Policy, PolicyConfig};
     use wsite_runtime::train::ppo::PpoConfig;
@@ -216,16 +218,11 @@ pub mod imp {
     }
 
     pub fn reward(name: &str) -> Result<RewardConfig, String> {
-        match name {
-            "dense" => Ok(RewardConfig::default()),
-            "terminal" => Ok(RewardConfig {
-                terminal: true,
-                ..RewardConfig::default()
-            }),
-            other => Err(format!(
-                "unknown reward `{other}`; use `dense` or `terminal`"
-            )),
-        }
+        RewardMode::parse(name)
+            .map(RewardConfig::with_mode)
+            .ok_or_else(|| {
+                format!("unknown reward `{name}`; use `dense`, `terminal` or `decomposed`")
+            })
     }
 
     pub fn train(args: TrainArgs) -> ExitCode {
@@ -387,7 +384,12 @@ pub mod imp {
         if args.no_eval {
             return Ok(None);
         }
-        let results = run::evaluate(compiled, policy, &[args.seed], false, config)?;
+        // Only the success rate is wanted: no judging oracle.
+        let config = RunConfig {
+            judge: false,
+            ..*config
+        };
+        let results = run::evaluate(compiled, policy, &[args.seed], false, &config)?;
         let (k, n) = results
             .iter()
             .fold((0, 0), |(k, n), r| (k + r.successes, n + r.episodes));

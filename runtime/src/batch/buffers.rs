@@ -55,12 +55,24 @@ pub struct Buffers {
     pub done: Vec<u8>,
     pub success: Vec<u8>,
     pub progress: Vec<f32>,
+    /// `[n]`: the step's R_acc as the distance oracle judged it: 0 or 1,
+    /// [`JUDGED_UNKNOWN`] when its budget ran out, [`NOT_JUDGED`] without
+    /// an oracle.
+    pub r_acc: Vec<u8>,
+    /// `[n]`: an answer step's best token F1 against the expected answers
+    /// (judged steps only); −1 otherwise.
+    pub answer_f1: Vec<f32>,
     /// `[n]`: totals of the episode that ended this step (when `done`).
     pub episode_return: Vec<f32>,
     pub episode_length: Vec<u32>,
     /// `[n]`: `CUT_*` bits for the current observation.
     pub overflow: Vec<u8>,
 }
+
+/// `r_acc` of a step the oracle could not decide.
+pub const JUDGED_UNKNOWN: u8 = 2;
+/// `r_acc` of a step no oracle judged.
+pub const NOT_JUDGED: u8 = u8::MAX;
 
 /// The largest `sibling` value.
 pub const MAX_SIBLING: u8 = 15;
@@ -90,6 +102,8 @@ impl Buffers {
             done: vec![0; n],
             success: vec![0; n],
             progress: vec![0.0; n],
+            r_acc: vec![NOT_JUDGED; n],
+            answer_f1: vec![-1.0; n],
             episode_return: vec![0.0; n],
             episode_length: vec![0; n],
             overflow: vec![0; n],
@@ -126,6 +140,8 @@ impl Buffers {
         let mut dn = self.done.iter_mut();
         let mut sc = self.success.iter_mut();
         let mut pg = self.progress.iter_mut();
+        let mut ra = self.r_acc.iter_mut();
+        let mut af = self.answer_f1.iter_mut();
         let mut er = self.episode_return.iter_mut();
         let mut el = self.episode_length.iter_mut();
         let mut ov = self.overflow.iter_mut();
@@ -154,6 +170,8 @@ impl Buffers {
                     done: dn.next()?,
                     success: sc.next()?,
                     progress: pg.next()?,
+                    r_acc: ra.next()?,
+                    answer_f1: af.next()?,
                     episode_return: er.next()?,
                     episode_length: el.next()?,
                     overflow: ov.next()?,
@@ -191,6 +209,8 @@ pub(super) struct Rows<'b> {
     pub done: &'b mut u8,
     pub success: &'b mut u8,
     pub progress: &'b mut f32,
+    pub r_acc: &'b mut u8,
+    pub answer_f1: &'b mut f32,
     pub episode_return: &'b mut f32,
     pub episode_length: &'b mut u32,
     pub overflow: &'b mut u8,

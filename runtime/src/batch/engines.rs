@@ -8,10 +8,11 @@
 //! comes next is the batch's seeded draw, so both engines play the same
 //! episodes.
 
-use crate::env::{ActionKind, Env, RewardConfig, StepResult, TaskInstance};
+use crate::env::{ActionKind, Env, RewardConfig, RewardMode, StepResult, TaskInstance};
 use crate::ir;
 use crate::jit::{FlatEnv, FlatStart, JitSite};
 use crate::layout::TextPool;
+use crate::prove::{DistanceOracle, SharedOracle};
 use std::sync::Arc;
 
 /// One observed element, as the buffers need it.
@@ -54,12 +55,19 @@ pub trait Engine: Send {
     fn begin(&mut self, instance: usize) -> Result<(), String>;
 }
 
-/// The reference interpreter.
+/// The reference interpreter. When it judges (decomposed mode, or
+/// [`InterpEngine::judge`]) each instance has one distance oracle, shared by
+/// this engine's episodes of it; an engine's oracles are its own, so a batch
+/// judges the same whatever the number of threads.
 pub struct InterpEngine<'p> {
     program: &'p ir::Program,
     instances: Arc<[TaskInstance]>,
     config: RewardConfig,
     env: Env<'p>,
+    /// The index of the instance being played.
+    current: usize,
+    /// One oracle per instance, made when first played (judging only).
+    oracles: Option<Vec<Option<SharedOracle>>>,
 }
 
 impl<'p> InterpEngine<'p> {
@@ -73,16 +81,53 @@ impl<'p> InterpEngine<'p> {
             .get(first)
             .ok_or_else(|| format!("no task instance #{first}"))?;
         let env = Env::new(program, inst, config)?;
-        Ok(InterpEngine {
+        let mut engine = InterpEngine {
             program,
             instances,
             config,
             env,
-        })
+            current: first,
+            oracles: None,
+        };
+        if config.mode == RewardMode::Decomposed {
+            engine.judge(first);
+        }
+        Ok(engine)
     }
 
     pub fn env(&self) -> &Env<'p> {
         &self.env
+    }
+
+    /// The index of the instance being played.
+    pub(super) fn instance(&self) -> usize {
+        self.current
+    }
+
+    /// Judges every step from now on (the current episode is `instance`),
+    /// whatever the reward mode.
+    pub(super) fn judge(&mut self, instance: usize) {
+        let count = self.instances.len();
+        let oracles = self.oracles.get_or_insert_with(|| vec![None; count]);
+        if let Some(slot) = oracles.get_mut(instance) {
+            // The environment's own oracle (decomposed mode) serves on.
+            let oracle = match self.env.oracle() {
+                Some(o) => o.clone(),
+                None => DistanceOracle::shared(self.config.oracle_budget),
+            };
+            let oracle = slot.get_or_insert(oracle).clone();
+            self.env.set_oracle(Some(oracle));
+        }
+    }
+
+    /// The oracle of `instance`, when judging.
+    fn oracle_of(&mut self, instance: usize) -> Option<SharedOracle> {
+        let budget = self.config.oracle_budget;
+        let slot = self.oracles.as_mut()?.get_mut(instance)?;
+        Some(
+            slot.get_or_insert_with(|| DistanceOracle::shared(budget))
+                .clone(),
+        )
     }
 }
 
@@ -148,8 +193,11 @@ impl Engine for InterpEngine<'_> {
         let inst = self
             .instances
             .get(instance)
+            .cloned()
             .ok_or_else(|| format!("no task instance #{instance}"))?;
-        self.env = Env::new(self.program, inst, self.config)?;
+        let oracle = self.oracle_of(instance);
+        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)?;
+        self.current = instance;
         Ok(())
     }
 }

@@ -20,11 +20,13 @@
 
 mod buffers;
 mod engines;
+mod metrics;
 pub mod tokens;
 mod write;
 
-pub use buffers::{Buffers, MAX_SIBLING};
+pub use buffers::{Buffers, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
+pub use metrics::{EpisodeRecord, Tally};
 pub use write::page_labels;
 
 use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};
@@ -178,6 +180,16 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
     /// The interpreter behind row `i` (for inspection and tests).
     pub fn env(&self, i: usize) -> Option<&crate::env::Env<'p>> {
         self.slots.get(i).map(|s| s.engine.env())
+    }
+
+    /// Has the distance oracle judge every step from now on, whatever the
+    /// reward mode (`r_acc` and `answer_f1` in the buffers): what `eval`
+    /// measures step accuracy with.
+    pub fn judge_steps(&mut self) {
+        for slot in &mut self.slots {
+            let current = slot.engine.instance();
+            slot.engine.judge(current);
+        }
     }
 }
 
@@ -381,6 +393,7 @@ fn step_one<E: Engine>(
     *rows.done = u8::from(r.done);
     *rows.success = u8::from(r.success);
     *rows.progress = r.progress as f32;
+    (*rows.r_acc, *rows.answer_f1) = judged_rows(r.judgement);
     if r.done {
         *rows.episode_return = slot.ret as f32;
         *rows.episode_length = slot.len;
@@ -392,6 +405,21 @@ fn step_one<E: Engine>(
     }
     write_observation(slot, rows, spec, labels);
     Ok(())
+}
+
+/// The `r_acc` and `answer_f1` buffer values of a step's judgement.
+fn judged_rows(j: Option<crate::env::Judgement>) -> (u8, f32) {
+    match j {
+        None => (NOT_JUDGED, -1.0),
+        Some(j) => (
+            if j.unknown {
+                JUDGED_UNKNOWN
+            } else {
+                u8::from(j.r_acc)
+            },
+            j.answer_f1.map_or(-1.0, |f| f as f32),
+        ),
+    }
 }
 
 /// A draw in `0..n` from a 64-bit LCG (the same on every machine).

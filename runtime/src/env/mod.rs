@@ -13,6 +13,7 @@
 
 pub(crate) mod actions;
 pub mod answer;
+pub mod judge;
 pub(crate) mod observe;
 pub(crate) mod reward;
 mod step;
@@ -26,13 +27,53 @@ use crate::interp::render::render_text;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
 use crate::layout::{LayoutError, StateLayout, TextPool};
+use crate::prove::{Distance, DistanceOracle, SharedOracle, Shortest};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use answer::{Expected, Typed};
+pub use judge::Judgement;
 pub use observe::{axtree, snake_case};
 pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
 pub use writer_json::ProposalError;
+
+/// Which reward a step earns (§5.4; the decomposed one is docs/training.md's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RewardMode {
+    /// `1[success] + α·(Ψ(s') − Ψ(s)) − γ·ε − η`.
+    #[default]
+    Dense,
+    /// `1[success]` only.
+    Terminal,
+    /// `1[success] + β·R_acc·new_best/d₀` (and `−w_f` for a malformed
+    /// protocol request), judged by the exact distance oracle.
+    Decomposed,
+}
+
+impl RewardMode {
+    /// Every mode, by the name the CLI takes.
+    pub const NAMES: [(&'static str, RewardMode); 3] = [
+        ("dense", RewardMode::Dense),
+        ("terminal", RewardMode::Terminal),
+        ("decomposed", RewardMode::Decomposed),
+    ];
+
+    /// The mode called `name` (`dense`, `terminal`, `decomposed`).
+    pub fn parse(name: &str) -> Option<RewardMode> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, m)| *m)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("dense", |(n, _)| n)
+    }
+}
 
 /// Reward shaping (§5.4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,8 +84,29 @@ pub struct RewardConfig {
     pub gamma: f64,
     /// Cost of every step.
     pub eta: f64,
-    /// `r = 1[success]` only.
-    pub terminal: bool,
+    #[serde(default)]
+    pub mode: RewardMode,
+    /// β: the decomposed reward's total progress credit of a perfect episode.
+    #[serde(default = "default_beta")]
+    pub beta: f64,
+    /// w_f: the decomposed reward's penalty of a malformed protocol request.
+    #[serde(default = "default_format_penalty")]
+    pub format_penalty: f64,
+    /// Distinct states the distance oracle may explore per query.
+    #[serde(default = "default_oracle_budget")]
+    pub oracle_budget: usize,
+}
+
+fn default_beta() -> f64 {
+    0.5
+}
+
+fn default_format_penalty() -> f64 {
+    0.1
+}
+
+fn default_oracle_budget() -> usize {
+    crate::prove::DEFAULT_ORACLE_BUDGET
 }
 
 impl Default for RewardConfig {
@@ -53,7 +115,20 @@ impl Default for RewardConfig {
             alpha: 0.5,
             gamma: 0.2,
             eta: 0.01,
-            terminal: false,
+            mode: RewardMode::Dense,
+            beta: default_beta(),
+            format_penalty: default_format_penalty(),
+            oracle_budget: default_oracle_budget(),
+        }
+    }
+}
+
+impl RewardConfig {
+    /// The defaults with reward `mode`.
+    pub fn with_mode(mode: RewardMode) -> RewardConfig {
+        RewardConfig {
+            mode,
+            ..RewardConfig::default()
         }
     }
 }
@@ -169,6 +244,10 @@ pub struct StepResult {
     pub epsilon: u8,
     /// Ψ of the state after the step.
     pub progress: f64,
+    /// How the distance oracle judged the step (only with an oracle: in
+    /// decomposed mode, or when one is set with [`Env::set_oracle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<Judgement>,
 }
 
 /// A form variable's identity: its element and the ids (or list indices) bound
@@ -214,6 +293,11 @@ pub struct Env<'p> {
     /// Proposes the effects of extern markers; `None` runs their `default`
     /// bodies (always so for the prover and the trainer).
     writer: Option<SharedWriter>,
+    /// Judges every step against the exact shortest paths (decomposed mode,
+    /// or on request); shared by the episodes of one instance.
+    oracle: Option<SharedOracle>,
+    /// The distances this episode reached, for the progress credit.
+    credit: judge::Credit,
 }
 
 /// Frames never need more slots than this; a larger frame is a broken IR.
@@ -297,6 +381,21 @@ impl<'p> Env<'p> {
         instance: &TaskInstance,
         config: RewardConfig,
     ) -> Result<Env<'p>, String> {
+        Env::with_oracle(program, instance, config, None)
+    }
+
+    /// [`Env::new`] judged by `oracle` (one of this instance, shared with
+    /// its other episodes). Without one, decomposed mode makes its own.
+    pub fn with_oracle(
+        program: &'p ir::Program,
+        instance: &TaskInstance,
+        config: RewardConfig,
+        oracle: Option<SharedOracle>,
+    ) -> Result<Env<'p>, String> {
+        let oracle = oracle.or_else(|| {
+            (config.mode == RewardMode::Decomposed)
+                .then(|| DistanceOracle::shared(config.oracle_budget))
+        });
         let task = program
             .tasks
             .get(instance.task)
@@ -325,6 +424,8 @@ impl<'p> Env<'p> {
             goal_now: std::cell::Cell::new(None),
             goal_navigates: task.goal.as_ref().is_some_and(ir::Expr::reads_navigation),
             writer: None,
+            oracle,
+            credit: judge::Credit::default(),
         };
         env.reset()?;
         Ok(env)
@@ -368,7 +469,49 @@ impl<'p> Env<'p> {
         };
         self.refresh();
         self.psi = reward::potential(program, task, &self.state, &self.frame);
+        self.measure_start();
         Ok(())
+    }
+
+    /// d₀: the episode's distance record starts at the current state.
+    fn measure_start(&mut self) {
+        self.credit = match self.shortest() {
+            Some(s) => judge::Credit::starting(s.distance),
+            None => judge::Credit::default(),
+        };
+    }
+
+    /// d and O of the current state, as the oracle judging this environment
+    /// answers them (`None` without an oracle).
+    pub fn shortest(&self) -> Option<Shortest> {
+        let oracle = self.oracle.as_ref()?;
+        Some(match oracle.lock() {
+            Ok(mut o) => o.query(self),
+            // A poisoned lock means a thread panicked mid-query: decide nothing.
+            Err(_) => Shortest {
+                distance: Distance::Unknown,
+                optimal: Vec::new(),
+            },
+        })
+    }
+
+    /// Judges steps from now on with `oracle` (one of this instance), or
+    /// stops judging; d₀ is measured at the current state.
+    pub fn set_oracle(&mut self, oracle: Option<SharedOracle>) {
+        self.oracle = oracle;
+        self.measure_start();
+    }
+
+    /// The oracle judging this environment's steps.
+    pub fn oracle(&self) -> Option<&SharedOracle> {
+        self.oracle.as_ref()
+    }
+
+    /// A copy that judges nothing (a search's scratch environment).
+    pub(crate) fn detached(&self) -> Env<'p> {
+        let mut copy = self.clone();
+        copy.oracle = None;
+        copy
     }
 
     /// The task's frame with the template binder bound to the instance's row.

@@ -3,9 +3,10 @@
 //! Ψ(s) = Σ wᵢ·φᵢ(s) / Σ wᵢ over the task's progress predicates (0 with none, or
 //! when the weights sum to 0); a predicate that faults counts as false, as does
 //! a goal that faults. Dense reward: `1[success] + α·(Ψ(s') − Ψ(s)) − γ·ε − η`;
-//! terminal reward: `1[success]`.
+//! terminal reward: `1[success]`; decomposed reward (docs/training.md):
+//! `1[success] + β·R_acc·new_best/d₀`, whose credit `judge` computes.
 
-use super::{RewardConfig, State};
+use super::{RewardConfig, RewardMode, State};
 use crate::interp::eval::eval_bool;
 use crate::ir::{self, Expr, Value};
 
@@ -52,19 +53,24 @@ pub(crate) fn potential(
     got as f64 / total as f64
 }
 
-/// The reward of one step.
+/// The reward of one step; `credit` is the decomposed mode's β·R_acc·
+/// new_best/d₀ (0 where no oracle judges).
 pub(crate) fn reward(
     config: &RewardConfig,
     success: bool,
     before: f64,
     after: f64,
     epsilon: u8,
+    credit: f64,
 ) -> f64 {
     let win = if success { 1.0 } else { 0.0 };
-    if config.terminal {
-        return win;
+    match config.mode {
+        RewardMode::Terminal => win,
+        RewardMode::Decomposed => win + credit,
+        RewardMode::Dense => {
+            win + config.alpha * (after - before) - config.gamma * f64::from(epsilon) - config.eta
+        }
     }
-    win + config.alpha * (after - before) - config.gamma * f64::from(epsilon) - config.eta
 }
 
 #[cfg(test)]
@@ -74,15 +80,15 @@ mod tests {
     #[test]
     fn dense_and_terminal_rewards() {
         let dense = RewardConfig::default();
-        let r = reward(&dense, false, 0.0, 0.5, 0);
+        let r = reward(&dense, false, 0.0, 0.5, 0, 0.3);
         assert!((r - (0.25 - 0.01)).abs() < 1e-12);
-        let r = reward(&dense, false, 0.5, 0.5, 1);
+        let r = reward(&dense, false, 0.5, 0.5, 1, 0.0);
         assert!((r - (-0.2 - 0.01)).abs() < 1e-12);
-        let terminal = RewardConfig {
-            terminal: true,
-            ..dense
-        };
-        assert_eq!(reward(&terminal, true, 0.0, 1.0, 0), 1.0);
-        assert_eq!(reward(&terminal, false, 0.0, 1.0, 1), 0.0);
+        let terminal = RewardConfig::with_mode(RewardMode::Terminal);
+        assert_eq!(reward(&terminal, true, 0.0, 1.0, 0, 0.3), 1.0);
+        assert_eq!(reward(&terminal, false, 0.0, 1.0, 1, 0.0), 0.0);
+        let decomposed = RewardConfig::with_mode(RewardMode::Decomposed);
+        assert_eq!(reward(&decomposed, false, 0.0, 1.0, 1, 0.25), 0.25);
+        assert_eq!(reward(&decomposed, true, 0.0, 0.0, 0, 0.25), 1.25);
     }
 }

@@ -17,11 +17,14 @@
 use super::actions::parse_input;
 use super::observe::Handle;
 use super::writer::{self, Asked, SharedWriter};
-use super::{answer, reward, Action, ActionKind, Env, FormKey, State, StepResult};
+use super::{
+    answer, judge, reward, Action, ActionKind, Env, FormKey, Judgement, State, StepResult,
+};
 use crate::interp::exec::{run_marker, Outcome, Rejection};
 use crate::interp::guard::land;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
+use crate::prove::Shortest;
 
 /// A valid action, resolved against the page.
 enum Move {
@@ -56,10 +59,12 @@ impl Env<'_> {
             return Err("the episode is over; reset to play again".into());
         }
         let mv = self.resolve(action)?;
+        // The oracle judges the state the action is taken in.
+        let shortest = self.shortest();
         let writer = self.writer.as_ref();
         let (epsilon, answered, _) =
             take(self.program, &self.expected, &mut self.state, mv, writer);
-        Ok(self.finish(epsilon, answered))
+        Ok(self.finish(epsilon, answered, action, shortest))
     }
 
     /// The state `action` leads to, its success, and whether it was rejected,
@@ -91,8 +96,16 @@ impl Env<'_> {
         })
     }
 
-    /// Success, termination, the new view and the reward of the step just taken.
-    fn finish(&mut self, epsilon: u8, answered: Option<bool>) -> StepResult {
+    /// Success, termination, the new view, the judgement and the reward of
+    /// the step just taken (`action`, from a state the oracle answered
+    /// `shortest` for).
+    fn finish(
+        &mut self,
+        epsilon: u8,
+        answered: Option<bool>,
+        action: &Action,
+        shortest: Option<Shortest>,
+    ) -> StepResult {
         let success = match answered {
             Some(ok) => ok,
             None => reward::goal_holds(self.program, self.task, &self.state, &self.frame),
@@ -103,12 +116,31 @@ impl Env<'_> {
         self.refresh();
         let before = self.psi;
         self.psi = reward::potential(self.program, self.task, &self.state, &self.frame);
+        let judgement = shortest.map(|s| self.judge(&s, action, success));
+        let credit = judgement.map_or(0.0, |j| self.credit.credit(self.config.beta, j.new_best));
         StepResult {
-            reward: reward::reward(&self.config, success, before, self.psi, epsilon),
+            reward: reward::reward(&self.config, success, before, self.psi, epsilon, credit),
             done,
             success,
             epsilon,
             progress: self.psi,
+            judgement,
+        }
+    }
+
+    /// R_acc of `action` and whether it earned the progress credit.
+    fn judge(&mut self, shortest: &Shortest, action: &Action, success: bool) -> Judgement {
+        let (r_acc, unknown) = judge::r_acc(shortest, action, success);
+        let new_best = self.credit.claim(shortest.distance, r_acc);
+        let answer_f1 = match (action.kind, &action.text) {
+            (ActionKind::Answer, Some(text)) => Some(self.expected.best_f1(text)),
+            _ => None,
+        };
+        Judgement {
+            r_acc,
+            unknown,
+            new_best,
+            answer_f1,
         }
     }
 

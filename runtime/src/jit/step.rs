@@ -230,6 +230,10 @@ impl<'s> FlatEnv<'s> {
         config: RewardConfig,
         pool: &mut TextPool,
     ) -> R<FlatEnv<'s>> {
+        if config.mode == crate::env::RewardMode::Decomposed {
+            // Its judge searches exact `Env` states (`prove::distance`).
+            return Err("the decomposed reward needs the interpreter: play it on `Env`".into());
+        }
         let program = &site.gate.program;
         let task = program
             .tasks
@@ -599,11 +603,12 @@ impl<'s> FlatEnv<'s> {
         let before = self.psi;
         self.psi = self.potential(pool)?;
         Ok(StepResult {
-            reward: reward::reward(&self.config, success, before, self.psi, epsilon),
+            reward: reward::reward(&self.config, success, before, self.psi, epsilon, 0.0),
             done,
             success,
             epsilon,
             progress: self.psi,
+            judgement: None,
         })
     }
 

@@ -253,8 +253,7 @@ impl<'p> Search<'p> {
     ) -> Self {
         let task = env.task();
         let horizon = options.horizon.unwrap_or(task.horizon);
-        let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
-            || task.progress.iter().any(|(_, p)| mentions_visited(p));
+        let with_visited = tells_visited(task);
         Search {
             program,
             start: env.clone(),
@@ -414,15 +413,7 @@ impl<'p> Search<'p> {
     }
 
     fn fingerprint(&self, state: &State) -> u128 {
-        let mut h = Digest128::new();
-        state.world.hash(&mut h);
-        state.nav.page.hash(&mut h);
-        state.nav.args.hash(&mut h);
-        state.forms.hash(&mut h);
-        if self.with_visited {
-            state.nav.visited.hash(&mut h);
-        }
-        h.finish128()
+        fingerprint(state, self.with_visited)
     }
 
     /// The actions from the initial state to `node`.
@@ -475,6 +466,28 @@ impl<'p> Search<'p> {
     pub(super) fn horizon(&self) -> u32 {
         self.horizon
     }
+}
+
+/// Whether the searches of `task`'s instances must tell states apart by the
+/// visited set: its goal or a progress predicate asks `visited` (§5.5).
+pub(crate) fn tells_visited(task: &ir::TaskDef) -> bool {
+    task.goal.as_ref().is_some_and(mentions_visited)
+        || task.progress.iter().any(|(_, p)| mentions_visited(p))
+}
+
+/// The state's 128-bit fingerprint (§5.5): page, arguments, form variables,
+/// database and session, plus the visited set when `with_visited`; never
+/// step or alert. Every search over `Env` states tells them apart by it.
+pub(crate) fn fingerprint(state: &State, with_visited: bool) -> u128 {
+    let mut h = Digest128::new();
+    state.world.hash(&mut h);
+    state.nav.page.hash(&mut h);
+    state.nav.args.hash(&mut h);
+    state.forms.hash(&mut h);
+    if with_visited {
+        state.nav.visited.hash(&mut h);
+    }
+    h.finish128()
 }
 
 /// Whether an expression asks `visited`.

@@ -13,8 +13,10 @@ use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch};
-use crate::batch::{BatchEnv, FlatEngine, ObsSpec};
-use crate::env::{RewardConfig, TaskInstance};
+use crate::batch::{
+    BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, Tally, JUDGED_UNKNOWN, NOT_JUDGED,
+};
+use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
 use crate::layout::{StateLayout, TextPool};
@@ -67,6 +69,11 @@ pub struct RunConfig {
     pub ppo: PpoConfig,
     pub seed: u64,
     pub device: Device,
+    /// Evaluate on the interpreter with the distance oracle judging every
+    /// step (step accuracy, answer F1); off, evaluation runs on the flat
+    /// engine and reports success alone (what training's quick before and
+    /// after rates need).
+    pub judge: bool,
 }
 
 impl Default for RunConfig {
@@ -79,6 +86,7 @@ impl Default for RunConfig {
             ppo: PpoConfig::default(),
             seed: 0,
             device: Device::Cpu,
+            judge: true,
         }
     }
 }
@@ -97,11 +105,76 @@ pub struct UpdateMetrics {
     pub entropy: f64,
     pub approx_kl: f64,
     pub clip_fraction: f64,
+    /// Mean R_acc over the rollout's judged steps (decomposed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_accuracy: Option<f64>,
+    /// Rollout steps the distance oracle could not decide.
+    #[serde(default)]
+    pub unknown_steps: usize,
+}
+
+/// One site's batch: on the JIT's flat engine, or, for the decomposed
+/// reward (whose oracle searches exact `Env` states) and for judged
+/// evaluation, on the interpreter. Both write the same buffers.
+enum SiteBatch<'s> {
+    Flat(BatchEnv<FlatEngine<'s>>),
+    Interp(BatchEnv<InterpEngine<'s>>),
+}
+
+impl<'s> SiteBatch<'s> {
+    /// `n` environments of `instances` of site `s`, on the engine `c.reward`
+    /// needs (the interpreter, judging every step, when `judged`).
+    fn new(
+        s: &'s Compiled<'_>,
+        instances: &[TaskInstance],
+        n: usize,
+        c: &RunConfig,
+        seed: u64,
+        judged: bool,
+    ) -> Result<SiteBatch<'s>, String> {
+        if judged || c.reward.mode == RewardMode::Decomposed {
+            let mut batch = BatchEnv::new(
+                &s.site.program,
+                instances.to_vec(),
+                n,
+                c.spec,
+                c.reward,
+                seed,
+                1,
+            )?;
+            batch.judge_steps();
+            return Ok(SiteBatch::Interp(batch));
+        }
+        let mut pool = s.pool.clone();
+        let batch = BatchEnv::jit(&s.jit, instances, n, c.spec, c.reward, seed, 1, &mut pool)?;
+        Ok(SiteBatch::Flat(batch))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            SiteBatch::Flat(b) => b.len(),
+            SiteBatch::Interp(b) => b.len(),
+        }
+    }
+
+    fn buffers(&self) -> &crate::batch::Buffers {
+        match self {
+            SiteBatch::Flat(b) => b.buffers(),
+            SiteBatch::Interp(b) => b.buffers(),
+        }
+    }
+
+    fn step(&mut self, actions: &[u32]) -> Result<(), String> {
+        match self {
+            SiteBatch::Flat(b) => b.step(actions),
+            SiteBatch::Interp(b) => b.step(actions),
+        }
+    }
 }
 
 /// The environments of a run: one batch per site.
 struct Worlds<'s> {
-    batches: Vec<BatchEnv<FlatEngine<'s>>>,
+    batches: Vec<SiteBatch<'s>>,
 }
 
 impl<'s> Worlds<'s> {
@@ -112,16 +185,14 @@ impl<'s> Worlds<'s> {
             if s.site.instances.is_empty() {
                 continue;
             }
-            let mut pool = s.pool.clone();
-            batches.push(BatchEnv::jit(
-                &s.jit,
+            let seed = c.seed.wrapping_add(k as u64 * 7919);
+            batches.push(SiteBatch::new(
+                s,
                 &s.site.instances,
                 per_site,
-                c.spec,
-                c.reward,
-                c.seed.wrapping_add(k as u64 * 7919),
-                1,
-                &mut pool,
+                c,
+                seed,
+                false,
             )?);
         }
         if batches.is_empty() {
@@ -131,7 +202,21 @@ impl<'s> Worlds<'s> {
     }
 
     fn len(&self) -> usize {
-        self.batches.iter().map(BatchEnv::len).sum()
+        self.batches.iter().map(SiteBatch::len).sum()
+    }
+
+    /// Adds the judgements of the step just taken to `counts`.
+    fn count_judged(&self, counts: &mut Judged) {
+        for b in &self.batches {
+            for &r in &b.buffers().r_acc {
+                match r {
+                    NOT_JUDGED => {}
+                    JUDGED_UNKNOWN => counts.unknown += 1,
+                    _ => counts.accurate += usize::from(r == 1),
+                }
+                counts.judged += usize::from(r != NOT_JUDGED);
+            }
+        }
     }
 
     fn observe(&self, store: &mut ObsStore) {
@@ -282,6 +367,9 @@ impl<'s, 'p> Trainer<'s, 'p> {
         m.update = self.progress.updates;
         m.env_steps = self.progress.env_steps;
         m.episodes = rollout.finished.len();
+        let j = rollout.judged;
+        m.step_accuracy = (j.judged > 0).then(|| j.accurate as f64 / j.judged as f64);
+        m.unknown_steps = j.unknown;
         if !rollout.finished.is_empty() {
             let k = rollout.finished.len() as f64;
             m.mean_return = rollout.finished.iter().map(|f| f64::from(f.0)).sum::<f64>() / k;
@@ -300,6 +388,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
             values: Vec::new(),
             estimates: gae::Estimates::default(),
             finished: Vec::new(),
+            judged: Judged::default(),
         };
         let (mut rewards, mut dones) = (Vec::new(), Vec::new());
         for _ in 0..c.rollout {
@@ -322,6 +411,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
                     r.finished.push((ret, success));
                 }
             }
+            self.worlds.count_judged(&mut r.judged);
             r.actions.extend(a);
             watch.lap(Phase::EnvStep);
         }
@@ -344,6 +434,14 @@ impl<'s, 'p> Trainer<'s, 'p> {
     }
 }
 
+/// Steps a rollout had judged: all, accurate, undecided.
+#[derive(Clone, Copy, Debug, Default)]
+struct Judged {
+    judged: usize,
+    accurate: usize,
+    unknown: usize,
+}
+
 /// What one rollout collected.
 struct Rollout {
     store: ObsStore,
@@ -354,6 +452,7 @@ struct Rollout {
     estimates: gae::Estimates,
     /// (return, success) of every episode that ended.
     finished: Vec<(f32, bool)>,
+    judged: Judged,
 }
 
 /// Trains `policy` (whose variables live in `vs`) from scratch for at least
@@ -384,6 +483,8 @@ pub struct SiteResult {
     pub domain: String,
     pub episodes: usize,
     pub successes: usize,
+    /// WebFactory's metrics (TCR, step accuracy, answer F1).
+    pub metrics: Tally,
 }
 
 /// Episodes played side by side in one evaluation step: enough to batch
@@ -393,7 +494,8 @@ const EVAL_BATCH: usize = 256;
 /// Plays every task instance of every site once per seed, sampling from the
 /// policy or, when `greedy`, taking its most likely action. Only the policy
 /// picks actions. Episodes run side by side (one environment each) so the
-/// policy sees them as one batch.
+/// policy sees them as one batch; each on the interpreter, whose distance
+/// oracle judges every step (step accuracy, answer F1) whatever the reward.
 pub fn evaluate(
     compiled: &[Compiled<'_>],
     policy: &Policy,
@@ -408,6 +510,7 @@ pub fn evaluate(
             domain: s.site.domain.clone(),
             episodes: 0,
             successes: 0,
+            metrics: Tally::default(),
         })
         .collect();
     let episodes: Vec<(usize, usize)> = compiled
@@ -424,8 +527,10 @@ pub fn evaluate(
                 .collect::<Result<Vec<_>, String>>()?;
             play(&mut games, policy, greedy, c)?;
             for (g, &(s, _)) in games.iter().zip(chunk) {
-                results[s].episodes += 1;
-                results[s].successes += usize::from(g.success);
+                let r = &mut results[s];
+                r.episodes += 1;
+                r.successes += usize::from(g.record.success());
+                r.metrics = r.metrics.plus(&g.record.tally());
             }
         }
     }
@@ -434,34 +539,42 @@ pub fn evaluate(
 
 /// One evaluation episode: a task instance in an environment of its own.
 struct Game<'s> {
-    batch: BatchEnv<FlatEngine<'s>>,
+    batch: SiteBatch<'s>,
     horizon: u32,
     steps: u32,
     over: bool,
-    success: bool,
+    record: EpisodeRecord,
 }
 
 impl<'s> Game<'s> {
     fn new(s: &'s Compiled<'_>, k: usize, seed: u64, c: &RunConfig) -> Result<Game<'s>, String> {
         let inst = &s.site.instances[k];
-        let mut pool = s.pool.clone();
-        let batch = BatchEnv::jit(
-            &s.jit,
+        let batch = SiteBatch::new(
+            s,
             std::slice::from_ref(inst),
             1,
-            c.spec,
-            c.reward,
+            c,
             seed.wrapping_add(k as u64),
-            1,
-            &mut pool,
+            c.judge,
         )?;
+        let task = &s.site.program.tasks[inst.task];
         Ok(Game {
             batch,
-            horizon: s.site.program.tasks[inst.task].horizon.max(1),
+            horizon: task.horizon.max(1),
             steps: 0,
             over: false,
-            success: false,
+            record: EpisodeRecord::new(task.answer.is_some()),
         })
+    }
+
+    /// Takes action-table row `row` and records what the step was judged.
+    fn step(&mut self, row: u32) -> Result<(), String> {
+        self.batch.step(&[row])?;
+        self.steps += 1;
+        let b = self.batch.buffers();
+        self.record.note(b, 0);
+        self.over = b.done[0] != 0 || self.steps >= self.horizon;
+        Ok(())
     }
 }
 
@@ -483,16 +596,7 @@ fn play(
         }
         let (a, _, _) = tch::no_grad(|| act(policy, &now.to_device(c.device), greedy));
         for (&i, a) in live.iter().zip(to_vec_i64(&a)) {
-            let g = &mut games[i];
-            g.batch.step(&[u32::try_from(a).unwrap_or(0)])?;
-            g.steps += 1;
-            let b = g.batch.buffers();
-            if b.done[0] != 0 {
-                g.over = true;
-                g.success = b.success[0] != 0;
-            } else if g.steps >= g.horizon {
-                g.over = true;
-            }
+            games[i].step(u32::try_from(a).unwrap_or(0))?;
         }
     }
 }

@@ -17,6 +17,7 @@ mod number;
 mod tests;
 mod text;
 
+pub use text::texts_agree;
 pub(crate) use text::tokens;
 
 use crate::interp::eval::{eval, Context};
@@ -96,6 +97,13 @@ impl Expected {
             Expected::Typed(t) => t.reads(answer),
             Expected::Texts(texts) => text::matches_any(answer, texts),
         }
+    }
+
+    /// The highest token F1 of `answer` against the expected answers as a
+    /// page shows them ([`Expected::shown`]): WebFactory's answer F1 (0 when
+    /// nothing can match).
+    pub fn best_f1(&self, answer: &str) -> f64 {
+        text::best_f1(answer, &self.shown())
     }
 
     /// Whether `text` does not match but shows the expected answer inside it

@@ -51,8 +51,22 @@ fn f1(answer: &[String], expected: &[String]) -> f64 {
 
 /// Whether `answer` matches one of `expected` (token F1 ≥ 0.5).
 pub(super) fn matches_any(answer: &str, expected: &[String]) -> bool {
+    best_f1(answer, expected) >= MIN_F1
+}
+
+/// The highest token F1 of `answer` against any of `expected` (0 for none).
+pub(super) fn best_f1(answer: &str, expected: &[String]) -> f64 {
     let got = tokens(answer);
-    expected.iter().any(|e| f1(&got, &tokens(e)) >= MIN_F1)
+    expected
+        .iter()
+        .map(|e| f1(&got, &tokens(e)))
+        .fold(0.0, f64::max)
+}
+
+/// Whether two texts agree by the answer rule's token F1 (≥ 0.5): the text
+/// half of the decomposed reward's judgement of a `type`.
+pub fn texts_agree(a: &str, b: &str) -> bool {
+    f1(&tokens(a), &tokens(b)) >= MIN_F1
 }
 
 /// Whether the tokens of one of `expected` occur, in order and adjacent,
