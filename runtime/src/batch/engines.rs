@@ -53,12 +53,17 @@ pub trait Engine: Send {
     fn take(&mut self, index: usize) -> Result<StepResult, String>;
     /// Starts a new episode of instance `instance`.
     fn begin(&mut self, instance: usize) -> Result<(), String>;
+    /// Asks, ahead of the next step, whatever that step's judgement needs
+    /// (called for every engine in row order, before the threaded step).
+    fn prejudge(&mut self) {}
 }
 
 /// The reference interpreter. When it judges (decomposed mode, or
 /// [`InterpEngine::judge`]) each instance has one distance oracle, shared by
-/// this engine's episodes of it; an engine's oracles are its own, so a batch
-/// judges the same whatever the number of threads.
+/// every engine of the batch: the batch asks the oracles about all its
+/// engines' states in row order before it steps them on threads
+/// ([`Engine::prejudge`]), so the oracles' memos, and every judgement, are
+/// the same whatever the number of threads.
 pub struct InterpEngine<'p> {
     program: &'p ir::Program,
     instances: Arc<[TaskInstance]>,
@@ -66,8 +71,10 @@ pub struct InterpEngine<'p> {
     env: Env<'p>,
     /// The index of the instance being played.
     current: usize,
-    /// One oracle per instance, made when first played (judging only).
-    oracles: Option<Vec<Option<SharedOracle>>>,
+    /// One oracle per instance, shared by the batch's engines.
+    oracles: Arc<[SharedOracle]>,
+    /// Every step is judged (decomposed mode, or asked to).
+    judging: bool,
 }
 
 impl<'p> InterpEngine<'p> {
@@ -75,59 +82,50 @@ impl<'p> InterpEngine<'p> {
         program: &'p ir::Program,
         instances: Arc<[TaskInstance]>,
         config: RewardConfig,
+        oracles: Arc<[SharedOracle]>,
         first: usize,
     ) -> Result<InterpEngine<'p>, String> {
+        let judging = config.mode == RewardMode::Decomposed;
         let inst = instances
             .get(first)
             .ok_or_else(|| format!("no task instance #{first}"))?;
-        let env = Env::new(program, inst, config)?;
-        let mut engine = InterpEngine {
+        let oracle = judging.then(|| oracles.get(first).cloned()).flatten();
+        let env = Env::with_oracle(program, inst, config, oracle)?;
+        Ok(InterpEngine {
             program,
             instances,
             config,
             env,
             current: first,
-            oracles: None,
-        };
-        if config.mode == RewardMode::Decomposed {
-            engine.judge(first);
-        }
-        Ok(engine)
+            oracles,
+            judging,
+        })
+    }
+
+    /// One fresh oracle per instance, for the engines of one batch.
+    pub(super) fn oracles(count: usize, config: &RewardConfig) -> Arc<[SharedOracle]> {
+        (0..count)
+            .map(|_| DistanceOracle::shared(config.oracle_budget))
+            .collect()
     }
 
     pub fn env(&self) -> &Env<'p> {
         &self.env
     }
 
-    /// The index of the instance being played.
-    pub(super) fn instance(&self) -> usize {
-        self.current
-    }
-
-    /// Judges every step from now on (the current episode is `instance`),
-    /// whatever the reward mode.
-    pub(super) fn judge(&mut self, instance: usize) {
-        let count = self.instances.len();
-        let oracles = self.oracles.get_or_insert_with(|| vec![None; count]);
-        if let Some(slot) = oracles.get_mut(instance) {
-            // The environment's own oracle (decomposed mode) serves on.
-            let oracle = match self.env.oracle() {
-                Some(o) => o.clone(),
-                None => DistanceOracle::shared(self.config.oracle_budget),
-            };
-            let oracle = slot.get_or_insert(oracle).clone();
-            self.env.set_oracle(Some(oracle));
-        }
+    /// Judges every step from now on (the current episode's record of
+    /// distances starts at its current state), whatever the reward mode.
+    pub(super) fn judge(&mut self) {
+        self.judging = true;
+        self.env.set_oracle(self.oracle_of(self.current));
     }
 
     /// The oracle of `instance`, when judging.
-    fn oracle_of(&mut self, instance: usize) -> Option<SharedOracle> {
-        let budget = self.config.oracle_budget;
-        let slot = self.oracles.as_mut()?.get_mut(instance)?;
-        Some(
-            slot.get_or_insert_with(|| DistanceOracle::shared(budget))
-                .clone(),
-        )
+    fn oracle_of(&self, instance: usize) -> Option<SharedOracle> {
+        if !self.judging {
+            return None;
+        }
+        self.oracles.get(instance).cloned()
     }
 }
 
@@ -187,6 +185,10 @@ impl Engine for InterpEngine<'_> {
             .cloned()
             .ok_or_else(|| format!("no action {index}"))?;
         self.env.step(&action)
+    }
+
+    fn prejudge(&mut self) {
+        self.env.prejudge();
     }
 
     fn begin(&mut self, instance: usize) -> Result<(), String> {

@@ -172,8 +172,9 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
         let instances: Arc<[TaskInstance]> = instances.into();
         let count = instances.len();
         let labels = page_labels(program).into();
+        let oracles = InterpEngine::oracles(count, &config);
         BatchEnv::build(count, n, spec, seed, threads, labels, |first| {
-            InterpEngine::new(program, instances.clone(), config, first)
+            InterpEngine::new(program, instances.clone(), config, oracles.clone(), first)
         })
     }
 
@@ -187,8 +188,7 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
     /// measures step accuracy with.
     pub fn judge_steps(&mut self) {
         for slot in &mut self.slots {
-            let current = slot.engine.instance();
-            slot.engine.judge(current);
+            slot.engine.judge();
         }
     }
 }
@@ -308,6 +308,9 @@ impl<E: Engine> BatchEnv<E> {
             if a >= *n {
                 return Err(format!("environment {i} has {n} actions, not {}", a + 1));
             }
+        }
+        for slot in &mut self.slots {
+            slot.engine.prejudge();
         }
         let spec = self.spec;
         let instances = self.instances;

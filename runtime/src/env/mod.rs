@@ -296,8 +296,13 @@ pub struct Env<'p> {
     /// Judges every step against the exact shortest paths (decomposed mode,
     /// or on request); shared by the episodes of one instance.
     oracle: Option<SharedOracle>,
-    /// The distances this episode reached, for the progress credit.
-    credit: judge::Credit,
+    /// The distances this episode reached, for the progress credit; `None`
+    /// until the first judged step, whose state's distance is d₀ (measured
+    /// then, not at reset, so that starting an episode never searches).
+    credit: Option<judge::Credit>,
+    /// The oracle's answer for the current state, asked ahead of the step
+    /// ([`Env::prejudge`]); any change of state drops it.
+    prejudged: Option<Shortest>,
 }
 
 /// Frames never need more slots than this; a larger frame is a broken IR.
@@ -425,7 +430,8 @@ impl<'p> Env<'p> {
             goal_navigates: task.goal.as_ref().is_some_and(ir::Expr::reads_navigation),
             writer: None,
             oracle,
-            credit: judge::Credit::default(),
+            credit: None,
+            prejudged: None,
         };
         env.reset()?;
         Ok(env)
@@ -473,12 +479,21 @@ impl<'p> Env<'p> {
         Ok(())
     }
 
-    /// d₀: the episode's distance record starts at the current state.
+    /// d₀: the episode's distance record starts at the current state (its
+    /// distance is taken at the next judged step).
     fn measure_start(&mut self) {
-        self.credit = match self.shortest() {
-            Some(s) => judge::Credit::starting(s.distance),
-            None => judge::Credit::default(),
-        };
+        self.credit = None;
+        self.prejudged = None;
+    }
+
+    /// Asks the oracle about the current state now, so that the next step
+    /// needs no search: a batch asks for all its environments in a fixed
+    /// order before stepping them on threads, which keeps a shared oracle's
+    /// memo, and so every judgement, the same whatever the threads do.
+    pub fn prejudge(&mut self) {
+        if self.oracle.is_some() && !self.state.done && self.prejudged.is_none() {
+            self.prejudged = self.shortest();
+        }
     }
 
     /// d and O of the current state, as the oracle judging this environment
@@ -511,6 +526,7 @@ impl<'p> Env<'p> {
     pub(crate) fn detached(&self) -> Env<'p> {
         let mut copy = self.clone();
         copy.oracle = None;
+        copy.prejudged = None;
         copy
     }
 
@@ -668,6 +684,7 @@ impl<'p> Env<'p> {
     /// it.
     pub(crate) fn load(&mut self, state: State) {
         self.state = state;
+        self.prejudged = None;
         self.refresh();
         self.psi = reward::potential(self.program, self.task, &self.state, &self.frame);
     }

@@ -60,7 +60,10 @@ impl Env<'_> {
         }
         let mv = self.resolve(action)?;
         // The oracle judges the state the action is taken in.
-        let shortest = self.shortest();
+        let shortest = match self.prejudged.take() {
+            Some(s) => Some(s),
+            None => self.shortest(),
+        };
         let writer = self.writer.as_ref();
         let (epsilon, answered, _) =
             take(self.program, &self.expected, &mut self.state, mv, writer);
@@ -117,7 +120,10 @@ impl Env<'_> {
         let before = self.psi;
         self.psi = reward::potential(self.program, self.task, &self.state, &self.frame);
         let judgement = shortest.map(|s| self.judge(&s, action, success));
-        let credit = judgement.map_or(0.0, |j| self.credit.credit(self.config.beta, j.new_best));
+        let credit = match (judgement, self.credit) {
+            (Some(j), Some(c)) => c.credit(self.config.beta, j.new_best),
+            _ => 0.0,
+        };
         StepResult {
             reward: reward::reward(&self.config, success, before, self.psi, epsilon, credit),
             done,
@@ -131,7 +137,10 @@ impl Env<'_> {
     /// R_acc of `action` and whether it earned the progress credit.
     fn judge(&mut self, shortest: &Shortest, action: &Action, success: bool) -> Judgement {
         let (r_acc, unknown) = judge::r_acc(shortest, action, success);
-        let new_best = self.credit.claim(shortest.distance, r_acc);
+        let credit = self
+            .credit
+            .get_or_insert_with(|| judge::Credit::starting(shortest.distance));
+        let new_best = credit.claim(shortest.distance, r_acc);
         let answer_f1 = match (action.kind, &action.text) {
             (ActionKind::Answer, Some(text)) => Some(self.expected.best_f1(text)),
             _ => None,
