@@ -271,3 +271,59 @@ fn eval_metrics_of_a_scripted_policy() {
     // F1 1 for the right answer, 0 for "Home".
     assert_eq!(tally.answer_f1(), Some(0.5));
 }
+
+/// A decomposed batch shares one oracle per instance between its rows and
+/// asks it in row order before stepping on threads: rewards and judgements
+/// are the same bytes with one thread or two, and with a budget small
+/// enough that some states are unknown (the memo's contents then matter).
+#[test]
+fn judged_batches_do_not_depend_on_threads() {
+    let site = wsitec::gen::generate("ecommerce", 77, 1).unwrap().remove(0);
+    let program = wsitec::compile_str(&site.file_name, &site.text)
+        .program
+        .expect("a corpus site compiles");
+    for budget in [200_000, 40] {
+        let config = RewardConfig {
+            oracle_budget: budget,
+            ..RewardConfig::with_mode(RewardMode::Decomposed)
+        };
+        let play = |threads: usize| {
+            let instances = env::instances(&program);
+            let mut batch = BatchEnv::new(
+                &program,
+                instances,
+                8,
+                ObsSpec::default(),
+                config,
+                5,
+                threads,
+            )
+            .unwrap();
+            let mut rng = 0x2545_f491_4f6c_dd1du64;
+            let mut seen = Vec::new();
+            for _ in 0..60 {
+                let actions: Vec<u32> = batch
+                    .buffers()
+                    .action_count
+                    .iter()
+                    .map(|&n| {
+                        rng ^= rng << 13;
+                        rng ^= rng >> 7;
+                        rng ^= rng << 17;
+                        (rng % u64::from(n.max(1))) as u32
+                    })
+                    .collect();
+                batch.step(&actions).unwrap();
+                let b = batch.buffers();
+                seen.push((b.reward.clone(), b.r_acc.clone()));
+            }
+            seen
+        };
+        let one = play(1);
+        assert_eq!(one, play(2), "budget {budget}");
+        assert!(
+            one.iter().any(|(_, r)| r.contains(&1)),
+            "some step is accurate"
+        );
+    }
+}
