@@ -21,6 +21,7 @@ pub mod layout;
 pub mod plot;
 pub mod prove;
 pub mod report;
+pub mod tasks;
 pub mod textops;
 pub mod train;
 pub mod value;

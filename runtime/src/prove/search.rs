@@ -241,6 +241,51 @@ pub(super) struct Search<'p> {
     /// Keep what explanations need (`observed`).
     observe: bool,
     pub(super) observed: Observed<'p>,
+    /// Pages and elements this search must not use (key nodes).
+    avoid: Avoid,
+}
+
+/// Pages and elements a search must never use: the forbidding search that
+/// decides whether a node is a key node (`tasks::keys`). Removing actions
+/// keeps the search exact over the smaller action set, so "infeasible while
+/// avoiding X" means every successful episode within the horizon uses X.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Avoid {
+    /// Pages, with their argument values, never arrived at (by a link, a
+    /// button, a marker's `go` or a guard's redirect).
+    pub pages: Vec<(ir::PageId, Vec<ir::Value>)>,
+    /// Elements, by stable key, never acted on.
+    pub keys: Vec<String>,
+}
+
+impl Avoid {
+    fn page(&self, state: &State) -> bool {
+        self.pages
+            .iter()
+            .any(|(p, a)| *p == state.nav.page && *a == state.nav.args)
+    }
+}
+
+/// The verdict of the plain search (no explanation) on `instance` with the
+/// pages and elements of `avoid` forbidden; a start page that is forbidden
+/// makes the instance infeasible.
+pub fn verdict_avoiding(
+    program: &ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+    avoid: &Avoid,
+) -> Result<Verdict, String> {
+    let (env, cone) = start(program, instance, options)?;
+    if avoid.page(env.state()) {
+        return Ok(Verdict::Infeasible);
+    }
+    let mut search = Search::new(program, env, options, cone, false);
+    search.avoid = avoid.clone();
+    Ok(match search.run() {
+        Ended::Witness { .. } => Verdict::Feasible,
+        Ended::Exhausted { .. } => Verdict::Infeasible,
+        Ended::Budget { .. } => Verdict::Undecided,
+    })
 }
 
 impl<'p> Search<'p> {
@@ -269,6 +314,7 @@ impl<'p> Search<'p> {
             cut_by_horizon: false,
             horizon,
             observe,
+            avoid: Avoid::default(),
         }
     }
 
@@ -318,12 +364,15 @@ impl<'p> Search<'p> {
         let last_level = depth + 1 >= self.horizon;
         let actions = self.env.actions().to_vec();
         for action in actions {
-            if self.pruned(&action) {
+            if self.pruned(&action) || self.avoided(&action) {
                 continue;
             }
             let Ok(succ) = self.env.successor(&action) else {
                 continue;
             };
+            if self.avoid.page(&succ.state) {
+                continue;
+            }
             let marker = if self.observe {
                 self.marker_of(&action)
             } else {
@@ -397,6 +446,17 @@ impl<'p> Search<'p> {
         }
     }
 
+    /// Whether the action uses an element the search must avoid.
+    fn avoided(&self, action: &Action) -> bool {
+        if self.avoid.keys.is_empty() {
+            return false;
+        }
+        action
+            .element
+            .and_then(|i| self.env.elements().get(i.wrapping_sub(1)))
+            .is_some_and(|e| self.avoid.keys.contains(&e.key))
+    }
+
     /// The marker a click triggers, with its arguments (when they evaluated).
     fn marker_of(&self, action: &Action) -> Option<(ir::MarkerId, Vec<ir::Value>)> {
         if action.kind != ActionKind::Click {
@@ -414,15 +474,7 @@ impl<'p> Search<'p> {
     }
 
     fn fingerprint(&self, state: &State) -> u128 {
-        let mut h = Digest128::new();
-        state.world.hash(&mut h);
-        state.nav.page.hash(&mut h);
-        state.nav.args.hash(&mut h);
-        state.forms.hash(&mut h);
-        if self.with_visited {
-            state.nav.visited.hash(&mut h);
-        }
-        h.finish128()
+        fingerprint(state, self.with_visited)
     }
 
     /// The actions from the initial state to `node`.
@@ -477,6 +529,20 @@ impl<'p> Search<'p> {
     }
 }
 
+/// A state's identity for a search (§5.5): page, arguments, form
+/// variables, database and session, plus the visited set when asked.
+pub(crate) fn fingerprint(state: &State, with_visited: bool) -> u128 {
+    let mut h = Digest128::new();
+    state.world.hash(&mut h);
+    state.nav.page.hash(&mut h);
+    state.nav.args.hash(&mut h);
+    state.forms.hash(&mut h);
+    if with_visited {
+        state.nav.visited.hash(&mut h);
+    }
+    h.finish128()
+}
+
 /// Whether an expression asks `visited`.
 pub(super) fn mentions_visited(e: &Expr) -> bool {
     let mut found = false;
@@ -517,10 +583,10 @@ pub struct SweepReport {
     pub complete: bool,
 }
 
-/// §5.5's extra search per site: from the initial state (no `setup`), with
-/// every task's typeable values, as deep as the longest horizon, never stopping
-/// at a goal; every marker refused by an invariant, with its shortest trace.
-pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+/// The union of every task instance's typeable values, first occurrence
+/// first: what a search that serves no one task may type (the invariant
+/// sweep, the task generator's exploration).
+pub(crate) fn all_typeable_values(program: &ir::Program) -> Vec<String> {
     let mut values: Vec<String> = Vec::new();
     for inst in crate::env::instances(program) {
         let Ok(env) = Env::new(program, &inst, RewardConfig::default()) else {
@@ -532,6 +598,14 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
             }
         }
     }
+    values
+}
+
+/// §5.5's extra search per site: from the initial state (no `setup`), with
+/// every task's typeable values, as deep as the longest horizon, never stopping
+/// at a goal; every marker refused by an invariant, with its shortest trace.
+pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+    let values = all_typeable_values(program);
     let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
     let mut swept = program.clone();
     swept.tasks.push(ir::TaskDef {
