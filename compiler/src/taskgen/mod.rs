@@ -25,16 +25,21 @@ use wsite_runtime::env::{Env, RewardConfig, TaskInstance};
 use wsite_runtime::ir;
 use wsite_runtime::prove::{self, Verdict, WitnessStep};
 use wsite_runtime::tasks::{
-    self, key_nodes, phrasing, skeleton_id, source, Candidate, Check, Request, Skeletons,
+    self, emitted_horizon, key_nodes, phrasing, skeleton_id, source, Candidate, Check, Request,
+    Skeletons,
 };
 
 /// The name the generated declarations are compiled under.
 pub const GENERATED_FILE: &str = "generated-tasks.wsite";
 
-/// Distinct states the prover may visit per generated instance (and per
-/// forbidding search behind a key node); beyond it a candidate is dropped
-/// (undecided is not feasible) and a node is not called key (unknown).
+/// Distinct states the prover may visit per generated instance; beyond it a
+/// candidate is dropped (undecided is not feasible).
 pub const PROVE_BUDGET: usize = 200_000;
+
+/// Distinct states per forbidding search behind a key node (one per witness
+/// node, and a key node's search must exhaust its space); beyond it the node
+/// is left out and counted in `key_nodes_undecided`.
+pub const KEY_BUDGET: usize = 50_000;
 
 /// One emitted task, in INTERFACES.md's WebFactory form plus what the
 /// figures need.
@@ -49,6 +54,9 @@ pub struct GeneratedTask {
     pub goal: String,
     pub expected_answers: Vec<String>,
     pub key_nodes: Vec<String>,
+    /// Witness nodes whose necessity the search could not decide within
+    /// [`KEY_BUDGET`] (not listed as key nodes).
+    pub key_nodes_undecided: usize,
     pub horizon: u32,
     pub witness: Vec<WitnessStep>,
     /// The declaration as source.
@@ -190,12 +198,12 @@ struct Draft {
 }
 
 impl Draft {
-    fn declaration(&self, key: &[String]) -> String {
+    fn declaration(&self, horizon: u32, key: &[String]) -> String {
         let mut text = source::declaration(
             &self.name,
             &self.say,
             &self.candidate.values,
-            self.candidate.horizon(),
+            horizon,
             &self.candidate.check,
         );
         // The declaration ends with `}\n`; the key list goes before it.
@@ -256,7 +264,10 @@ impl Run<'_> {
         // Each round drops the drafts the check reports on; a clean round
         // lowers (an error elsewhere would keep every draft from lowering).
         let compiled = loop {
-            let texts: Vec<String> = drafts.iter().map(|d| d.declaration(&[])).collect();
+            let texts: Vec<String> = drafts
+                .iter()
+                .map(|d| d.declaration(d.candidate.horizon(), &[]))
+                .collect();
             let c = compile_with(with_generated(roots, &texts), loader, Options::default());
             let flagged = flagged_drafts(&c, roots.len(), &texts);
             if flagged.is_empty() {
@@ -308,9 +319,17 @@ impl Run<'_> {
         if proof.verdict != Verdict::Feasible || proof.initially_true {
             return None;
         }
-        let keys = key_nodes(program, &instance, &proof.witness, options).ok()?;
+        // The emitted horizon is no longer than the one proven, and the
+        // witness fits it; key nodes are decided within it.
+        let horizon = emitted_horizon(proof.witness.len()).min(d.candidate.horizon());
+        let within = prove::Options {
+            horizon: Some(horizon),
+            budget: KEY_BUDGET,
+            ..options
+        };
+        let keys = key_nodes(program, &instance, &proof.witness, within).ok()?;
         let expected = accepted_answers(program, &instance, &d.candidate)?;
-        let key_source: Vec<String> = keys.iter().filter_map(|k| k.source.clone()).collect();
+        let key_source: Vec<String> = keys.nodes.iter().filter_map(|k| k.source.clone()).collect();
         let c = &d.candidate;
         Some(GeneratedTask {
             task_id: d.name.clone(),
@@ -318,11 +337,12 @@ impl Run<'_> {
             kind: c.kind().name(),
             goal: d.say.clone(),
             expected_answers: expected,
-            key_nodes: keys.into_iter().map(|k| k.name).collect(),
-            horizon: c.horizon(),
+            key_nodes: keys.nodes.into_iter().map(|k| k.name).collect(),
+            key_nodes_undecided: keys.undecided,
+            horizon,
             depth: proof.witness.len() as u32,
             witness: proof.witness,
-            wsite: d.declaration(&key_source),
+            wsite: d.declaration(horizon, &key_source),
             family: c.family.name(),
             skeleton: skeleton_id(c.family, d.skeleton),
             data: c.data,

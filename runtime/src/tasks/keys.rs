@@ -53,14 +53,22 @@ pub fn element_node(key: &str) -> String {
     key.strip_prefix('#').unwrap_or(key).to_string()
 }
 
+/// The key nodes of a witness, and how many of its nodes the search could
+/// not decide within its budget (left out: unknown is not necessary).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyNodes {
+    pub nodes: Vec<KeyNode>,
+    pub undecided: usize,
+}
+
 /// The key nodes of `witness`, in the order the witness first uses them.
 pub fn key_nodes(
     program: &ir::Program,
     instance: &TaskInstance,
     witness: &[WitnessStep],
     options: Options,
-) -> Result<Vec<KeyNode>, String> {
-    let mut out = Vec::new();
+) -> Result<KeyNodes, String> {
+    let mut out = KeyNodes::default();
     for node in witness_nodes(program, instance, witness)? {
         let (avoid, name, source) = match node {
             Node::Page(page, args) => (
@@ -80,8 +88,10 @@ pub fn key_nodes(
                 key.starts_with('#').then(|| key.clone()),
             ),
         };
-        if verdict_avoiding(program, instance, options, &avoid)? == Verdict::Infeasible {
-            out.push(KeyNode { name, source });
+        match verdict_avoiding(program, instance, options, &avoid)? {
+            Verdict::Infeasible => out.nodes.push(KeyNode { name, source }),
+            Verdict::Undecided => out.undecided += 1,
+            Verdict::Feasible => {}
         }
     }
     Ok(out)

@@ -21,7 +21,7 @@ pub mod phrasing;
 pub mod retrieval;
 pub mod source;
 
-pub use keys::{element_node, key_nodes, page_node, KeyNode};
+pub use keys::{element_node, key_nodes, page_node, KeyNode, KeyNodes};
 pub use phrasing::{Family, Slots};
 pub use source::Check;
 
@@ -177,11 +177,20 @@ impl Candidate {
         self.workflow >= 2 || self.data >= 2 && self.family.is_retrieval() || self.depth >= 6
     }
 
-    /// The horizon a declaration gets: the exploration's path with room
-    /// to spare (half again, at least 4 steps), so an agent may stray.
+    /// The horizon a draft is proven with: the exploration's path with
+    /// room to spare (half again, at least 4 steps). The emitted task gets
+    /// [`emitted_horizon`] of its shortest witness, which is no longer.
     pub fn horizon(&self) -> u32 {
         self.depth + (self.depth / 2).max(4)
     }
+}
+
+/// The horizon an emitted task declares: its shortest witness plus half of
+/// it, at least 2 steps more — room for an agent to stray, while keeping
+/// the proofs behind key nodes (exhaustive searches to the horizon) small.
+pub fn emitted_horizon(witness: usize) -> u32 {
+    let w = u32::try_from(witness).unwrap_or(u32::MAX);
+    w.saturating_add(2)
 }
 
 /// Why generation could not start.

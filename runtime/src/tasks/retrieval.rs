@@ -43,7 +43,7 @@ pub(super) fn candidates(program: &ir::Program, explored: &Exploration) -> Vec<C
 }
 
 /// The field that names a table's rows: `name`, `title`, else the first text.
-fn label_field(def: &ir::TableDef) -> Option<usize> {
+pub(super) fn label_field(def: &ir::TableDef) -> Option<usize> {
     let text = |f: &ir::FieldDef| f.ty == Ty::Text;
     ["name", "title"]
         .iter()
@@ -292,7 +292,7 @@ impl Ctx<'_> {
     }
 }
 
-fn strip(ty: &Ty) -> &Ty {
+pub(super) fn strip(ty: &Ty) -> &Ty {
     match ty {
         Ty::Optional(inner) => strip(inner),
         t => t,
