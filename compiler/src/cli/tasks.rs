@@ -108,7 +108,8 @@ pub fn run(args: TasksArgs) -> ExitCode {
     let request = request(&args);
     let started = Instant::now();
     let mut loader = load::disk_loader(input.embedded.clone());
-    let generated = match taskgen::generate(&input.roots, &mut loader, &input.name, count, &request) {
+    let generated = match taskgen::generate(&input.roots, &mut loader, &input.name, count, &request)
+    {
         Ok(g) => g,
         Err(why) => {
             eprintln!("error: {why}");
@@ -171,7 +172,13 @@ fn request(args: &TasksArgs) -> Request {
 
 fn print_stats(g: &taskgen::Generated, v: &taskgen::Validation, seconds: f64) {
     let f = figures::figures(&g.tasks);
-    let pct = |k: usize, n: usize| if n == 0 { 0.0 } else { 100.0 * k as f64 / n as f64 };
+    let pct = |k: usize, n: usize| {
+        if n == 0 {
+            0.0
+        } else {
+            100.0 * k as f64 / n as f64
+        }
+    };
     let n = g.tasks.len();
     eprintln!(
         "tasks {n} ({} operation, {} retrieval) of {} requested; {} candidates, {} tried, {} dropped by the check, {} by the prover",

@@ -39,8 +39,11 @@ pub fn with_tasks(
         limits: LIMITS,
         ..Request::default()
     };
-    let mut no_files =
-        |_: &str, path: &str| Err(format!("cannot load `{path}`: generated sites are one file"));
+    let mut no_files = |_: &str, path: &str| {
+        Err(format!(
+            "cannot load `{path}`: generated sites are one file"
+        ))
+    };
     let generated = taskgen::generate(&roots, &mut no_files, &site.file_name, count, &request)?;
     let mut out = site.clone();
     if !generated.tasks.is_empty() {

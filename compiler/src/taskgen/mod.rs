@@ -131,9 +131,9 @@ impl fmt::Display for GenerateError {
                 f,
                 "the site has {n} error(s); run `wsitec check` and fix them first"
             ),
-            GenerateError::NotASite => {
-                f.write_str("not a runnable site (no `site` declaration, or a module with parameters)")
-            }
+            GenerateError::NotASite => f.write_str(
+                "not a runnable site (no `site` declaration, or a module with parameters)",
+            ),
             GenerateError::Unplayable(why) => f.write_str(why),
         }
     }
@@ -228,7 +228,11 @@ impl Run<'_> {
         let family = candidate.family;
         let skeleton = self.skeletons.take(family);
         let say = phrasing::fill(
-            family.skeletons().get(skeleton).copied().unwrap_or("{step}"),
+            family
+                .skeletons()
+                .get(skeleton)
+                .copied()
+                .unwrap_or("{step}"),
             &candidate.slots,
         );
         let mut k = self.taken.len() + 1;
@@ -442,13 +446,13 @@ pub fn validate(roots: &[Source], loader: &mut Loader<'_>, declarations: &str) -
         only_task: None,
         skip_sweep: true,
     };
-    let c = compile_with(with_generated(roots, &[declarations.to_string()]), loader, options);
+    let c = compile_with(
+        with_generated(roots, &[declarations.to_string()]),
+        loader,
+        options,
+    );
     let file = roots.len();
-    let generated: Vec<String> = c
-        .files
-        .get(file)
-        .map(|f| task_names(f))
-        .unwrap_or_default();
+    let generated: Vec<String> = c.files.get(file).map(|f| task_names(f)).unwrap_or_default();
     let mut v = Validation {
         diagnostics: c
             .diagnostics

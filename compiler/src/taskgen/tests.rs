@@ -210,7 +210,11 @@ fn key_nodes_are_necessary_and_on_the_witness() {
         let instance = instance_named(&program, &t.task_id).expect("declared");
         // Buying needs the product page and its button; either list leads
         // there, so neither `Catalog` nor `Deals` may be a key node.
-        assert!(t.key_nodes.contains(&"buy".to_string()), "{:?}", t.key_nodes);
+        assert!(
+            t.key_nodes.contains(&"buy".to_string()),
+            "{:?}",
+            t.key_nodes
+        );
         assert!(t.key_nodes.iter().any(|k| k.starts_with("ProductPage(")));
         assert!(!t.key_nodes.iter().any(|k| k == "Catalog" || k == "Deals"));
         for k in &t.key_nodes {
@@ -259,13 +263,19 @@ fn bad_requests_are_clear_errors() {
         text: "site S { title \"x\" domain other start Nowhere }".into(),
     }];
     let err = generate(&broken, &mut no_files, "x", 3, &request(0)).err();
-    assert!(matches!(err, Some(GenerateError::SiteHasErrors(_))), "{err:?}");
+    assert!(
+        matches!(err, Some(GenerateError::SiteHasErrors(_))),
+        "{err:?}"
+    );
     assert!(err.unwrap().to_string().contains("wsitec check"));
 }
 
 #[test]
 fn diversity_is_one_for_disjoint_and_zero_for_equal_instructions() {
-    assert_eq!(figures::diversity(&["buy the tent", "what is my balance"]), 1.0);
+    assert_eq!(
+        figures::diversity(&["buy the tent", "what is my balance"]),
+        1.0
+    );
     assert_eq!(figures::diversity(&["buy the tent", "buy the tent"]), 0.0);
     assert_eq!(figures::diversity(&["alone"]), 0.0);
 }

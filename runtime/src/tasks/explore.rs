@@ -197,7 +197,10 @@ fn committed_click(env: &Env<'_>, action: &Action) -> Option<Click> {
 /// Records the texts the current page shows.
 fn note_shown(env: &Env<'_>, depth: u32, shown: &mut BTreeMap<String, u32>) {
     let view = env.view();
-    let texts = view.shown.iter().chain(view.elements.iter().map(|e| &e.text));
+    let texts = view
+        .shown
+        .iter()
+        .chain(view.elements.iter().map(|e| &e.text));
     for t in texts {
         if !t.is_empty() && !shown.contains_key(t) {
             shown.insert(t.clone(), depth);
@@ -214,7 +217,11 @@ fn path_of(nodes: &[Node], mut node: u32) -> (Vec<Click>, Vec<String>) {
             clicks.push(c.clone());
         }
         if let Some(a) = n.action.as_ref().filter(|a| a.kind == ActionKind::Type) {
-            if let Some(t) = a.text.as_ref().filter(|t| !t.is_empty() && !typed.contains(t)) {
+            if let Some(t) = a
+                .text
+                .as_ref()
+                .filter(|t| !t.is_empty() && !typed.contains(t))
+            {
                 typed.push(t.clone());
             }
         }

@@ -212,9 +212,11 @@ impl std::error::Error for TaskGenError {}
 
 /// Every candidate the request allows, in the order they should be tried:
 /// families taken in turn, each family's candidates shuffled by the seed.
-pub fn candidates(program: &ir::Program, request: &Request) -> Result<Vec<Candidate>, TaskGenError> {
-    let explored =
-        explore::explore(program, request.limits).map_err(TaskGenError::Unplayable)?;
+pub fn candidates(
+    program: &ir::Program,
+    request: &Request,
+) -> Result<Vec<Candidate>, TaskGenError> {
+    let explored = explore::explore(program, request.limits).map_err(TaskGenError::Unplayable)?;
     let mut all = operation::candidates(program, &explored);
     all.extend(retrieval::candidates(program, &explored));
     let knobs = request.knobs;
@@ -273,7 +275,11 @@ impl Skeletons {
         let least = (0..n).map(uses).min().unwrap_or(0);
         let free: Vec<usize> = (0..n).filter(|k| uses(*k) == least).collect();
         let pick = free.get(self.rng.below(free.len())).copied().unwrap_or(0);
-        match self.used.iter_mut().find(|(f, i, _)| *f == family && *i == pick) {
+        match self
+            .used
+            .iter_mut()
+            .find(|(f, i, _)| *f == family && *i == pick)
+        {
             Some(entry) => entry.2 += 1,
             None => self.used.push((family, pick, 1)),
         }
@@ -282,7 +288,11 @@ impl Skeletons {
 
     /// Gives back a skeleton taken for a task that was not emitted.
     pub fn release(&mut self, family: Family, index: usize) {
-        if let Some(entry) = self.used.iter_mut().find(|(f, i, _)| *f == family && *i == index) {
+        if let Some(entry) = self
+            .used
+            .iter_mut()
+            .find(|(f, i, _)| *f == family && *i == index)
+        {
             entry.2 = entry.2.saturating_sub(1);
         }
     }

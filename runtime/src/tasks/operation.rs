@@ -101,7 +101,11 @@ fn names_every_row(program: &ir::Program, initial: &World, effect: &Effect) -> b
                 }
             }
         }
-        if old.rows().iter().any(|r| new.row(r.id).is_none() && !named(t, r.id)) {
+        if old
+            .rows()
+            .iter()
+            .any(|r| new.row(r.id).is_none() && !named(t, r.id))
+        {
             return false;
         }
     }
@@ -185,7 +189,10 @@ fn name_row(
         return None;
     }
     let named = def.fields.get(at).is_some_and(|f| f.name == "name");
-    Some(((!named).then(|| humanize(&def.name)), format!("\"{label}\"")))
+    Some((
+        (!named).then(|| humanize(&def.name)),
+        format!("\"{label}\""),
+    ))
 }
 
 /// Whether `v` is the visitor's own row: the value of a session variable
@@ -231,7 +238,10 @@ pub(crate) fn goal_of(program: &ir::Program, before: &World, after: &World) -> (
         }
         for row in old.rows() {
             if new.row(row.id).is_none() {
-                conjuncts.push(format!("not (exists x in {}: x.id == {})", def.name, row.id));
+                conjuncts.push(format!(
+                    "not (exists x in {}: x.id == {})",
+                    def.name, row.id
+                ));
                 touched += 1;
             }
         }
@@ -269,7 +279,11 @@ fn inserted(
     if fields.is_empty() {
         return Vec::new();
     }
-    vec![format!("(exists x in {}: {})", def.name, fields.join(" and "))]
+    vec![format!(
+        "(exists x in {}: {})",
+        def.name,
+        fields.join(" and ")
+    )]
 }
 
 /// `T[id].f == v` for each field that changed.

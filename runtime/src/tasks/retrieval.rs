@@ -106,7 +106,15 @@ impl Ctx<'_> {
             .filter(move |(i, f)| Some(*i) != self.label && askable(&f.ty))
     }
 
-    fn candidate(&self, family: Family, slots: Slots, check: Check, data: u32, depth: u32, expected: Vec<String>) -> Candidate {
+    fn candidate(
+        &self,
+        family: Family,
+        slots: Slots,
+        check: Check,
+        data: u32,
+        depth: u32,
+        expected: Vec<String>,
+    ) -> Candidate {
         Candidate {
             family,
             slots,
@@ -145,7 +153,14 @@ impl Ctx<'_> {
                 };
                 let check = Check::Answer(format!("{}[{}].{}", self.def.name, row.id, f.name));
                 let depth = seen.max(label_seen) + 1;
-                out.push(self.candidate(Family::Single, slots, check, 1, depth, phrasings(&expected)));
+                out.push(self.candidate(
+                    Family::Single,
+                    slots,
+                    check,
+                    1,
+                    depth,
+                    phrasings(&expected),
+                ));
             }
         }
         out
@@ -160,7 +175,11 @@ impl Ctx<'_> {
                     .rows
                     .iter()
                     .copied()
-                    .filter(|r| group.as_ref().is_none_or(|(g, v, _)| r.values.get(*g) == Some(v)))
+                    .filter(|r| {
+                        group
+                            .as_ref()
+                            .is_none_or(|(g, v, _)| r.values.get(*g) == Some(v))
+                    })
                     .filter(|r| r.values.get(i).is_some_and(|v| *v != Value::None))
                     .collect();
                 if rows.len() < 3 {
@@ -182,12 +201,22 @@ impl Ctx<'_> {
                         table: table.clone(),
                         tables: tables.clone(),
                         extreme: extreme_word(&f.ty, greatest).into(),
-                        cond: group.as_ref().map(|(_, _, c)| c.clone()).unwrap_or_default(),
+                        cond: group
+                            .as_ref()
+                            .map(|(_, _, c)| c.clone())
+                            .unwrap_or_default(),
                         ..Slots::default()
                     };
                     let data = 2 + u32::from(group.is_some());
                     let check = Check::Texts(vec![label.clone()]);
-                    out.push(self.candidate(Family::Comparison, slots, check, data, seen + 1, vec![label]));
+                    out.push(self.candidate(
+                        Family::Comparison,
+                        slots,
+                        check,
+                        data,
+                        seen + 1,
+                        vec![label],
+                    ));
                 }
             }
         }
@@ -197,7 +226,11 @@ impl Ctx<'_> {
     /// No group, then each (field, value) a condition can name.
     fn groups(&self) -> Vec<Option<(usize, Value, String)>> {
         let mut out = vec![None];
-        out.extend(self.conditions().into_iter().map(|(g, v, c, _)| Some((g, v, c))));
+        out.extend(
+            self.conditions()
+                .into_iter()
+                .map(|(g, v, c, _)| Some((g, v, c))),
+        );
         out
     }
 
@@ -206,12 +239,17 @@ impl Ctx<'_> {
     fn conditions(&self) -> Vec<(usize, Value, String, String)> {
         let mut out = Vec::new();
         for (g, f) in self.def.fields.iter().enumerate() {
-            if !matches!(strip(&f.ty), Ty::Enum(_) | Ty::Row(_) | Ty::Text) || Some(g) == self.label {
+            if !matches!(strip(&f.ty), Ty::Enum(_) | Ty::Row(_) | Ty::Text) || Some(g) == self.label
+            {
                 continue;
             }
             let mut values: Vec<&Value> = Vec::new();
             for r in self.rows {
-                if let Some(v) = r.values.get(g).filter(|v| **v != Value::None && !values.contains(v)) {
+                if let Some(v) = r
+                    .values
+                    .get(g)
+                    .filter(|v| **v != Value::None && !values.contains(v))
+                {
                     values.push(v);
                 }
             }
@@ -242,13 +280,22 @@ impl Ctx<'_> {
                 .initial
                 .db
                 .table(self.table_id())
-                .map(|t| t.rows().iter().filter(|r| r.values.get(g) == Some(&v)).collect())
+                .map(|t| {
+                    t.rows()
+                        .iter()
+                        .filter(|r| r.values.get(g) == Some(&v))
+                        .collect()
+                })
                 .unwrap_or_default();
             let n = matching.len() as i64;
             let count = Expected::Typed(crate::env::answer::Typed::Int(n));
             // A count of one, or over a text field, asks little; counts are
             // over enum and reference values that several rows share.
-            let groups = self.def.fields.get(g).is_some_and(|f| !matches!(strip(&f.ty), Ty::Text));
+            let groups = self
+                .def
+                .fields
+                .get(g)
+                .is_some_and(|f| !matches!(strip(&f.ty), Ty::Text));
             if let Some(seen) = self.steps_to_see(&count).filter(|_| n >= 2 && groups) {
                 let slots = Slots {
                     table: table.clone(),
@@ -256,8 +303,18 @@ impl Ctx<'_> {
                     cond: cond.clone(),
                     ..Slots::default()
                 };
-                let check = Check::Answer(format!("count(x in {} where x.{gname} == {lit})", self.def.name));
-                out.push(self.candidate(Family::Count, slots, check, 2, seen + 1, phrasings(&count)));
+                let check = Check::Answer(format!(
+                    "count(x in {} where x.{gname} == {lit})",
+                    self.def.name
+                ));
+                out.push(self.candidate(
+                    Family::Count,
+                    slots,
+                    check,
+                    2,
+                    seen + 1,
+                    phrasings(&count),
+                ));
             }
             let [row] = matching.as_slice() else {
                 continue;
@@ -277,7 +334,14 @@ impl Ctx<'_> {
                     ..Slots::default()
                 };
                 let check = Check::Answer(format!("{}[{}].{}", self.def.name, row.id, f.name));
-                out.push(self.candidate(Family::Lookup, slots, check, 2, seen + 1, phrasings(&expected)));
+                out.push(self.candidate(
+                    Family::Lookup,
+                    slots,
+                    check,
+                    2,
+                    seen + 1,
+                    phrasings(&expected),
+                ));
             }
         }
         out
