@@ -2,6 +2,8 @@
 //! appended to its site, checks clean, builds proven and replays; bad
 //! arguments are usage errors with a clear message.
 
+#![allow(clippy::expect_used, clippy::panic)]
+
 use std::path::Path;
 use std::process::Command;
 use wsite_runtime::tasks::{explore::Limits, Request};

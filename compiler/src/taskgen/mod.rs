@@ -452,7 +452,7 @@ pub fn validate(roots: &[Source], loader: &mut Loader<'_>, declarations: &str) -
         options,
     );
     let file = roots.len();
-    let generated: Vec<String> = c.files.get(file).map(|f| task_names(f)).unwrap_or_default();
+    let generated: Vec<String> = c.files.get(file).map(task_names).unwrap_or_default();
     let mut v = Validation {
         diagnostics: c
             .diagnostics
