@@ -46,12 +46,18 @@ pub fn with_tasks(
     };
     let generated = taskgen::generate(&roots, &mut no_files, &site.file_name, count, &request)?;
     let mut out = site.clone();
-    if !generated.tasks.is_empty() {
+    // Appended only when the full pipeline proves every one of them again.
+    let n = generated.tasks.len();
+    let v = taskgen::validate(&roots, &mut no_files, &generated.wsite());
+    if (v.declared, v.diagnostics, v.feasible) != (n, 0, n) {
+        return Ok((out, 0));
+    }
+    if n > 0 {
         out.text = format!(
             "{}\n// Generated tasks (`wsitec tasks --generate`), each proven.\n\n{}",
             site.text.trim_end(),
             generated.wsite()
         );
     }
-    Ok((out, generated.tasks.len()))
+    Ok((out, n))
 }

@@ -11,6 +11,7 @@
 //! (`search_box`), as in INTERFACES.md; [`page_node`] and [`element_node`]
 //! are the one place these names are made.
 
+use super::retrieval::strip;
 use super::source::literal;
 use crate::env::{Env, RewardConfig, TaskInstance};
 use crate::interp::render::render;
@@ -135,11 +136,25 @@ fn witness_nodes(
 }
 
 /// `CafePage(Cafe[3])`: a page call in source, when every argument has a
-/// literal.
+/// literal and every row it names is seeded (a `key` may only name rows
+/// that exist at the start, M205; a row the episode inserts cannot be
+/// written there).
 fn page_source(program: &ir::Program, page: ir::PageId, args: &[Value]) -> Option<String> {
     let def = program.pages.get(page as usize)?;
     if args.is_empty() {
         return Some(def.name.clone());
+    }
+    let seed = crate::interp::state::Database::from_seed(program);
+    let seeded = def
+        .params
+        .iter()
+        .zip(args)
+        .all(|(p, v)| match (strip(&p.ty), v) {
+            (ir::Ty::Row(t), Value::Row(id)) => seed.row(*t, *id).is_some(),
+            _ => true,
+        });
+    if !seeded {
+        return None;
     }
     let lits: Vec<String> = def
         .params
