@@ -18,6 +18,7 @@ mod modules;
 pub mod partial;
 pub mod stdlib;
 pub mod syntax;
+pub mod taskgen;
 pub mod verify;
 
 use diagnostics::{Code, Diagnostic, Diagnostics};

@@ -26,6 +26,7 @@ pub mod plot;
 pub mod prove;
 pub mod replay;
 pub mod report;
+pub mod tasks;
 pub mod textops;
 pub mod train;
 pub mod value;

@@ -1,5 +1,6 @@
-//! `wsitec gen`: writes generated sites (see [`wsitec::gen`]) as `.wsite`
-//! files with a `manifest.json` saying what each is made of; with `--split`
+//! `wsitec gen`: writes generated sites (see [`wsitec::gen`]), each with
+//! `--tasks` generated, proven tasks appended, as `.wsite` files with a
+//! `manifest.json` saying what each is made of; with `--split`
 //! a train/validation/test corpus, with `--raw` sites with injected defects,
 //! with `--stats` each site checked and proven and the corpus figures (or,
 //! for raw sites, the detection rate per defect kind) printed.
@@ -47,6 +48,11 @@ pub struct GenArgs {
     /// the detection rate per defect kind).
     #[arg(long)]
     stats: bool,
+    /// Generated tasks appended to each site (`wsitec tasks --generate`,
+    /// each proven); 0 for none. Not with `--raw`, whose defect rates are
+    /// calibrated on the templates' own tasks.
+    #[arg(long, default_value_t = gen::tasks::DEFAULT_TASKS)]
+    tasks: usize,
     /// The directory to write into (created if missing).
     #[arg(short = 'o', long = "out")]
     out: PathBuf,
@@ -58,6 +64,13 @@ pub fn run(args: GenArgs) -> ExitCode {
         Err(why) => {
             eprintln!("error: {why}");
             return ExitCode::from(2);
+        }
+    };
+    let (sites, generated_tasks) = match with_tasks(&args, sites) {
+        Ok(done) => done,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(1);
         }
     };
     let raws: Option<Vec<raw::RawSite>> = args.raw.then(|| {
@@ -85,6 +98,9 @@ pub fn run(args: GenArgs) -> ExitCode {
         }
     }
     let mut entries: Vec<Value> = written.iter().map(|s| entry(s)).collect();
+    for (e, n) in entries.iter_mut().zip(&generated_tasks) {
+        e["generated_tasks"] = json!(n);
+    }
     if let Some(raws) = &raws {
         for (e, r) in entries.iter_mut().zip(raws) {
             e["defects"] = json!(r.defects);
@@ -144,6 +160,25 @@ fn generate(args: &GenArgs) -> Result<Vec<GeneratedSite>, String> {
             gen::generate(domain, args.seed, args.count)
         }
     }
+}
+
+/// The sites with their generated tasks (none with `--raw`), in parallel,
+/// and how many each got.
+fn with_tasks(
+    args: &GenArgs,
+    sites: Vec<GeneratedSite>,
+) -> Result<(Vec<GeneratedSite>, Vec<usize>), String> {
+    let count = if args.raw { 0 } else { args.tasks };
+    let done: Vec<Result<(GeneratedSite, usize), String>> = sites
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            gen::tasks::with_tasks(s, count, args.seed.wrapping_add(i as u64))
+                .map_err(|e| format!("{}: {e}", s.file_name))
+        })
+        .collect();
+    let done = done.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(done.into_iter().unzip())
 }
 
 /// A share in `0..=1`.

@@ -18,6 +18,7 @@ mod replay;
 mod report;
 mod simulator;
 mod site;
+mod tasks;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -42,6 +43,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Reachability only: each task's verdict, shortest witness or explanation.
     Prove(prove::ProveArgs),
+    /// Generate operation and retrieval tasks, each proven before it is emitted.
+    Tasks(tasks::TasksArgs),
     /// Play a task in the terminal: numbered actions, reward after each step.
     Play(play::PlayArgs),
     /// Serve a task to an external agent over JSON lines on stdin/stdout.
@@ -80,6 +83,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Build(args) => build::run(args),
         Command::Prove(args) => prove::run(args),
+        Command::Tasks(args) => tasks::run(args),
         Command::Play(args) => play::run(args),
         Command::Agent(args) => agent::run(args),
         Command::Bench(args) => bench::run(args),

@@ -9,7 +9,8 @@
 //! train/validation/test split ([`plan::Pool`]), which is how
 //! [`generate_split`] keeps the test sites' page templates out of training.
 //! [`raw`] injects the defects language models make, for raw-versus-verified
-//! experiments. Everything is a function of the domain and the seed; nothing
+//! experiments. [`tasks`] appends generated, proven tasks to a site (what
+//! `wsitec gen --tasks` does). Everything is a function of the domain and the seed; nothing
 //! here touches a file.
 
 pub mod corpus;
@@ -18,6 +19,7 @@ mod plan;
 pub mod raw;
 mod rng;
 mod site;
+pub mod tasks;
 mod vocab;
 
 pub use plan::{template_pool, Pool};

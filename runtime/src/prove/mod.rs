@@ -28,7 +28,8 @@ pub use answers::{AnswerIssue, EMPTY_SUMMARY};
 pub use distance::{Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
-pub use search::{invariant_sweep, prove_instance, SweepReport};
+pub(crate) use search::{all_typeable_values, fingerprint};
+pub use search::{invariant_sweep, prove_instance, verdict_avoiding, Avoid, SweepReport};
 
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
 use serde::{Deserialize, Serialize};

@@ -241,6 +241,51 @@ pub(super) struct Search<'p> {
     /// Keep what explanations need (`observed`).
     observe: bool,
     pub(super) observed: Observed<'p>,
+    /// Pages and elements this search must not use (key nodes).
+    avoid: Avoid,
+}
+
+/// Pages and elements a search must never use: the forbidding search that
+/// decides whether a node is a key node (`tasks::keys`). Removing actions
+/// keeps the search exact over the smaller action set, so "infeasible while
+/// avoiding X" means every successful episode within the horizon uses X.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Avoid {
+    /// Pages, with their argument values, never arrived at (by a link, a
+    /// button, a marker's `go` or a guard's redirect).
+    pub pages: Vec<(ir::PageId, Vec<ir::Value>)>,
+    /// Elements, by stable key, never acted on.
+    pub keys: Vec<String>,
+}
+
+impl Avoid {
+    fn page(&self, state: &State) -> bool {
+        self.pages
+            .iter()
+            .any(|(p, a)| *p == state.nav.page && *a == state.nav.args)
+    }
+}
+
+/// The verdict of the plain search (no explanation) on `instance` with the
+/// pages and elements of `avoid` forbidden; a start page that is forbidden
+/// makes the instance infeasible.
+pub fn verdict_avoiding(
+    program: &ir::Program,
+    instance: &TaskInstance,
+    options: Options,
+    avoid: &Avoid,
+) -> Result<Verdict, String> {
+    let (env, cone) = start(program, instance, options)?;
+    if avoid.page(env.state()) {
+        return Ok(Verdict::Infeasible);
+    }
+    let mut search = Search::new(program, env, options, cone, false);
+    search.avoid = avoid.clone();
+    Ok(match search.run() {
+        Ended::Witness { .. } => Verdict::Feasible,
+        Ended::Exhausted { .. } => Verdict::Infeasible,
+        Ended::Budget { .. } => Verdict::Undecided,
+    })
 }
 
 impl<'p> Search<'p> {
@@ -268,6 +313,7 @@ impl<'p> Search<'p> {
             cut_by_horizon: false,
             horizon,
             observe,
+            avoid: Avoid::default(),
         }
     }
 
@@ -317,12 +363,15 @@ impl<'p> Search<'p> {
         let last_level = depth + 1 >= self.horizon;
         let actions = self.env.actions().to_vec();
         for action in actions {
-            if self.pruned(&action) {
+            if self.pruned(&action) || self.avoided(&action) {
                 continue;
             }
             let Ok(succ) = self.env.successor(&action) else {
                 continue;
             };
+            if self.avoid.page(&succ.state) {
+                continue;
+            }
             let marker = if self.observe {
                 self.marker_of(&action)
             } else {
@@ -394,6 +443,17 @@ impl<'p> Search<'p> {
             | Handle::Checkbox { key, .. } => cone.idle_fields.contains(&(page, key.0)),
             Handle::Inert | Handle::Go(_) => false,
         }
+    }
+
+    /// Whether the action uses an element the search must avoid.
+    fn avoided(&self, action: &Action) -> bool {
+        if self.avoid.keys.is_empty() {
+            return false;
+        }
+        action
+            .element
+            .and_then(|i| self.env.elements().get(i.wrapping_sub(1)))
+            .is_some_and(|e| self.avoid.keys.contains(&e.key))
     }
 
     /// The marker a click triggers, with its arguments (when they evaluated).
@@ -530,10 +590,10 @@ pub struct SweepReport {
     pub complete: bool,
 }
 
-/// §5.5's extra search per site: from the initial state (no `setup`), with
-/// every task's typeable values, as deep as the longest horizon, never stopping
-/// at a goal; every marker refused by an invariant, with its shortest trace.
-pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+/// The union of every task instance's typeable values, first occurrence
+/// first: what a search that serves no one task may type (the invariant
+/// sweep, the task generator's exploration).
+pub(crate) fn all_typeable_values(program: &ir::Program) -> Vec<String> {
     let mut values: Vec<String> = Vec::new();
     for inst in crate::env::instances(program) {
         let Ok(env) = Env::new(program, &inst, RewardConfig::default()) else {
@@ -545,6 +605,14 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
             }
         }
     }
+    values
+}
+
+/// §5.5's extra search per site: from the initial state (no `setup`), with
+/// every task's typeable values, as deep as the longest horizon, never stopping
+/// at a goal; every marker refused by an invariant, with its shortest trace.
+pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+    let values = all_typeable_values(program);
     let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
     let mut swept = program.clone();
     swept.tasks.push(ir::TaskDef {

@@ -74,7 +74,7 @@ impl Expected {
     }
 
     /// A value of static type `ty` as the expected answer.
-    fn of_value(ctx: &Context<'_>, v: &Value, ty: &Ty) -> Expected {
+    pub(crate) fn of_value(ctx: &Context<'_>, v: &Value, ty: &Ty) -> Expected {
         let typed = match v {
             Value::None => return Expected::Empty,
             Value::Int(n) => Typed::Int(*n),
