@@ -76,3 +76,30 @@ fn a_missing_site_is_a_user_error_and_a_bad_format_is_usage() {
     let bad = wsitec(&["graph", &shop(), "--format", "png"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `wsitec tasks SITE --spec` prints the same knowledge spec as `wsitec
+/// graph SITE --format json`; `--spec` with `--generate` is bad usage.
+#[test]
+fn tasks_spec_is_the_graph_json() {
+    let site = format!(
+        "{}/../examples/ecommerce/trailhead.wsite",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wsitec"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let spec = run(&["tasks", &site, "--spec"]);
+    let graph = run(&["graph", &site, "--format", "json"]);
+    assert!(
+        spec.status.success(),
+        "{}",
+        String::from_utf8_lossy(&spec.stderr)
+    );
+    assert_eq!(spec.stdout, graph.stdout);
+    assert!(String::from_utf8_lossy(&spec.stdout).contains("add_to_cart"));
+    let both = run(&["tasks", &site, "--spec", "--generate", "2"]);
+    assert_eq!(both.status.code(), Some(2));
+}

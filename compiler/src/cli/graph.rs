@@ -7,7 +7,7 @@
 use super::site;
 use clap::{Args, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wsite_runtime::graph::draw::{dot::dot, svg::svg, Map};
 use wsite_runtime::graph::spec::knowledge_spec;
@@ -32,7 +32,18 @@ pub struct GraphArgs {
 }
 
 pub fn run(args: GraphArgs) -> ExitCode {
-    let program = match site::open(&args.site) {
+    emit(&args.site, args.format, args.output.as_deref())
+}
+
+/// The knowledge spec of SITE as JSON on standard output (`wsitec tasks
+/// SITE --spec`).
+pub(super) fn print_spec(site: &Path) -> ExitCode {
+    emit(site, Format::Json, None)
+}
+
+/// SITE drawn or described in `format`, written to `output` or stdout.
+fn emit(site: &Path, format: Format, output: Option<&Path>) -> ExitCode {
+    let program = match site::open(site) {
         Ok(p) => p,
         Err(why) => {
             eprintln!("error: {why}");
@@ -40,7 +51,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
         }
     };
     let spec = knowledge_spec(&program);
-    let text = match args.format {
+    let text = match format {
         Format::Dot => dot(&Map::new(&spec)),
         Format::Svg => svg(&Map::new(&spec)),
         Format::Json => match serde_json::to_string_pretty(&spec) {
@@ -51,7 +62,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
             }
         },
     };
-    let written = match &args.output {
+    let written = match output {
         Some(path) => std::fs::write(path, &text)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
         None => std::io::stdout()

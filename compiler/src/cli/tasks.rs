@@ -1,3 +1,4 @@
+//! `wsitec tasks SITE --spec`: the knowledge spec (printed by `graph`).
 //! `wsitec tasks SITE --generate N`: generated operation and retrieval tasks,
 //! each proven before it is emitted (see [`wsitec::taskgen`] and
 //! docs/tasks.md, "Generating tasks"). JSON lines (one WebFactory task per
@@ -37,6 +38,10 @@ pub enum Format {
 pub struct TasksArgs {
     /// A `.wsite` file, a directory of them (one program), or a built `.wsb`.
     site: PathBuf,
+    /// Print the site's knowledge spec (JSON, as `wsitec graph --format
+    /// json`) instead of generating.
+    #[arg(long, conflicts_with = "generate")]
+    spec: bool,
     /// Generate this many tasks (fewer when the site offers fewer).
     #[arg(long, value_name = "N")]
     generate: Option<usize>,
@@ -90,8 +95,11 @@ fn band(s: &str) -> Result<Band, String> {
 }
 
 pub fn run(args: TasksArgs) -> ExitCode {
+    if args.spec {
+        return super::graph::print_spec(&args.site);
+    }
     let Some(count) = args.generate else {
-        eprintln!("error: say what to do: `--generate N`");
+        eprintln!("error: say what to do: `--spec` or `--generate N`");
         return ExitCode::from(2);
     };
     if count == 0 {
