@@ -28,7 +28,7 @@ pub use answers::{AnswerIssue, EMPTY_SUMMARY};
 pub use distance::{Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
-pub(crate) use search::{all_typeable_values, fingerprint};
+pub(crate) use search::{fingerprint, with_open_task};
 pub use search::{invariant_sweep, prove_instance, verdict_avoiding, Avoid, SweepReport};
 
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};

@@ -608,15 +608,14 @@ pub(crate) fn all_typeable_values(program: &ir::Program) -> Vec<String> {
     values
 }
 
-/// §5.5's extra search per site: from the initial state (no `setup`), with
-/// every task's typeable values, as deep as the longest horizon, never stopping
-/// at a goal; every marker refused by an invariant, with its shortest trace.
-pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+/// `program` with one more task, last, named `name`: no goal, no answer, the
+/// union of every task's typeable values, `horizon` steps. A search of it
+/// serves no one task: the invariant sweep, the task generator's exploration.
+pub(crate) fn with_open_task(program: &ir::Program, name: &str, horizon: u32) -> ir::Program {
     let values = all_typeable_values(program);
-    let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
-    let mut swept = program.clone();
-    swept.tasks.push(ir::TaskDef {
-        name: "invariant sweep".into(),
+    let mut open = program.clone();
+    open.tasks.push(ir::TaskDef {
+        name: name.into(),
         template: None,
         say: Vec::new(),
         start: None,
@@ -629,6 +628,15 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
         setup: Vec::new(),
         frame: 0,
     });
+    open
+}
+
+/// §5.5's extra search per site: from the initial state (no `setup`), with
+/// every task's typeable values, as deep as the longest horizon, never stopping
+/// at a goal; every marker refused by an invariant, with its shortest trace.
+pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+    let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
+    let swept = with_open_task(program, "invariant sweep", horizon);
     let instance = TaskInstance {
         task: swept.tasks.len() - 1,
         binding: None,

@@ -14,7 +14,7 @@ use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
 use crate::interp::exec::World;
 use crate::interp::state::Digest128;
 use crate::ir::{self, Value};
-use crate::prove::{all_typeable_values, fingerprint};
+use crate::prove::{fingerprint, with_open_task};
 use std::collections::{BTreeMap, HashSet};
 use std::hash::Hash;
 
@@ -155,23 +155,7 @@ const PROBE: &str = "task generator exploration";
 /// `program` with one more task: no goal, no answer, the union of the
 /// tasks' typeable values, `depth` steps.
 fn probe_program(program: &ir::Program, depth: u32) -> ir::Program {
-    let values = all_typeable_values(program);
-    let mut probe = program.clone();
-    probe.tasks.push(ir::TaskDef {
-        name: PROBE.into(),
-        template: None,
-        say: Vec::new(),
-        start: None,
-        horizon: depth.max(1),
-        goal: None,
-        answer: None,
-        progress: Vec::new(),
-        key: Vec::new(),
-        values,
-        setup: Vec::new(),
-        frame: 0,
-    });
-    probe
+    with_open_task(program, PROBE, depth.max(1))
 }
 
 fn digest(world: &World) -> u128 {
