@@ -67,16 +67,43 @@ fn ratio(k: usize, n: usize) -> Option<f64> {
     (n > 0).then(|| k as f64 / n as f64)
 }
 
+/// Steps the oracle judged; those with R_acc = 1; those it could not
+/// decide. The one reader of the `r_acc` buffer's codes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    pub judged: usize,
+    pub accurate: usize,
+    pub unknown: usize,
+}
+
+impl StepCounts {
+    /// Counts one step's `r_acc` code.
+    pub fn note(&mut self, r_acc: u8) {
+        match r_acc {
+            NOT_JUDGED => {}
+            JUDGED_UNKNOWN => {
+                self.judged += 1;
+                self.unknown += 1;
+            }
+            r => {
+                self.judged += 1;
+                self.accurate += usize::from(r == 1);
+            }
+        }
+    }
+
+    /// Accurate steps over judged ones (`None` when none was judged).
+    pub fn accuracy(&self) -> Option<f64> {
+        ratio(self.accurate, self.judged)
+    }
+}
+
 /// One episode's record, fed the buffers after each of its steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EpisodeRecord {
     retrieval: bool,
     success: bool,
-    /// Steps the oracle judged; those with R_acc = 1; those it could not
-    /// decide.
-    judged: usize,
-    accurate: usize,
-    unknown: usize,
+    steps: StepCounts,
     answer_f1: f64,
 }
 
@@ -92,17 +119,8 @@ impl EpisodeRecord {
 
     /// Notes the step environment `row` of `buffers` just took.
     pub fn note(&mut self, buffers: &Buffers, row: usize) {
-        match buffers.r_acc.get(row).copied().unwrap_or(NOT_JUDGED) {
-            NOT_JUDGED => {}
-            JUDGED_UNKNOWN => {
-                self.judged += 1;
-                self.unknown += 1;
-            }
-            r => {
-                self.judged += 1;
-                self.accurate += usize::from(r == 1);
-            }
-        }
+        self.steps
+            .note(buffers.r_acc.get(row).copied().unwrap_or(NOT_JUDGED));
         if let Some(f1) = buffers.answer_f1.get(row).filter(|f| **f >= 0.0) {
             self.answer_f1 = f64::from(*f1);
         }
@@ -130,9 +148,9 @@ impl EpisodeRecord {
         Tally {
             operation_episodes: 1,
             operation_successes: won,
-            operation_steps: self.judged,
-            accurate_steps: self.accurate,
-            unknown_steps: self.unknown,
+            operation_steps: self.steps.judged,
+            accurate_steps: self.steps.accurate,
+            unknown_steps: self.steps.unknown,
             ..Tally::default()
         }
     }

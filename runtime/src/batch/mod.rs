@@ -26,7 +26,7 @@ mod write;
 
 pub use buffers::{Buffers, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
-pub use metrics::{EpisodeRecord, Tally};
+pub use metrics::{EpisodeRecord, StepCounts, Tally};
 pub use write::page_labels;
 
 use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};

@@ -9,7 +9,6 @@
 //! the enum, otherwise as `variant_N`. The text is for reading; nothing parses it back.
 
 use crate::ir::{self, AggKind, Expr, Program, RowScan, Slot, TextPart, Ty, UnaryOp, Value};
-use crate::value::Money;
 use std::collections::BTreeMap;
 
 /// What each named slot of the current frame is called, with its type where
@@ -303,19 +302,13 @@ impl Printer<'_> {
 
     fn value(&self, v: &Value, hint: Option<ir::EnumId>) -> String {
         match v {
-            Value::None => "none".into(),
-            Value::Int(i) => i.to_string(),
-            Value::Money(c) => Money(*c).to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::Text(t) => format!("{t:?}"),
-            Value::Date(d) => format!("@{d}"),
-            Value::Time(t) => format!("@{t}"),
             Value::Enum(i) => hint
                 .and_then(|e| self.program.enums.get(e as usize))
                 .and_then(|e| e.variants.get(*i as usize))
                 .cloned()
                 .unwrap_or_else(|| format!("variant_{i}")),
             Value::Row(id) => format!("#{id}"),
+            plain => crate::tasks::source::plain_literal(plain).unwrap_or_default(),
         }
     }
 }

@@ -14,7 +14,6 @@
 use super::retrieval::strip;
 use super::source::literal;
 use crate::env::{Env, RewardConfig, TaskInstance};
-use crate::interp::render::render;
 use crate::ir::{self, Value};
 use crate::prove::{resolve_step, verdict_avoiding, Avoid, Options, Verdict, WitnessStep};
 
@@ -30,23 +29,8 @@ pub struct KeyNode {
 
 /// `CafePage(3)`: a page and its argument values.
 pub fn page_node(program: &ir::Program, page: ir::PageId, args: &[Value]) -> String {
-    let Some(def) = program.pages.get(page as usize) else {
-        return format!("page{page}");
-    };
-    if args.is_empty() {
-        return def.name.clone();
-    }
-    let db = crate::interp::state::Database::from_seed(program);
-    let shown: Vec<String> = def
-        .params
-        .iter()
-        .zip(args)
-        .map(|(p, v)| match v {
-            Value::Row(id) => id.to_string(),
-            v => render(program, &db, v, &p.ty),
-        })
-        .collect();
-    format!("{}({})", def.name, shown.join(", "))
+    // Replay reads these names back (`--tasks FILE`): one writer for both.
+    crate::replay::key_nodes::page_label(program, page, args)
 }
 
 /// An element's key node: its stable key, without the `#` of a named one.

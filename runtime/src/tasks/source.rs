@@ -10,14 +10,7 @@ use crate::value::{Date, Time};
 /// none (a text that is not plain, an enum or table the program lacks).
 pub fn literal(program: &ir::Program, ty: &Ty, value: &Value) -> Option<String> {
     Some(match (ty, value) {
-        (_, Value::None) => "none".into(),
-        (Ty::Optional(inner), v) => return literal(program, inner, v),
-        (Ty::Int, Value::Int(n)) => n.to_string(),
-        (Ty::Money, Value::Money(c)) => money(*c),
-        (Ty::Bool, Value::Bool(b)) => b.to_string(),
-        (Ty::Text, Value::Text(t)) => text(t),
-        (Ty::Date, Value::Date(d)) => date(*d),
-        (Ty::Time, Value::Time(t)) => time(*t),
+        (Ty::Optional(inner), v) if *v != Value::None => return literal(program, inner, v),
         (Ty::Enum(e), Value::Enum(v)) => program
             .enums
             .get(*e as usize)?
@@ -25,7 +18,29 @@ pub fn literal(program: &ir::Program, ty: &Ty, value: &Value) -> Option<String> 
             .get(*v as usize)?
             .clone(),
         (Ty::Row(t), Value::Row(id)) => format!("{}[{id}]", program.tables.get(*t as usize)?.name),
+        (Ty::Int, Value::Int(_))
+        | (Ty::Money, Value::Money(_))
+        | (Ty::Bool, Value::Bool(_))
+        | (Ty::Text, Value::Text(_))
+        | (Ty::Date, Value::Date(_))
+        | (Ty::Time, Value::Time(_))
+        | (_, Value::None) => return plain_literal(value),
         _ => return None,
+    })
+}
+
+/// A value whose literal does not depend on its type (every value but enum
+/// variants and rows) as source; `None` for those two.
+pub fn plain_literal(value: &Value) -> Option<String> {
+    Some(match value {
+        Value::None => "none".into(),
+        Value::Int(n) => n.to_string(),
+        Value::Money(c) => money(*c),
+        Value::Bool(b) => b.to_string(),
+        Value::Text(t) => text(t),
+        Value::Date(d) => date(*d),
+        Value::Time(t) => time(*t),
+        Value::Enum(_) | Value::Row(_) => return None,
     })
 }
 

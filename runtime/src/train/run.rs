@@ -13,9 +13,7 @@ use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch};
-use crate::batch::{
-    BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, Tally, JUDGED_UNKNOWN, NOT_JUDGED,
-};
+use crate::batch::{BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, StepCounts, Tally};
 use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
@@ -206,15 +204,10 @@ impl<'s> Worlds<'s> {
     }
 
     /// Adds the judgements of the step just taken to `counts`.
-    fn count_judged(&self, counts: &mut Judged) {
+    fn count_judged(&self, counts: &mut StepCounts) {
         for b in &self.batches {
             for &r in &b.buffers().r_acc {
-                match r {
-                    NOT_JUDGED => {}
-                    JUDGED_UNKNOWN => counts.unknown += 1,
-                    _ => counts.accurate += usize::from(r == 1),
-                }
-                counts.judged += usize::from(r != NOT_JUDGED);
+                counts.note(r);
             }
         }
     }
@@ -368,7 +361,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
         m.env_steps = self.progress.env_steps;
         m.episodes = rollout.finished.len();
         let j = rollout.judged;
-        m.step_accuracy = (j.judged > 0).then(|| j.accurate as f64 / j.judged as f64);
+        m.step_accuracy = j.accuracy();
         m.unknown_steps = j.unknown;
         if !rollout.finished.is_empty() {
             let k = rollout.finished.len() as f64;
@@ -388,7 +381,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
             values: Vec::new(),
             estimates: gae::Estimates::default(),
             finished: Vec::new(),
-            judged: Judged::default(),
+            judged: StepCounts::default(),
         };
         let (mut rewards, mut dones) = (Vec::new(), Vec::new());
         for _ in 0..c.rollout {
@@ -434,14 +427,6 @@ impl<'s, 'p> Trainer<'s, 'p> {
     }
 }
 
-/// Steps a rollout had judged: all, accurate, undecided.
-#[derive(Clone, Copy, Debug, Default)]
-struct Judged {
-    judged: usize,
-    accurate: usize,
-    unknown: usize,
-}
-
 /// What one rollout collected.
 struct Rollout {
     store: ObsStore,
@@ -452,7 +437,7 @@ struct Rollout {
     estimates: gae::Estimates,
     /// (return, success) of every episode that ended.
     finished: Vec<(f32, bool)>,
-    judged: Judged,
+    judged: StepCounts,
 }
 
 /// Trains `policy` (whose variables live in `vs`) from scratch for at least
