@@ -23,6 +23,7 @@ pub mod jit;
 pub mod layout;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod prm;
 pub mod prove;
 pub mod replay;
 pub mod report;

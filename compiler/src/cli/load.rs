@@ -153,3 +153,64 @@ pub fn disk_loader(embedded: Vec<Source>) -> impl FnMut(&str, &str) -> Result<So
         read_source(&base.join(path))
     }
 }
+
+/// The `.wsite` files `paths` name: each file as given, each directory's
+/// files in name order (each file one site).
+pub fn site_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            files.extend(wsite_files_in(p)?);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// A site that runs, with the task instances to play.
+pub struct RunnableSite {
+    pub name: String,
+    pub program: wsite_runtime::ir::Program,
+    pub instances: Vec<wsite_runtime::env::TaskInstance>,
+}
+
+/// Loads and checks the site in `file`, proving its tasks when `verified`
+/// (then only the proven instances are kept, else all of them). A site
+/// whose errors keep it from running is `None`, with a warning; feasibility
+/// errors only drop the tasks they concern (as `build --drop-infeasible`).
+pub fn runnable_site(
+    file: &Path,
+    verified: bool,
+    budget: usize,
+) -> Result<Option<RunnableSite>, String> {
+    let input = program_input(file)?;
+    let name = input.name.clone();
+    let options = wsitec::Options {
+        prove: verified.then(|| wsite_runtime::prove::Options {
+            budget,
+            ..Default::default()
+        }),
+        skip_sweep: true,
+        ..Default::default()
+    };
+    let c = compile_with(input, options);
+    let blocking = c
+        .diagnostics
+        .iter()
+        .any(|d| d.is_error() && !d.code.as_str().starts_with('F'));
+    let Some(program) = c.program.clone().filter(|_| !blocking) else {
+        eprintln!("warning: {name} has errors and is left out");
+        return Ok(None);
+    };
+    let instances = if verified {
+        c.proven_instances()
+    } else {
+        wsite_runtime::env::instances(&program)
+    };
+    Ok(Some(RunnableSite {
+        name,
+        program,
+        instances,
+    }))
+}

@@ -10,6 +10,7 @@ mod fix;
 mod fmt;
 mod gen;
 mod graph;
+mod prm;
 mod load;
 mod lsp;
 mod play;
@@ -57,6 +58,8 @@ enum Command {
     Train(train::TrainArgs),
     /// A trained policy's success rate with a 95% interval, per site and domain.
     Eval(eval::EvalArgs),
+    /// Process-reward data: export exactly labelled step preferences, judge them, score judges.
+    Prm(prm::PrmArgs),
     /// An experiment's results: tables with 95% intervals per condition and domain, and its learning curves.
     Report(report::ReportArgs),
     /// The site map: navigation graph as `dot`, `svg`, or the knowledge spec as `json`.
@@ -91,6 +94,7 @@ pub fn run() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Report(args) => report::run(args),
+        Command::Prm(args) => prm::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),

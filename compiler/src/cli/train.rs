@@ -145,18 +145,6 @@ pub mod imp {
     }
 
     /// Every `.wsite` file named or found directly in a named directory.
-    fn site_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-        let mut files = Vec::new();
-        for p in paths {
-            if p.is_dir() {
-                files.extend(load::wsite_files_in(p)?);
-            } else {
-                files.push(p.clone());
-            }
-        }
-        Ok(files)
-    }
-
     /// Loads, checks and proves every site. A site with errors is skipped
     /// with a warning (it cannot run); a verified site keeps only its proven
     /// instances, an unverified one all of them.
@@ -168,7 +156,7 @@ pub mod imp {
         use rayon::prelude::*;
         // Sites are checked and proven on every core (a 350-site corpus is
         // minutes of proving on one); the order stays the files'.
-        let loaded = site_files(paths)?
+        let loaded = load::site_files(paths)?
             .par_iter()
             .map(|file| load_site(file, verified, budget))
             .collect::<Result<Vec<_>, String>>()?;
@@ -183,37 +171,11 @@ pub mod imp {
     /// ones); `None`, with a warning, for a site whose errors keep it from
     /// running.
     fn load_site(file: &Path, verified: bool, budget: usize) -> Result<Option<Site>, String> {
-        let input = load::program_input(file)?;
-        let name = input.name.clone();
-        let options = wsitec::Options {
-            prove: verified.then(|| wsite_runtime::prove::Options {
-                budget,
-                ..Default::default()
-            }),
-            skip_sweep: true,
-            ..Default::default()
-        };
-        let c = load::compile_with(input, options);
-        // A site runs when its program lowered; feasibility errors only
-        // drop the tasks they concern (as `build --drop-infeasible`).
-        let blocking = c
-            .diagnostics
-            .iter()
-            .any(|d| d.is_error() && !d.code.as_str().starts_with('F'));
-        let Some(program) = c.program.clone().filter(|_| !blocking) else {
-            eprintln!("warning: {name} has errors and is left out");
-            return Ok(None);
-        };
-        let instances = if verified {
-            c.proven_instances()
-        } else {
-            wsite_runtime::env::instances(&program)
-        };
-        Ok(Some(Site {
-            name,
-            domain: program.site.domain.clone(),
-            program,
-            instances,
+        Ok(load::runnable_site(file, verified, budget)?.map(|s| Site {
+            name: s.name,
+            domain: s.program.site.domain.clone(),
+            program: s.program,
+            instances: s.instances,
         }))
     }
 

@@ -709,7 +709,7 @@ fn ax_line(e: &ObsElement) -> String {
 
 /// A string in double quotes, with `"`, `\` and line breaks escaped so that a
 /// line stays one line.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for ch in s.chars() {

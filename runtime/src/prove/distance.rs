@@ -75,6 +75,7 @@ pub struct DistanceOracle {
     instance: Option<TaskInstance>,
     memo: HashMap<u128, Known, BuildHasherDefault<Prehashed>>,
     searches: usize,
+    explored: usize,
 }
 
 /// An oracle shared by the environments of one instance.
@@ -98,6 +99,7 @@ impl DistanceOracle {
             instance: None,
             memo: HashMap::default(),
             searches: 0,
+            explored: 0,
         }
     }
 
@@ -109,6 +111,11 @@ impl DistanceOracle {
     /// Searches run so far (memo misses).
     pub fn searches(&self) -> usize {
         self.searches
+    }
+
+    /// Distinct states those searches reached, in all (what they cost).
+    pub fn explored(&self) -> usize {
+        self.explored
     }
 
     /// d and O of `env`'s current state, with the steps its horizon leaves.
@@ -202,6 +209,7 @@ impl DistanceOracle {
                                 wins: Vec::new(),
                             });
                             index.insert(fp, t);
+                            self.explored += 1;
                             next.push((t, succ.state));
                             t
                         }

@@ -310,10 +310,10 @@ pub fn skeleton_id(family: Family, index: usize) -> String {
 
 /// A small seeded generator (splitmix64): no unseeded randomness (§5.6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -322,7 +322,7 @@ impl Rng {
     }
 
     /// Uniform-enough in `0..n` (`0` when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             return 0;
         }
