@@ -7,7 +7,9 @@
 mod convert;
 mod eval;
 mod export;
-mod judge;
+pub(super) mod judge;
+#[cfg(feature = "train")]
+mod learned;
 
 use clap::{Args, Subcommand};
 use std::process::ExitCode;
