@@ -34,8 +34,6 @@ pub enum Origin {
     Witness,
     /// Reached by uniformly random candidate actions.
     Random,
-    /// Reached by a trained policy's sampled actions.
-    Policy,
 }
 
 impl Origin {
@@ -43,7 +41,6 @@ impl Origin {
         match self {
             Origin::Witness => "witness",
             Origin::Random => "random",
-            Origin::Policy => "policy",
         }
     }
 }
