@@ -135,7 +135,7 @@ pub fn after(env: &Env<'_>, oracle: &mut DistanceOracle, action: &Action) -> Aft
 fn candidate(env: &Env<'_>, action: &Action, after: After, hard: Vec<Hardness>) -> Candidate {
     Candidate {
         action: action_line(env.elements(), action),
-        step: step_of(env, action),
+        step: Some(step_of(env, action)),
         element: action.element,
         distance_after: after,
         hard,
