@@ -12,6 +12,7 @@ mod gen;
 mod graph;
 mod prm;
 mod load;
+mod process;
 mod lsp;
 mod play;
 mod prove;

@@ -107,7 +107,8 @@ impl Judge for OracleJudge<'_> {
                 let action = resolve_step(&env, step)
                     .map_err(|e| JudgeError::Unsupported(format!("`{}`: {e}", c.action)))?;
                 Ok(match after(&env, &mut oracle, &action) {
-                    After::Steps(n) => -f64::from(n),
+                    // `0.0 - n`, not `-n`: a success scores 0, not -0.
+                    After::Steps(n) => 0.0 - f64::from(n),
                     After::Unknown => UNKNOWN_SCORE,
                     After::Unreachable => UNREACHABLE_SCORE,
                 })
