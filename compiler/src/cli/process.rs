@@ -51,7 +51,11 @@ struct Running {
 impl LineProcess {
     /// Starts `command` under `sh -c`; each answer is waited for at most
     /// `timeout`.
-    pub fn start(command: &str, role: &'static str, timeout: Duration) -> Result<LineProcess, String> {
+    pub fn start(
+        command: &str,
+        role: &'static str,
+        timeout: Duration,
+    ) -> Result<LineProcess, String> {
         let running = spawn(command)?;
         Ok(LineProcess {
             command: command.to_string(),

@@ -34,7 +34,9 @@ impl Judge for RandomJudge {
         Ok(query
             .candidates
             .iter()
-            .map(|c| (xxh3_64_with_seed(c.action.as_bytes(), base) >> 11) as f64 / (1u64 << 53) as f64)
+            .map(|c| {
+                (xxh3_64_with_seed(c.action.as_bytes(), base) >> 11) as f64 / (1u64 << 53) as f64
+            })
             .collect())
     }
 }
@@ -102,7 +104,10 @@ impl Judge for OracleJudge<'_> {
             .iter()
             .map(|c| {
                 let step = c.step.as_ref().ok_or_else(|| {
-                    JudgeError::Unsupported(format!("`{}` is text only, not a wsite step", c.action))
+                    JudgeError::Unsupported(format!(
+                        "`{}` is text only, not a wsite step",
+                        c.action
+                    ))
                 })?;
                 let action = resolve_step(&env, step)
                     .map_err(|e| JudgeError::Unsupported(format!("`{}`: {e}", c.action)))?;
@@ -147,13 +152,19 @@ mod tests {
 
     #[test]
     fn random_is_seeded_and_depends_on_id_and_action() {
-        let q = query("x", "buy", &["click [1] link \"A\"", "click [2] link \"B\""]);
+        let q = query(
+            "x",
+            "buy",
+            &["click [1] link \"A\"", "click [2] link \"B\""],
+        );
         let a = RandomJudge { seed: 1 }.score(&q).unwrap();
         assert_eq!(a, RandomJudge { seed: 1 }.score(&q).unwrap());
         assert_ne!(a, RandomJudge { seed: 2 }.score(&q).unwrap());
         assert_ne!(a[0], a[1]);
         assert!(a.iter().all(|s| (0.0..1.0).contains(s)));
-        let other = RandomJudge { seed: 1 }.score(&query("y", "buy", &["click [1] link \"A\""])).unwrap();
+        let other = RandomJudge { seed: 1 }
+            .score(&query("y", "buy", &["click [1] link \"A\""]))
+            .unwrap();
         assert_ne!(other[0], a[0]);
     }
 
@@ -162,7 +173,11 @@ mod tests {
         let q = query(
             "x",
             "Buy the ThinkPad X1",
-            &["click [3] link \"ThinkPad X1\"", "click [4] link \"Home\"", "click [5] link \"About\""],
+            &[
+                "click [3] link \"ThinkPad X1\"",
+                "click [4] link \"Home\"",
+                "click [5] link \"About\"",
+            ],
         );
         let s = OverlapJudge.score(&q).unwrap();
         assert!(s[0] > s[1]);

@@ -10,10 +10,10 @@
 //! ends), and the four hardest are kept.
 
 use super::text::{action_line, jaccard, words};
-use std::collections::BTreeSet;
 use super::{After, Candidate, Hardness, REJECTED};
 use crate::env::{Action, Env};
 use crate::prove::{step_of, Distance, DistanceOracle};
+use std::collections::BTreeSet;
 use std::fmt;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 

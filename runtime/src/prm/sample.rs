@@ -231,4 +231,3 @@ impl<'p> TaskSampler<'_, 'p> {
         chosen
     }
 }
-

@@ -146,7 +146,9 @@ fn scores(value: &Json) -> Result<Vec<f64>, Malformed> {
 }
 
 fn preferences(value: &Json) -> Result<Vec<bool>, Malformed> {
-    let list = value.as_array().ok_or(Malformed::WrongType("preferences"))?;
+    let list = value
+        .as_array()
+        .ok_or(Malformed::WrongType("preferences"))?;
     list.iter()
         .map(|v| v.as_bool().ok_or(Malformed::WrongType("preferences")))
         .collect()
@@ -214,10 +216,18 @@ impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Problem::Missing { id } => write!(f, "{id}: no judgement (counted wrong)"),
-            Problem::Malformed { line, id: Some(id), why } => {
+            Problem::Malformed {
+                line,
+                id: Some(id),
+                why,
+            } => {
                 write!(f, "line {line} ({id}): {why} (counted wrong)")
             }
-            Problem::Malformed { line, id: None, why } => write!(f, "line {line}: {why}"),
+            Problem::Malformed {
+                line,
+                id: None,
+                why,
+            } => write!(f, "line {line}: {why}"),
             Problem::UnknownId { line, id } => {
                 write!(f, "line {line}: `{id}` is not in the benchmark (ignored)")
             }
@@ -225,7 +235,10 @@ impl fmt::Display for Problem {
                 write!(f, "line {line}: `{id}` judged again (counted wrong)")
             }
             Problem::JudgeError { line, id, message } => {
-                write!(f, "line {line} ({id}): the judge failed: {message} (counted wrong)")
+                write!(
+                    f,
+                    "line {line} ({id}): the judge failed: {message} (counted wrong)"
+                )
             }
         }
     }
@@ -327,16 +340,24 @@ pub fn score(items: &[Item], text: &str) -> Report {
         };
         let Some(id) = id else {
             if let Err(why) = result {
-                report.problems.push(Problem::Malformed { line: line_no, id: None, why });
+                report.problems.push(Problem::Malformed {
+                    line: line_no,
+                    id: None,
+                    why,
+                });
             }
             continue;
         };
         let Some((&key, item)) = index.get_key_value(id.as_str()) else {
-            report.problems.push(Problem::UnknownId { line: line_no, id });
+            report
+                .problems
+                .push(Problem::UnknownId { line: line_no, id });
             continue;
         };
         if judged.contains_key(key) {
-            report.problems.push(Problem::Duplicate { line: line_no, id });
+            report
+                .problems
+                .push(Problem::Duplicate { line: line_no, id });
             judged.insert(key, None);
             continue;
         }
@@ -354,7 +375,11 @@ pub fn score(items: &[Item], text: &str) -> Report {
         match outcome {
             Ok(o) => judged.insert(key, o),
             Err(why) => {
-                report.problems.push(Problem::Malformed { line: line_no, id: Some(id), why });
+                report.problems.push(Problem::Malformed {
+                    line: line_no,
+                    id: Some(id),
+                    why,
+                });
                 judged.insert(key, None)
             }
         };
@@ -365,7 +390,9 @@ pub fn score(items: &[Item], text: &str) -> Report {
             Some(o) => o.as_deref(),
             None => {
                 if seen.insert(item.id.as_str()) {
-                    report.problems.push(Problem::Missing { id: item.id.clone() });
+                    report.problems.push(Problem::Missing {
+                        id: item.id.clone(),
+                    });
                 }
                 None
             }

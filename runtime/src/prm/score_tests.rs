@@ -107,12 +107,19 @@ fn malformed_lines_say_why() {
     assert_eq!(parse_line("[1]").unwrap_err().1, Malformed::NotObject);
     assert_eq!(parse_line(r#"{"id":3}"#).unwrap_err().1, Malformed::NoId);
     assert_eq!(
-        parse_line(r#"{"id":"a","scores":[1],"error":"x"}"#).unwrap_err().1,
+        parse_line(r#"{"id":"a","scores":[1],"error":"x"}"#)
+            .unwrap_err()
+            .1,
         Malformed::NoAnswer
     );
     assert_eq!(
-        parse_line(r#"{"id":"a","preferences":[1,0]}"#).unwrap_err().1,
+        parse_line(r#"{"id":"a","preferences":[1,0]}"#)
+            .unwrap_err()
+            .1,
         Malformed::WrongType("preferences")
     );
-    assert!(matches!(parse_line("{\"id\":\"a\",\"scores\":[1e999]}"), Err((_, _))));
+    assert!(matches!(
+        parse_line("{\"id\":\"a\",\"scores\":[1e999]}"),
+        Err((_, _))
+    ));
 }

@@ -160,7 +160,11 @@ pub fn from_record(record: &Record) -> Result<Instance, String> {
         domain: record.source_name.clone(),
         task,
         kind: "unknown".into(),
-        step: record.step_id.as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or(0),
+        step: record
+            .step_id
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0),
         origin: Origin::Imported,
         instruction: record.intent.clone(),
         url: record.current_url.clone(),

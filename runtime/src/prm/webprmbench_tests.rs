@@ -37,10 +37,20 @@ fn instance() -> Instance {
         trace: Vec::new(),
         distance: 3,
         remaining: 9,
-        chosen: cand(ActionKind::Type, Some(2), Some("it's 2"), "type [2] input \"Qty\" \"it's 2\""),
+        chosen: cand(
+            ActionKind::Type,
+            Some(2),
+            Some("it's 2"),
+            "type [2] input \"Qty\" \"it's 2\"",
+        ),
         rejected: vec![
             cand(ActionKind::Click, Some(1), None, "click [1] link \"Home\""),
-            cand(ActionKind::Select, Some(2), Some("L"), "select [2] input \"Qty\" \"L\""),
+            cand(
+                ActionKind::Select,
+                Some(2),
+                Some("L"),
+                "select [2] input \"Qty\" \"L\"",
+            ),
             cand(ActionKind::Answer, None, Some("42"), "answer \"42\""),
             cand(ActionKind::Click, Some(2), None, "click [2] input \"Qty\""),
         ],
@@ -60,9 +70,14 @@ fn round_trip_keeps_text_actions_and_the_chosen_one() {
     let ours = instance();
     let line = serde_json::to_string(&to_record(&ours)).unwrap();
     assert!(line.contains(r#""task_id":"shop/buy@1#0""#), "{line}");
-    assert!(line.contains(r#""action":"fill('2', 'it\\'s 2')""#), "{line}");
+    assert!(
+        line.contains(r#""action":"fill('2', 'it\\'s 2')""#),
+        "{line}"
+    );
     let back = import(&line).unwrap();
-    let [back] = back.as_slice() else { panic!("{back:?}") };
+    let [back] = back.as_slice() else {
+        panic!("{back:?}")
+    };
     assert_eq!(back.id, ours.id);
     assert_eq!(back.instruction, ours.instruction);
     assert_eq!(back.observation, ours.observation);

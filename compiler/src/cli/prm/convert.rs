@@ -53,8 +53,7 @@ fn convert(args: &ConvertArgs) -> Result<usize, String> {
         Target::Wsite => {
             let text = std::fs::read_to_string(&args.input)
                 .map_err(|e| format!("cannot read {}: {e}", args.input.display()))?;
-            let instances =
-                import(&text).map_err(|e| format!("{}: {e}", args.input.display()))?;
+            let instances = import(&text).map_err(|e| format!("{}: {e}", args.input.display()))?;
             write_lines(&args.output, &instances)
         }
     }

@@ -38,9 +38,17 @@ enum Format {
 pub enum BenchError {
     Read(PathBuf, std::io::Error),
     /// Line `line` (1-based) is not an instance.
-    Line { path: PathBuf, line: usize, why: String },
+    Line {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
     /// Two instances share an id, so judgements could not tell them apart.
-    DuplicateId { path: PathBuf, line: usize, id: String },
+    DuplicateId {
+        path: PathBuf,
+        line: usize,
+        id: String,
+    },
     Empty(PathBuf),
 }
 
@@ -49,7 +57,11 @@ impl fmt::Display for BenchError {
         match self {
             BenchError::Read(p, e) => write!(f, "cannot read {}: {e}", p.display()),
             BenchError::Line { path, line, why } => {
-                write!(f, "{}:{line}: not a benchmark instance: {why}", path.display())
+                write!(
+                    f,
+                    "{}:{line}: not a benchmark instance: {why}",
+                    path.display()
+                )
             }
             BenchError::DuplicateId { path, line, id } => {
                 write!(f, "{}:{line}: the id `{id}` is used twice", path.display())
@@ -155,13 +167,23 @@ fn pct(x: f64) -> String {
 const LISTED: usize = 20;
 
 fn table(domains: &[String], rows: &[Row], instances: usize) -> String {
-    let width = rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(0).max(5);
+    let width = rows
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     let groups: Vec<&str> = domains
         .iter()
         .map(String::as_str)
         .chain(["Avg", "All"])
         .collect();
-    let cell = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0).max(15);
+    let cell = groups
+        .iter()
+        .map(|g| g.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(15);
     let mut out = format!("{instances} instances\n{:width$}", "judge");
     for g in &groups {
         out.push_str(&format!(" | {g:^cell$}"));
@@ -199,12 +221,20 @@ fn problems_text(r: &Row) -> String {
         return format!("\n{} ({}): no problems\n", r.name, r.file.display());
     }
     let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    let mut out = format!("\n{} ({}): {}\n", r.name, r.file.display(), summary.join(", "));
+    let mut out = format!(
+        "\n{} ({}): {}\n",
+        r.name,
+        r.file.display(),
+        summary.join(", ")
+    );
     for p in r.report.problems.iter().take(LISTED) {
         out.push_str(&format!("  {p}\n"));
     }
     if r.report.problems.len() > LISTED {
-        out.push_str(&format!("  … and {} more (--format json lists all)\n", r.report.problems.len() - LISTED));
+        out.push_str(&format!(
+            "  … and {} more (--format json lists all)\n",
+            r.report.problems.len() - LISTED
+        ));
     }
     out
 }

@@ -86,7 +86,10 @@ fn judge_bench(args: &JudgeArgs) -> Result<(), String> {
         (None, None) => return Err("give --baseline NAME or --cmd CMD".into()),
     };
     let mut judge = make_judge(&name, &programs, &options)?;
-    let shown = args.name.clone().unwrap_or_else(|| judge.name().to_string());
+    let shown = args
+        .name
+        .clone()
+        .unwrap_or_else(|| judge.name().to_string());
     let file = std::fs::File::create(&args.output)
         .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
     let mut out = std::io::BufWriter::new(file);
@@ -110,18 +113,30 @@ fn judge_bench(args: &JudgeArgs) -> Result<(), String> {
 }
 
 /// One instance's judgement line (scores in `[chosen, rejected…]` order).
-fn judgement(judge: &mut dyn Judge, name: &str, instance: &Instance, seed: u64) -> serde_json::Value {
+fn judgement(
+    judge: &mut dyn Judge,
+    name: &str,
+    instance: &Instance,
+    seed: u64,
+) -> serde_json::Value {
     let order = blind_order(instance, seed);
     let query = Query::of_instance(instance, &order);
-    let checked = judge.score(&query).map_err(|e| e.to_string()).and_then(|s| {
-        if s.len() != order.len() {
-            Err(format!("the judge gave {} scores for {} candidates", s.len(), order.len()))
-        } else if s.iter().any(|x| !x.is_finite()) {
-            Err("the judge gave a score that is not a finite number".into())
-        } else {
-            Ok(unshuffle(&s, &order))
-        }
-    });
+    let checked = judge
+        .score(&query)
+        .map_err(|e| e.to_string())
+        .and_then(|s| {
+            if s.len() != order.len() {
+                Err(format!(
+                    "the judge gave {} scores for {} candidates",
+                    s.len(),
+                    order.len()
+                ))
+            } else if s.iter().any(|x| !x.is_finite()) {
+                Err("the judge gave a score that is not a finite number".into())
+            } else {
+                Ok(unshuffle(&s, &order))
+            }
+        });
     match checked {
         Ok(scores) => json!({"id": instance.id, "judge": name, "scores": scores}),
         Err(why) => json!({"id": instance.id, "judge": name, "error": why}),
@@ -196,5 +211,8 @@ fn learned_judge<'a>(
 ) -> Result<Box<dyn Judge + 'a>, String> {
     // What the train build would use; nothing to do with it here.
     let _ = (value, programs, &options.policy, &options.device);
-    Err("the policy and value judges need libtorch: wsitec was built without the train feature".into())
+    Err(
+        "the policy and value judges need libtorch: wsitec was built without the train feature"
+            .into(),
+    )
 }
