@@ -38,6 +38,9 @@ mod load;
 #[path = "../../compiler/src/cli/lsp/mod.rs"]
 mod lsp;
 #[allow(dead_code)]
+#[path = "../../compiler/src/cli/process.rs"]
+mod process;
+#[allow(dead_code)]
 #[path = "../../compiler/src/cli/simulator.rs"]
 mod simulator;
 #[allow(dead_code)]

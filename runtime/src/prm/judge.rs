@@ -105,7 +105,7 @@ impl Query {
                 .filter_map(|&k| all.get(k))
                 .map(|c| Choice {
                     action: c.action.clone(),
-                    step: Some(c.step.clone()),
+                    step: c.step.clone(),
                 })
                 .collect(),
         }

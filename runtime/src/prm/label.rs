@@ -10,10 +10,10 @@
 //! ends), and the four hardest are kept.
 
 use super::text::{action_line, jaccard, words};
-use std::collections::BTreeSet;
 use super::{After, Candidate, Hardness, REJECTED};
 use crate::env::{Action, Env};
 use crate::prove::{step_of, Distance, DistanceOracle};
+use std::collections::BTreeSet;
 use std::fmt;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -135,7 +135,7 @@ pub fn after(env: &Env<'_>, oracle: &mut DistanceOracle, action: &Action) -> Aft
 fn candidate(env: &Env<'_>, action: &Action, after: After, hard: Vec<Hardness>) -> Candidate {
     Candidate {
         action: action_line(env.elements(), action),
-        step: step_of(env, action),
+        step: Some(step_of(env, action)),
         element: action.element,
         distance_after: after,
         hard,

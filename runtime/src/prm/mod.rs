@@ -15,10 +15,13 @@
 //! an environment back in an instance's state by replaying its trace (what
 //! the policy baselines and the oracle check need).
 
+pub mod baselines;
 pub mod judge;
 pub mod label;
 pub mod sample;
+pub mod score;
 pub mod text;
+pub mod webprmbench;
 
 use crate::env::{Env, RewardConfig, TaskInstance};
 use crate::ir::Program;
@@ -34,6 +37,9 @@ pub enum Origin {
     Witness,
     /// Reached by uniformly random candidate actions.
     Random,
+    /// Read from another benchmark's records (`webprmbench`): no trace, no
+    /// distances (`distance` and `remaining` are 0 and mean nothing).
+    Imported,
 }
 
 impl Origin {
@@ -41,6 +47,7 @@ impl Origin {
         match self {
             Origin::Witness => "witness",
             Origin::Random => "random",
+            Origin::Imported => "imported",
         }
     }
 }
@@ -103,8 +110,10 @@ pub enum Hardness {
 pub struct Candidate {
     /// The text form judges read: `click [7] link "ThinkPad X1"`.
     pub action: String,
-    /// The same action by stable key, replayable in any runtime.
-    pub step: WitnessStep,
+    /// The same action by stable key, replayable in any runtime (`None`
+    /// for an imported action that is only text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<WitnessStep>,
     /// Its element's 1-based index in the observation (`None` for answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<usize>,
@@ -197,15 +206,38 @@ pub fn restore<'p>(
     instance: &Instance,
     config: RewardConfig,
 ) -> Result<Env<'p>, RestoreError> {
-    let task = task_instance(program, &instance.task)
-        .ok_or_else(|| RestoreError::NoTask(instance.task.clone()))?;
+    let state = State {
+        task: &instance.task,
+        trace: &instance.trace,
+        url: &instance.url,
+        observation: &instance.observation,
+    };
+    restore_state(program, &state, config)
+}
+
+/// A state as exported: what [`restore_state`] rebuilds and checks.
+pub struct State<'a> {
+    pub task: &'a str,
+    pub trace: &'a [WitnessStep],
+    pub url: &'a str,
+    pub observation: &'a str,
+}
+
+/// An environment in `state` (of an instance or a judge's query).
+pub fn restore_state<'p>(
+    program: &'p Program,
+    state: &State<'_>,
+    config: RewardConfig,
+) -> Result<Env<'p>, RestoreError> {
+    let task = task_instance(program, state.task)
+        .ok_or_else(|| RestoreError::NoTask(state.task.to_string()))?;
     let mut env = Env::new(program, &task, config).map_err(RestoreError::Start)?;
-    replay_trace(&mut env, &instance.trace)?;
+    replay_trace(&mut env, state.trace)?;
     let observation = crate::env::axtree(env.elements());
     let url = env.observation().url;
-    if url != instance.url || observation != instance.observation {
+    if url != state.url || observation != state.observation {
         return Err(RestoreError::Stale {
-            expected: instance.url.clone(),
+            expected: state.url.to_string(),
             found: url,
         });
     }

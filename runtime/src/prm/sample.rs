@@ -197,7 +197,11 @@ impl<'p> TaskSampler<'_, 'p> {
                 return None;
             }
         };
-        let chosen = crate::prove::resolve_step(env, &labelled.chosen.step).ok();
+        let chosen = labelled
+            .chosen
+            .step
+            .as_ref()
+            .and_then(|step| crate::prove::resolve_step(env, step).ok());
         let observation = env.observation();
         let n = self.kept.len();
         self.kept.push(Instance {
@@ -227,4 +231,3 @@ impl<'p> TaskSampler<'_, 'p> {
         chosen
     }
 }
-

@@ -261,7 +261,7 @@ fn manifest(args: &ExportArgs, sampled: &[Sampled], kept: &[&Instance]) -> Json 
         "kinds": count(kept, |i| i.kind.clone()),
         "origins": count(kept, |i| i.origin.as_str().to_string()),
         "distances": count(kept, |i| format!("{:02}", i.distance)),
-        "chosen_kinds": count(kept, |i| wsite_runtime::prm::text::kind_name(i.chosen.step.kind).to_string()),
+        "chosen_kinds": count(kept, |i| i.chosen.step.as_ref().map_or("text", |s| wsite_runtime::prm::text::kind_name(s.kind)).to_string()),
         "rejected_hardness": hardness,
         "rejected_distance_after": after,
         "skipped_states": skipped,

@@ -7,6 +7,7 @@
 mod convert;
 mod eval;
 mod export;
+mod external;
 pub(super) mod judge;
 #[cfg(feature = "train")]
 mod learned;
