@@ -43,13 +43,24 @@ fn export(out: &PathBuf, extra: &[&str], threads: &str) -> Output {
 fn benchmark_and_manifest_agree_and_are_reproducible() {
     let out = scratch("bench.jsonl");
     let run = export(&out, &["--per-domain", "all", "--seed", "5"], "1");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let text = std::fs::read_to_string(&out).unwrap();
-    let lines: Vec<Json> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let manifest: Json =
-        serde_json::from_str(&std::fs::read_to_string(out.with_extension("manifest.json")).unwrap())
-            .unwrap();
-    assert_eq!(manifest["instances"].as_u64().unwrap() as usize, lines.len());
+    let lines: Vec<Json> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let manifest: Json = serde_json::from_str(
+        &std::fs::read_to_string(out.with_extension("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        manifest["instances"].as_u64().unwrap() as usize,
+        lines.len()
+    );
     assert!(lines.len() >= 8, "only {} instances", lines.len());
     for l in &lines {
         assert_eq!(l["rejected"].as_array().unwrap().len(), 4);
@@ -58,7 +69,11 @@ fn benchmark_and_manifest_agree_and_are_reproducible() {
     let again = scratch("again.jsonl");
     let run = export(&again, &["--per-domain", "all", "--seed", "5"], "2");
     assert!(run.status.success());
-    assert_eq!(std::fs::read_to_string(&again).unwrap(), text, "threads changed the bytes");
+    assert_eq!(
+        std::fs::read_to_string(&again).unwrap(),
+        text,
+        "threads changed the bytes"
+    );
 
     let capped = scratch("capped.jsonl");
     let run = export(&capped, &["--per-domain", "3"], "1");

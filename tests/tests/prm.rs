@@ -60,7 +60,8 @@ fn brute(program: &Program, env: &Env<'_>) -> Option<Option<u32>> {
 fn brute_after(
     program: &Program,
     env: &Env<'_>,
-    step: &wsite_runtime::prove::WitnessStep) -> Option<Option<u32>> {
+    step: &wsite_runtime::prove::WitnessStep,
+) -> Option<Option<u32>> {
     let action = resolve_step(env, step).unwrap();
     let mut child = env.clone();
     let r = child.step(&action).unwrap();
@@ -90,23 +91,37 @@ fn check_labels(program: &Program, instance: &Instance, checked: &mut usize) {
     let env = restore(program, instance, RewardConfig::default()).unwrap();
     assert_eq!(env.steps(), instance.step);
     assert_eq!(instance.rejected.len(), REJECTED, "{}", instance.id);
-    let mut actions: Vec<&str> = instance.rejected.iter().map(|r| r.action.as_str()).collect();
+    let mut actions: Vec<&str> = instance
+        .rejected
+        .iter()
+        .map(|r| r.action.as_str())
+        .collect();
     actions.push(&instance.chosen.action);
     actions.sort_unstable();
     actions.dedup();
-    assert_eq!(actions.len(), REJECTED + 1, "repeated candidates in {}", instance.id);
+    assert_eq!(
+        actions.len(),
+        REJECTED + 1,
+        "repeated candidates in {}",
+        instance.id
+    );
     let d = instance.distance;
     if let Some(found) = brute(program, &env) {
         assert_eq!(found, Some(d), "d(s) of {}", instance.id);
     }
     assert_eq!(instance.chosen.distance_after, After::Steps(d - 1));
-    if let Some(found) = brute_after(program, &env, &instance.chosen.step) {
+    if let Some(found) = brute_after(program, &env, instance.chosen.step.as_ref().unwrap()) {
         assert_eq!(found, Some(d - 1), "chosen of {}", instance.id);
     }
     for r in &instance.rejected {
         let label = r.distance_after;
         match label {
-            After::Steps(n) => assert!(n >= d, "{} shortens the distance in {}", r.action, instance.id),
+            After::Steps(n) => assert!(
+                n >= d,
+                "{} shortens the distance in {}",
+                r.action,
+                instance.id
+            ),
             After::Unreachable | After::Unknown => {}
         }
         assert_eq!(
@@ -116,7 +131,7 @@ fn check_labels(program: &Program, instance: &Instance, checked: &mut usize) {
             r.action,
             instance.id
         );
-        let Some(found) = brute_after(program, &env, &r.step) else {
+        let Some(found) = brute_after(program, &env, r.step.as_ref().unwrap()) else {
             continue;
         };
         match found {
@@ -137,7 +152,14 @@ fn labels_agree_with_brute_force_on_small_sites() {
     let mut instances = 0;
     let mut checked = 0;
     let mut dead_ends = 0;
-    for name in ["prm_notes", "reward_tiny", "cafes", "library_loans", "helpdesk", "account"] {
+    for name in [
+        "prm_notes",
+        "reward_tiny",
+        "cafes",
+        "library_loans",
+        "helpdesk",
+        "account",
+    ] {
         let program = site(name);
         for instance in export(&program, name, 7) {
             check_labels(&program, &instance, &mut checked);
@@ -151,7 +173,10 @@ fn labels_agree_with_brute_force_on_small_sites() {
     }
     eprintln!("{instances} instances, {checked} rejected decided, {dead_ends} dead ends");
     assert!(instances >= 12, "only {instances} instances");
-    assert!(checked >= 48, "brute force decided only {checked} rejected actions");
+    assert!(
+        checked >= 48,
+        "brute force decided only {checked} rejected actions"
+    );
     // Deleting the note, or a wrong answer, loses the task for good.
     assert!(dead_ends > 0, "no dead end found");
 }

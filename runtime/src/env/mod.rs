@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 
 pub use answer::{Expected, Typed};
 pub use judge::Judgement;
-pub use observe::{axtree, snake_case};
 pub(crate) use observe::quote;
+pub use observe::{axtree, snake_case};
 pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
 pub use writer_json::ProposalError;
 

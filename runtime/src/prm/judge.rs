@@ -77,7 +77,12 @@ pub trait Judge {
 pub fn blind_order(instance: &Instance, seed: u64) -> Vec<usize> {
     let n = 1 + instance.rejected.len();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&k| xxh3_64_with_seed(&k.to_le_bytes(), xxh3_64_with_seed(instance.id.as_bytes(), seed)));
+    order.sort_by_key(|&k| {
+        xxh3_64_with_seed(
+            &k.to_le_bytes(),
+            xxh3_64_with_seed(instance.id.as_bytes(), seed),
+        )
+    });
     order
 }
 

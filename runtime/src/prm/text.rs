@@ -172,19 +172,28 @@ mod tests {
 
     #[test]
     fn lines_name_kind_element_and_text() {
-        let page = [element(4, "input", "Name"), element(7, "link", "X1 \"Carbon\"")];
+        let page = [
+            element(4, "input", "Name"),
+            element(7, "link", "X1 \"Carbon\""),
+        ];
         let click = Action {
             kind: ActionKind::Click,
             element: Some(7),
             text: None,
         };
-        assert_eq!(action_line(&page, &click), r#"click [7] link "X1 \"Carbon\"""#);
+        assert_eq!(
+            action_line(&page, &click),
+            r#"click [7] link "X1 \"Carbon\"""#
+        );
         let typing = Action {
             kind: ActionKind::Type,
             element: Some(4),
             text: Some("Maya".into()),
         };
-        assert_eq!(action_line(&page, &typing), r#"type [4] input "Name" "Maya""#);
+        assert_eq!(
+            action_line(&page, &typing),
+            r#"type [4] input "Name" "Maya""#
+        );
         let answer = Action {
             kind: ActionKind::Answer,
             element: None,
@@ -224,7 +233,14 @@ mod tests {
             parse_browsergym(r#"fill("3", "a, b")"#).and_then(|a| a.text),
             Some("a, b".into())
         );
-        for bad in ["click('a12')", "scroll(0, 200)", "click('3'", "fill('3')", "click(3)", ""] {
+        for bad in [
+            "click('a12')",
+            "scroll(0, 200)",
+            "click('3'",
+            "fill('3')",
+            "click(3)",
+            "",
+        ] {
             assert_eq!(parse_browsergym(bad), None, "{bad}");
         }
     }

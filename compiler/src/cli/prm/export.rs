@@ -62,9 +62,10 @@ fn per_domain(text: &str) -> Result<PerDomain, String> {
     match text {
         "balanced" => Ok(PerDomain::Balanced),
         "all" => Ok(PerDomain::All),
-        n => n.parse().map(PerDomain::AtMost).map_err(|_| {
-            format!("--per-domain takes `balanced`, `all` or a number, not `{n}`")
-        }),
+        n => n
+            .parse()
+            .map(PerDomain::AtMost)
+            .map_err(|_| format!("--per-domain takes `balanced`, `all` or a number, not `{n}`")),
     }
 }
 
@@ -120,7 +121,9 @@ fn export(args: &ExportArgs) -> Result<(), String> {
     }
     let kept = balance_domains(&sampled, balance, args.seed);
     if kept.is_empty() {
-        return Err("no state of these sites yields an instance (see the manifest's skip counts)".into());
+        return Err(
+            "no state of these sites yields an instance (see the manifest's skip counts)".into(),
+        );
     }
     write_lines(&args.output, &kept)?;
     let manifest_path = args
@@ -157,7 +160,12 @@ fn balance_domains(sampled: &[Sampled], balance: PerDomain, _seed: u64) -> Vec<&
     for s in sampled {
         domains.entry(s.domain.as_str()).or_default().push(s);
     }
-    let available = |sites: &Vec<&Sampled>| sites.iter().map(|s| s.sample.instances.len()).sum::<usize>();
+    let available = |sites: &Vec<&Sampled>| {
+        sites
+            .iter()
+            .map(|s| s.sample.instances.len())
+            .sum::<usize>()
+    };
     let smallest = domains
         .values()
         .map(available)
@@ -206,7 +214,10 @@ fn write_lines(path: &Path, instances: &[&Instance]) -> Result<(), String> {
 }
 
 /// Counts of the kept instances by a key.
-fn count<'a>(kept: &[&'a Instance], key: impl Fn(&'a Instance) -> String) -> BTreeMap<String, usize> {
+fn count<'a>(
+    kept: &[&'a Instance],
+    key: impl Fn(&'a Instance) -> String,
+) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
     for i in kept {
         *out.entry(key(i)).or_default() += 1;
@@ -226,7 +237,9 @@ fn manifest(args: &ExportArgs, sampled: &[Sampled], kept: &[&Instance]) -> Json 
     for i in kept {
         for r in &i.rejected {
             for h in &r.hard {
-                let name = serde_json::to_value(h).ok().and_then(|v| v.as_str().map(String::from));
+                let name = serde_json::to_value(h)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from));
                 *hardness.entry(name.unwrap_or_default()).or_default() += 1;
             }
             let bucket = match r.distance_after {
