@@ -8,7 +8,7 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use wsite_runtime::env::{Env, RewardConfig};
 use wsite_runtime::ir::Program;
 use wsite_runtime::prm::judge::{blind_order, Choice, Judge, JudgeError, Query};
@@ -60,6 +60,17 @@ fn torch() -> MutexGuard<'static, ()> {
     TORCH.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The judged site and its instances, proven and sampled once for all
+/// the tests.
+fn judged() -> &'static (Site, Vec<Instance>) {
+    static JUDGED_SITE: OnceLock<(Site, Vec<Instance>)> = OnceLock::new();
+    JUDGED_SITE.get_or_init(|| {
+        let s = site(JUDGED);
+        let all = instances(&s);
+        (s, all)
+    })
+}
+
 /// Labelled instances of the site's proven tasks.
 fn instances(s: &Site) -> Vec<Instance> {
     let c = SampleConfig {
@@ -92,8 +103,8 @@ fn query(i: &Instance) -> Query {
 #[test]
 fn a_replayed_trace_reaches_the_instances_page() {
     let _torch = torch();
-    let s = site(JUDGED);
-    for i in instances(&s) {
+    let (s, all) = judged();
+    for i in all {
         let batch = replay(&s.program, &i.task, &i.trace, RunConfig::default().spec).unwrap();
         let env = batch.env(0).unwrap();
         let o = env.observation();
@@ -105,13 +116,12 @@ fn a_replayed_trace_reaches_the_instances_page() {
 #[test]
 fn policy_and_value_judges_score_every_candidate_finitely_and_deterministically() {
     let _torch = torch();
-    let s = site(JUDGED);
-    let programs = programs(&s);
-    let all = instances(&s);
+    let (s, all) = judged();
+    let programs = programs(s);
     for reading in [Reading::Policy, Reading::Value] {
         let (vs, policy) = untrained(1);
         let mut judge = PolicyJudge::new(&programs, vs, policy, reading, RunConfig::default().spec);
-        for i in &all {
+        for i in all {
             let q = query(i);
             let a = judge.score(&q).unwrap();
             assert_eq!(a.len(), q.candidates.len(), "{}", i.id);
@@ -130,12 +140,12 @@ fn policy_and_value_judges_score_every_candidate_finitely_and_deterministically(
 #[test]
 fn the_value_judge_gives_a_finishing_candidate_its_outcome() {
     let _torch = torch();
-    let s = site(JUDGED);
-    let programs = programs(&s);
+    let (s, all) = judged();
+    let programs = programs(s);
     let (vs, policy) = untrained(2);
     let mut judge = PolicyJudge::new(&programs, vs, policy, Reading::Value, RunConfig::default().spec);
-    let finishing: Vec<Instance> = instances(&s)
-        .into_iter()
+    let finishing: Vec<&Instance> = all
+        .iter()
         .filter(|i| i.chosen.distance_after == After::Steps(0))
         .collect();
     assert!(!finishing.is_empty());
@@ -150,11 +160,11 @@ fn the_value_judge_gives_a_finishing_candidate_its_outcome() {
 #[test]
 fn queries_the_policy_cannot_replay_are_refused_and_keyless_candidates_scored_lowest() {
     let _torch = torch();
-    let s = site(JUDGED);
-    let programs = programs(&s);
+    let (s, all) = judged();
+    let programs = programs(s);
     let (vs, policy) = untrained(3);
     let mut judge = PolicyJudge::new(&programs, vs, policy, Reading::Policy, RunConfig::default().spec);
-    let i = &instances(&s)[0];
+    let i = &all[0];
     let mut stale = query(i);
     stale.url.push_str("/elsewhere");
     assert!(matches!(judge.score(&stale), Err(JudgeError::Unsupported(_))));
