@@ -27,7 +27,11 @@ use wsitec::{compile_str_with, Options};
 /// as `prm export` names sites, with its proven task instances.
 fn site(file: &str) -> Site {
     let path = format!("{}/../{file}", env!("CARGO_MANIFEST_DIR"));
-    let stem = std::path::Path::new(file).file_stem().unwrap().to_str().unwrap();
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let c = compile_str_with(
         &path,
@@ -108,7 +112,12 @@ fn a_replayed_trace_reaches_the_instances_page() {
         let batch = replay(&s.program, &i.task, &i.trace, RunConfig::default().spec).unwrap();
         let env = batch.env(0).unwrap();
         let o = env.observation();
-        assert_eq!((o.url, o.axtree), (i.url.clone(), i.observation.clone()), "{}", i.id);
+        assert_eq!(
+            (o.url, o.axtree),
+            (i.url.clone(), i.observation.clone()),
+            "{}",
+            i.id
+        );
         assert_eq!(env.steps(), i.step, "{}", i.id);
     }
 }
@@ -143,7 +152,13 @@ fn the_value_judge_gives_a_finishing_candidate_its_outcome() {
     let (s, all) = judged();
     let programs = programs(s);
     let (vs, policy) = untrained(2);
-    let mut judge = PolicyJudge::new(&programs, vs, policy, Reading::Value, RunConfig::default().spec);
+    let mut judge = PolicyJudge::new(
+        &programs,
+        vs,
+        policy,
+        Reading::Value,
+        RunConfig::default().spec,
+    );
     let finishing: Vec<&Instance> = all
         .iter()
         .filter(|i| i.chosen.distance_after == After::Steps(0))
@@ -163,14 +178,26 @@ fn queries_the_policy_cannot_replay_are_refused_and_keyless_candidates_scored_lo
     let (s, all) = judged();
     let programs = programs(s);
     let (vs, policy) = untrained(3);
-    let mut judge = PolicyJudge::new(&programs, vs, policy, Reading::Policy, RunConfig::default().spec);
+    let mut judge = PolicyJudge::new(
+        &programs,
+        vs,
+        policy,
+        Reading::Policy,
+        RunConfig::default().spec,
+    );
     let i = &all[0];
     let mut stale = query(i);
     stale.url.push_str("/elsewhere");
-    assert!(matches!(judge.score(&stale), Err(JudgeError::Unsupported(_))));
+    assert!(matches!(
+        judge.score(&stale),
+        Err(JudgeError::Unsupported(_))
+    ));
     let mut foreign = query(i);
     foreign.site = "no_such_site".into();
-    assert!(matches!(judge.score(&foreign), Err(JudgeError::Unsupported(_))));
+    assert!(matches!(
+        judge.score(&foreign),
+        Err(JudgeError::Unsupported(_))
+    ));
     let mut keyless = query(i);
     keyless.candidates.push(Choice {
         action: "click [999] link \"Nowhere\"".into(),

@@ -111,7 +111,10 @@ pub(super) mod imp {
     /// The policy in `checkpoint`, built as its run recorded it (a policy
     /// trained with inputs switched off reads them as zeros here too), with
     /// the variable store holding its weights.
-    pub fn load_policy(checkpoint: &Path, device: Device) -> Result<(nn::VarStore, Policy), String> {
+    pub fn load_policy(
+        checkpoint: &Path,
+        device: Device,
+    ) -> Result<(nn::VarStore, Policy), String> {
         let run_dir = checkpoint.parent().unwrap_or(Path::new("."));
         let mut vs = nn::VarStore::new(device);
         let policy = Policy::new(&vs.root(), recorded_policy_config(run_dir)?);
@@ -159,7 +162,9 @@ pub(super) mod imp {
             _ => None,
         };
         let plain = Summary::of(&results);
-        let searched = search.as_ref().map(|(label, r, counts)| (label.as_str(), Summary::of(r), counts));
+        let searched = search
+            .as_ref()
+            .map(|(label, r, counts)| (label.as_str(), Summary::of(r), counts));
         if args.format == "json" {
             print_json(&plain, searched.as_ref());
         } else {

@@ -32,9 +32,9 @@ pub mod obs;
 pub mod policy;
 #[cfg(feature = "train")]
 pub mod ppo;
-pub mod profile;
 #[cfg(feature = "train")]
 pub mod prm;
+pub mod profile;
 #[cfg(feature = "train")]
 pub mod run;
 #[cfg(feature = "train")]

@@ -496,7 +496,9 @@ pub fn evaluate(
     greedy: bool,
     c: &RunConfig,
 ) -> Result<Vec<SiteResult>, String> {
-    evaluate_with(compiled, seeds, c, &mut |games| play(games, policy, greedy, c))
+    evaluate_with(compiled, seeds, c, &mut |games| {
+        play(games, policy, greedy, c)
+    })
 }
 
 /// [`evaluate`]'s episodes, each chunk of games played to its end by

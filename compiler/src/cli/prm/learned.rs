@@ -21,7 +21,11 @@ pub fn judge<'a>(
 ) -> Result<Box<dyn Judge + 'a>, String> {
     let device = crate::cli::train::imp::device(device)?;
     let (weights, policy) = crate::cli::eval::imp::load_policy(checkpoint, device)?;
-    let reading = if value { Reading::Value } else { Reading::Policy };
+    let reading = if value {
+        Reading::Value
+    } else {
+        Reading::Policy
+    };
     // Observed as evaluation observes (the spec the policy was trained on).
     let spec = RunConfig::default().spec;
     Ok(Box::new(Noting(PolicyJudge::new(
