@@ -326,4 +326,12 @@ mod tests {
         );
         assert_eq!(super::wilson(0, 0), (0.0, 1.0));
     }
+
+    #[test]
+    fn search_is_best_of_two_or_more() {
+        assert_eq!(super::parse_search("best-of-4"), Ok(4));
+        assert!(super::parse_search("best-of-1").is_err());
+        assert!(super::parse_search("best-of-").is_err());
+        assert!(super::parse_search("top-4").is_err());
+    }
 }

@@ -589,6 +589,16 @@ impl<'s> Game<'s> {
     }
 }
 
+/// The games still running, and their observations in that order.
+pub(super) fn live_observations(games: &[Game<'_>], spec: ObsSpec) -> (Vec<usize>, ObsStore) {
+    let live: Vec<usize> = (0..games.len()).filter(|&i| !games[i].over).collect();
+    let mut now = ObsStore::new(spec);
+    for &i in &live {
+        now.push(games[i].batch.buffers());
+    }
+    (live, now)
+}
+
 /// Steps every game until each has ended or run out of its horizon.
 fn play(
     games: &mut [Game<'_>],
@@ -597,13 +607,9 @@ fn play(
     c: &RunConfig,
 ) -> Result<(), String> {
     loop {
-        let live: Vec<usize> = (0..games.len()).filter(|&i| !games[i].over).collect();
+        let (live, now) = live_observations(games, c.spec);
         if live.is_empty() {
             return Ok(());
-        }
-        let mut now = ObsStore::new(c.spec);
-        for &i in &live {
-            now.push(games[i].batch.buffers());
         }
         let (a, _, _) = tch::no_grad(|| act(policy, &now.to_device(c.device), greedy));
         for (&i, a) in live.iter().zip(to_vec_i64(&a)) {

@@ -14,7 +14,9 @@
 
 use super::obs::ObsStore;
 use super::policy::Policy;
-use super::run::{evaluate_with, to_vec_f32, to_vec_i64, Compiled, Game, RunConfig, SiteResult};
+use super::run::{
+    evaluate_with, live_observations, to_vec_f32, to_vec_i64, Compiled, Game, RunConfig, SiteResult,
+};
 use crate::prm::judge::{Choice, Judge, Query};
 use crate::prm::text::action_line;
 use crate::prove::{step_of, WitnessStep};
@@ -84,13 +86,9 @@ fn play(
 ) -> Result<(), String> {
     let mut paths: Vec<Path> = games.iter().map(|_| Path::default()).collect();
     loop {
-        let live: Vec<usize> = (0..games.len()).filter(|&i| !games[i].over).collect();
+        let (live, now) = live_observations(games, c.spec);
         if live.is_empty() {
             return Ok(());
-        }
-        let mut now = ObsStore::new(c.spec);
-        for &i in &live {
-            now.push(games[i].batch.buffers());
         }
         let (samples, log_p, width) = tch::no_grad(|| sample(policy, &now, n, c));
         for (j, &i) in live.iter().enumerate() {
