@@ -294,6 +294,21 @@ impl<E: Engine> BatchEnv<E> {
         &self.buffers
     }
 
+    /// The row of environment `i`'s action table that offers its engine's
+    /// candidate `index`; `None` when the table does not (its element is
+    /// not shown, or the table was cut at `max_actions`).
+    pub fn row_of(&self, i: usize, index: usize) -> Option<u32> {
+        let table = &self.slots.get(i)?.table;
+        let row = table.iter().position(|&c| c == index)?;
+        u32::try_from(row).ok()
+    }
+
+    /// The engine candidate behind row `row` of environment `i`'s table.
+    pub fn candidate_at(&self, i: usize, row: u32) -> Option<usize> {
+        let table = &self.slots.get(i)?.table;
+        table.get(usize::try_from(row).ok()?).copied()
+    }
+
     /// Takes action-table row `actions[i]` in environment `i`, for every `i`.
     /// An out-of-range row anywhere is an `Err` and nothing changes.
     pub fn step(&mut self, actions: &[u32]) -> Result<(), String> {

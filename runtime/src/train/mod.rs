@@ -11,6 +11,8 @@
 //! - [`init`]: orthogonal initialisation of named layers;
 //! - [`profile`]: the phases a run's time is charged to;
 //! - [`run`]: training and evaluation runs;
+//! - [`prm`]: the policy and its value head as process-reward judges;
+//! - [`search`]: best-of-N evaluation guided by a process-reward judge;
 //! - [`curve`]: the learning curve as a PNG.
 //!
 //! Everything but [`gae`], [`dedup`] and [`profile`] needs the `train` feature (and LIBTORCH; see
@@ -30,9 +32,13 @@ pub mod obs;
 pub mod policy;
 #[cfg(feature = "train")]
 pub mod ppo;
+#[cfg(feature = "train")]
+pub mod prm;
 pub mod profile;
 #[cfg(feature = "train")]
 pub mod run;
+#[cfg(feature = "train")]
+pub mod search;
 #[cfg(feature = "train")]
 pub mod update;
 

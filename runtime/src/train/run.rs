@@ -114,7 +114,7 @@ pub struct UpdateMetrics {
 /// One site's batch: on the JIT's flat engine, or, for the decomposed
 /// reward (whose oracle searches exact `Env` states) and for judged
 /// evaluation, on the interpreter. Both write the same buffers.
-enum SiteBatch<'s> {
+pub(super) enum SiteBatch<'s> {
     Flat(BatchEnv<FlatEngine<'s>>),
     Interp(BatchEnv<InterpEngine<'s>>),
 }
@@ -155,7 +155,7 @@ impl<'s> SiteBatch<'s> {
         }
     }
 
-    fn buffers(&self) -> &crate::batch::Buffers {
+    pub(super) fn buffers(&self) -> &crate::batch::Buffers {
         match self {
             SiteBatch::Flat(b) => b.buffers(),
             SiteBatch::Interp(b) => b.buffers(),
@@ -166,6 +166,14 @@ impl<'s> SiteBatch<'s> {
         match self {
             SiteBatch::Flat(b) => b.step(actions),
             SiteBatch::Interp(b) => b.step(actions),
+        }
+    }
+
+    /// The interpreter batch (judged evaluation runs on it).
+    pub(super) fn interp(&self) -> Option<&BatchEnv<InterpEngine<'s>>> {
+        match self {
+            SiteBatch::Flat(_) => None,
+            SiteBatch::Interp(b) => Some(b),
         }
     }
 }
@@ -259,7 +267,7 @@ fn act(policy: &Policy, obs: &Obs, greedy: bool) -> (Tensor, Tensor, Tensor) {
     (actions, taken, values)
 }
 
-fn to_vec_f32(t: &Tensor) -> Vec<f32> {
+pub(super) fn to_vec_f32(t: &Tensor) -> Vec<f32> {
     let t = t.to_device(Device::Cpu).to_kind(Kind::Float);
     let n = t.numel();
     let mut v = vec![0f32; n];
@@ -267,7 +275,7 @@ fn to_vec_f32(t: &Tensor) -> Vec<f32> {
     v
 }
 
-fn to_vec_i64(t: &Tensor) -> Vec<i64> {
+pub(super) fn to_vec_i64(t: &Tensor) -> Vec<i64> {
     let t = t.to_device(Device::Cpu).to_kind(Kind::Int64);
     let n = t.numel();
     let mut v = vec![0i64; n];
@@ -488,6 +496,19 @@ pub fn evaluate(
     greedy: bool,
     c: &RunConfig,
 ) -> Result<Vec<SiteResult>, String> {
+    evaluate_with(compiled, seeds, c, &mut |games| {
+        play(games, policy, greedy, c)
+    })
+}
+
+/// [`evaluate`]'s episodes, each chunk of games played to its end by
+/// `play` (the policy alone, or a search around it).
+pub(super) fn evaluate_with(
+    compiled: &[Compiled<'_>],
+    seeds: &[u64],
+    c: &RunConfig,
+    play: &mut dyn FnMut(&mut [Game<'_>]) -> Result<(), String>,
+) -> Result<Vec<SiteResult>, String> {
     let mut results: Vec<SiteResult> = compiled
         .iter()
         .map(|s| SiteResult {
@@ -510,7 +531,7 @@ pub fn evaluate(
                 .iter()
                 .map(|&(s, k)| Game::new(&compiled[s], k, seed, c))
                 .collect::<Result<Vec<_>, String>>()?;
-            play(&mut games, policy, greedy, c)?;
+            play(&mut games)?;
             for (g, &(s, _)) in games.iter().zip(chunk) {
                 let r = &mut results[s];
                 r.episodes += 1;
@@ -523,12 +544,15 @@ pub fn evaluate(
 }
 
 /// One evaluation episode: a task instance in an environment of its own.
-struct Game<'s> {
-    batch: SiteBatch<'s>,
+pub(super) struct Game<'s> {
+    pub(super) batch: SiteBatch<'s>,
     horizon: u32,
     steps: u32,
-    over: bool,
+    pub(super) over: bool,
     record: EpisodeRecord,
+    /// Names for queries about the game's state (search).
+    pub(super) site: &'s Site,
+    pub(super) task: &'s TaskInstance,
 }
 
 impl<'s> Game<'s> {
@@ -549,11 +573,13 @@ impl<'s> Game<'s> {
             steps: 0,
             over: false,
             record: EpisodeRecord::new(task.answer.is_some()),
+            site: s.site,
+            task: inst,
         })
     }
 
     /// Takes action-table row `row` and records what the step was judged.
-    fn step(&mut self, row: u32) -> Result<(), String> {
+    pub(super) fn step(&mut self, row: u32) -> Result<(), String> {
         self.batch.step(&[row])?;
         self.steps += 1;
         let b = self.batch.buffers();
@@ -561,6 +587,16 @@ impl<'s> Game<'s> {
         self.over = b.done[0] != 0 || self.steps >= self.horizon;
         Ok(())
     }
+}
+
+/// The games still running, and their observations in that order.
+pub(super) fn live_observations(games: &[Game<'_>], spec: ObsSpec) -> (Vec<usize>, ObsStore) {
+    let live: Vec<usize> = (0..games.len()).filter(|&i| !games[i].over).collect();
+    let mut now = ObsStore::new(spec);
+    for &i in &live {
+        now.push(games[i].batch.buffers());
+    }
+    (live, now)
 }
 
 /// Steps every game until each has ended or run out of its horizon.
@@ -571,13 +607,9 @@ fn play(
     c: &RunConfig,
 ) -> Result<(), String> {
     loop {
-        let live: Vec<usize> = (0..games.len()).filter(|&i| !games[i].over).collect();
+        let (live, now) = live_observations(games, c.spec);
         if live.is_empty() {
             return Ok(());
-        }
-        let mut now = ObsStore::new(c.spec);
-        for &i in &live {
-            now.push(games[i].batch.buffers());
         }
         let (a, _, _) = tch::no_grad(|| act(policy, &now.to_device(c.device), greedy));
         for (&i, a) in live.iter().zip(to_vec_i64(&a)) {
