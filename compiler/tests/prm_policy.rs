@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use wsite_runtime::env::{Env, RewardConfig};
+use wsite_runtime::env::{ActionKind, Env, RewardConfig};
 use wsite_runtime::ir::Program;
 use wsite_runtime::prm::judge::{blind_order, Choice, Judge, JudgeError, Query};
 use wsite_runtime::prm::label::after;
@@ -147,7 +147,7 @@ fn policy_and_value_judges_score_every_candidate_finitely_and_deterministically(
 }
 
 #[test]
-fn the_value_judge_gives_a_finishing_candidate_its_outcome() {
+fn the_value_judge_does_not_read_an_ending_steps_outcome() {
     let _torch = torch();
     let (s, all) = judged();
     let programs = programs(s);
@@ -159,17 +159,21 @@ fn the_value_judge_gives_a_finishing_candidate_its_outcome() {
         Reading::Value,
         RunConfig::default().spec,
     );
-    let finishing: Vec<&Instance> = all
-        .iter()
-        .filter(|i| i.chosen.distance_after == After::Steps(0))
-        .collect();
-    assert!(!finishing.is_empty());
-    for i in &finishing {
-        // The chosen candidate is shown first under the identity order.
+    // A right answer (the chosen one, d = 1) beside a wrong one: both end
+    // the episode, so the value head has no next state to tell them apart.
+    let mut pairs = 0;
+    for i in all.iter().filter(|i| i.chosen.distance_after == After::Steps(0)) {
         let order: Vec<usize> = (0..=i.rejected.len()).collect();
         let scores = judge.score(&Query::of_instance(i, &order)).unwrap();
-        assert_eq!(scores[0], 1.0, "{}", i.id);
+        for (k, r) in i.rejected.iter().enumerate() {
+            let wrong_answer = r.step.as_ref().is_some_and(|s| s.kind == ActionKind::Answer);
+            if wrong_answer && i.chosen.step.as_ref().is_some_and(|s| s.kind == ActionKind::Answer) {
+                assert_eq!(scores[0], scores[k + 1], "{}: {}", i.id, r.action);
+                pairs += 1;
+            }
+        }
     }
+    assert!(pairs > 0, "no right and wrong answer side by side");
 }
 
 #[test]

@@ -126,7 +126,7 @@ impl<'a> PolicyJudge<'a> {
 
     fn value_scores(&mut self, q: &Query) -> Result<Vec<f64>, JudgeError> {
         // Checked once; each candidate then replays on a batch of its own.
-        self.state(q)?;
+        let now = self.read(&self.state(q)?).1;
         let mut scores = Vec::with_capacity(q.candidates.len());
         for c in &q.candidates {
             let Some(step) = &c.step else {
@@ -144,9 +144,12 @@ impl<'a> PolicyJudge<'a> {
                 .step(&[row])
                 .map_err(|e| JudgeError::Unsupported(format!("{}: {e}", c.action)))?;
             let b = batch.buffers();
-            // An episode that ends has a known value: its outcome.
+            // An episode that ends has no next state for V to read. Its
+            // outcome would be the simulator's verdict, not the value
+            // head's, so it scores V of the state the step was taken in:
+            // every ending step ties.
             let score = if b.done.first().is_some_and(|&d| d != 0) {
-                f64::from(b.success.first().copied().unwrap_or(0))
+                now
             } else {
                 self.read(&batch).1
             };
