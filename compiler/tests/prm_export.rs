@@ -6,7 +6,7 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
 use serde_json::Value as Json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn sites() -> Vec<String> {
@@ -27,7 +27,7 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn export(out: &PathBuf, extra: &[&str], threads: &str) -> Output {
+fn export(out: &Path, extra: &[&str], threads: &str) -> Output {
     let mut args = vec!["prm".to_string(), "export".into()];
     args.extend(sites());
     args.extend(["-o".into(), out.display().to_string()]);

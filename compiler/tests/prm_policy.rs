@@ -162,12 +162,23 @@ fn the_value_judge_does_not_read_an_ending_steps_outcome() {
     // A right answer (the chosen one, d = 1) beside a wrong one: both end
     // the episode, so the value head has no next state to tell them apart.
     let mut pairs = 0;
-    for i in all.iter().filter(|i| i.chosen.distance_after == After::Steps(0)) {
+    for i in all
+        .iter()
+        .filter(|i| i.chosen.distance_after == After::Steps(0))
+    {
         let order: Vec<usize> = (0..=i.rejected.len()).collect();
         let scores = judge.score(&Query::of_instance(i, &order)).unwrap();
         for (k, r) in i.rejected.iter().enumerate() {
-            let wrong_answer = r.step.as_ref().is_some_and(|s| s.kind == ActionKind::Answer);
-            if wrong_answer && i.chosen.step.as_ref().is_some_and(|s| s.kind == ActionKind::Answer) {
+            let wrong_answer = r
+                .step
+                .as_ref()
+                .is_some_and(|s| s.kind == ActionKind::Answer);
+            if wrong_answer
+                && i.chosen
+                    .step
+                    .as_ref()
+                    .is_some_and(|s| s.kind == ActionKind::Answer)
+            {
                 assert_eq!(scores[0], scores[k + 1], "{}: {}", i.id, r.action);
                 pairs += 1;
             }
