@@ -171,7 +171,6 @@ pub fn site_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 /// A site that runs, with the task instances to play.
 pub struct RunnableSite {
     /// The path as given (what `train` and `eval` call the site).
-    #[cfg_attr(not(feature = "train"), allow(dead_code))]
     pub name: String,
     pub program: wsite_runtime::ir::Program,
     pub instances: Vec<wsite_runtime::env::TaskInstance>,

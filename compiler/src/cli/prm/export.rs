@@ -82,6 +82,8 @@ pub fn run(args: ExportArgs) -> ExitCode {
 /// One site's sample with its name and domain.
 struct Sampled {
     name: String,
+    /// The path as given, for messages.
+    path: String,
     domain: String,
     sample: SiteSample,
 }
@@ -108,6 +110,7 @@ fn export(args: &ExportArgs) -> Result<(), String> {
             let sample = sample_site(&site.program, &name, &domain, &site.instances, &config);
             Ok(Some(Sampled {
                 name,
+                path: site.name,
                 domain,
                 sample,
             }))
@@ -116,7 +119,7 @@ fn export(args: &ExportArgs) -> Result<(), String> {
     let sampled: Vec<Sampled> = sampled.into_iter().flatten().collect();
     for s in &sampled {
         for (task, why) in &s.sample.failed {
-            eprintln!("warning: {}: task `{task}` cannot start: {why}", s.name);
+            eprintln!("warning: {}: task `{task}` cannot start: {why}", s.path);
         }
     }
     let kept = balance_domains(&sampled, balance, args.seed);
