@@ -88,13 +88,7 @@ impl Judge for OracleJudge<'_> {
         let program = self.programs.get(&query.site).ok_or_else(|| {
             JudgeError::Unsupported(format!("site `{}` was not loaded (--sites)", query.site))
         })?;
-        let state = State {
-            task: &query.task,
-            trace: &query.trace,
-            url: &query.url,
-            observation: &query.observation,
-        };
-        let env = restore_state(program, &state, RewardConfig::default())
+        let env = restore_state(program, &query.state(), RewardConfig::default())
             .map_err(|e| JudgeError::Unsupported(e.to_string()))?;
         // A fresh oracle per query: its memo must not carry one query's
         // budget exhaustion into another's answer.

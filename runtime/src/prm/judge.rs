@@ -117,6 +117,18 @@ impl Query {
     }
 }
 
+impl Query {
+    /// The state the query shows, to rebuild with [`super::restore_state`].
+    pub fn state(&self) -> super::State<'_> {
+        super::State {
+            task: &self.task,
+            trace: &self.trace,
+            url: &self.url,
+            observation: &self.observation,
+        }
+    }
+}
+
 /// Scores given in shown order, put back in `[chosen, rejected…]` order.
 pub fn unshuffle(scores: &[f64], order: &[usize]) -> Vec<f64> {
     let mut out = vec![f64::NAN; order.len()];

@@ -233,15 +233,23 @@ pub fn restore_state<'p>(
         .ok_or_else(|| RestoreError::NoTask(state.task.to_string()))?;
     let mut env = Env::new(program, &task, config).map_err(RestoreError::Start)?;
     replay_trace(&mut env, state.trace)?;
-    let observation = crate::env::axtree(env.elements());
-    let url = env.observation().url;
-    if url != state.url || observation != state.observation {
-        return Err(RestoreError::Stale {
-            expected: state.url.to_string(),
-            found: url,
-        });
-    }
+    state.check(&env)?;
     Ok(env)
+}
+
+impl State<'_> {
+    /// Whether `env` shows this state's URL and text form: a replay that
+    /// shows anything else is stale (the site changed since the export).
+    pub fn check(&self, env: &Env<'_>) -> Result<(), RestoreError> {
+        let url = env.observation().url;
+        if url != self.url || crate::env::axtree(env.elements()) != self.observation {
+            return Err(RestoreError::Stale {
+                expected: self.url.to_string(),
+                found: url,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Takes `trace`'s steps in `env`; the episode must still run afterwards.

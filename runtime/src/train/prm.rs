@@ -84,14 +84,11 @@ impl<'a> PolicyJudge<'a> {
             .get(&q.site)
             .ok_or_else(|| JudgeError::Unsupported(format!("no site `{}` loaded", q.site)))?;
         let batch = replay(program, &q.task, &q.trace, self.spec).map_err(unsupported)?;
-        let observation = batch.env(0).map(|e| e.observation());
-        match observation {
-            Some(o) if o.url == q.url && o.axtree == q.observation => Ok(batch),
-            found => Err(unsupported(RestoreError::Stale {
-                expected: q.url.clone(),
-                found: found.map(|o| o.url).unwrap_or_default(),
-            })),
-        }
+        let env = batch
+            .env(0)
+            .ok_or_else(|| JudgeError::Unsupported("the replay batch is empty".into()))?;
+        q.state().check(env).map_err(unsupported)?;
+        Ok(batch)
     }
 
     /// Log-probabilities over the table rows and the value of the batch's

@@ -122,7 +122,7 @@ fn export(args: &ExportArgs) -> Result<(), String> {
             eprintln!("warning: {}: task `{task}` cannot start: {why}", s.path);
         }
     }
-    let kept = balance_domains(&sampled, balance, args.seed);
+    let kept = balance_domains(&sampled, balance);
     if kept.is_empty() {
         return Err(
             "no state of these sites yields an instance (see the manifest's skip counts)".into(),
@@ -158,7 +158,7 @@ pub(super) fn site_name(file: &Path) -> String {
 /// The instances each domain keeps: round-robin over its sites (in file
 /// order), each site's instances in their order, until the domain's share
 /// is taken.
-fn balance_domains(sampled: &[Sampled], balance: PerDomain, _seed: u64) -> Vec<&Instance> {
+fn balance_domains(sampled: &[Sampled], balance: PerDomain) -> Vec<&Instance> {
     let mut domains: BTreeMap<&str, Vec<&Sampled>> = BTreeMap::new();
     for s in sampled {
         domains.entry(s.domain.as_str()).or_default().push(s);
