@@ -11,7 +11,7 @@
 use super::judge::{Judge, JudgeError, Query};
 use super::label::after;
 use super::text::{jaccard, words};
-use super::{restore_state, After, State};
+use super::{restore_state, After};
 use crate::env::RewardConfig;
 use crate::ir::Program;
 use crate::prove::{resolve_step, DistanceOracle};
