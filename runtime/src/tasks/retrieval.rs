@@ -106,6 +106,24 @@ impl Ctx<'_> {
             .filter(move |(i, f)| Some(*i) != self.label && askable(&f.ty))
     }
 
+    /// The asked fields of `row` (but `except`) holding a value some
+    /// reached page shows, each with the answer rule for its value and the
+    /// fewest steps to see it.
+    fn shown_fields<'r>(
+        &'r self,
+        row: &'r RowData,
+        except: Option<usize>,
+    ) -> impl Iterator<Item = (&'r ir::FieldDef, Expected, u32)> + 'r {
+        self.asked_fields()
+            .filter(move |(i, _)| Some(*i) != except)
+            .filter_map(move |(i, f)| {
+                let v = row.values.get(i).filter(|v| **v != Value::None)?;
+                let expected = self.expected(&f.ty, v);
+                let seen = self.steps_to_see(&expected)?;
+                Some((f, expected, seen))
+            })
+    }
+
     fn candidate(
         &self,
         family: Family,
@@ -137,14 +155,7 @@ impl Ctx<'_> {
             let Some(label_seen) = self.steps_to_see(&Expected::Texts(vec![label.clone()])) else {
                 continue;
             };
-            for (i, f) in self.asked_fields() {
-                let Some(v) = row.values.get(i).filter(|v| **v != Value::None) else {
-                    continue;
-                };
-                let expected = self.expected(&f.ty, v);
-                let Some(seen) = self.steps_to_see(&expected) else {
-                    continue;
-                };
+            for (f, expected, seen) in self.shown_fields(row, None) {
                 let slots = Slots {
                     field: humanize(&f.name),
                     label: label.clone(),
@@ -319,14 +330,7 @@ impl Ctx<'_> {
             let [row] = matching.as_slice() else {
                 continue;
             };
-            for (i, f) in self.asked_fields().filter(|(i, _)| *i != g) {
-                let Some(value) = row.values.get(i).filter(|v| **v != Value::None) else {
-                    continue;
-                };
-                let expected = self.expected(&f.ty, value);
-                let Some(seen) = self.steps_to_see(&expected) else {
-                    continue;
-                };
+            for (f, expected, seen) in self.shown_fields(row, Some(g)) {
                 let slots = Slots {
                     field: humanize(&f.name),
                     table: table.clone(),
