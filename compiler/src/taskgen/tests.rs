@@ -112,6 +112,17 @@ fn generated(count: usize, request: &Request) -> Generated {
     generate(&roots(), &mut no_files, "outfit.wsite", count, request).expect("generates")
 }
 
+/// The site with `g`'s tasks appended, lowered.
+fn site_with(g: &Generated) -> ir::Program {
+    compile_with(
+        with_generated(&roots(), &[g.wsite()]),
+        &mut no_files,
+        Options::default(),
+    )
+    .program
+    .expect("lowers")
+}
+
 #[test]
 fn generated_tasks_append_check_clean_and_are_all_proven_and_executable() {
     let g = generated(8, &request(1));
@@ -173,12 +184,7 @@ fn every_expected_answer_passes_the_answer_rule() {
     };
     let g = generated(6, &only);
     assert!(!g.tasks.is_empty());
-    let c = compile_with(
-        with_generated(&roots(), &[g.wsite()]),
-        &mut no_files,
-        Options::default(),
-    );
-    let program = c.program.expect("lowers");
+    let program = site_with(&g);
     for t in &g.tasks {
         assert_eq!(t.kind, "retrieval");
         assert!(!t.expected_answers.is_empty(), "{}", t.task_id);
@@ -200,12 +206,7 @@ fn key_nodes_are_necessary_and_on_the_witness() {
     };
     let g = generated(3, &only);
     assert!(!g.tasks.is_empty());
-    let c = compile_with(
-        with_generated(&roots(), &[g.wsite()]),
-        &mut no_files,
-        Options::default(),
-    );
-    let program = c.program.expect("lowers");
+    let program = site_with(&g);
     for t in &g.tasks {
         let instance = instance_named(&program, &t.task_id).expect("declared");
         // Buying needs the product page and its button; either list leads
