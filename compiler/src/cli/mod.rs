@@ -18,6 +18,7 @@ mod process;
 mod prove;
 mod replay;
 mod report;
+mod serve;
 mod simulator;
 mod site;
 mod tasks;
@@ -69,6 +70,9 @@ enum Command {
     Fix(fix::FixArgs),
     /// Judge recorded episodes: state replay, key-node coverage, answer check.
     Replay(replay::ReplayArgs),
+    /// Serve the site as a web application: HTML pages, SQLite sessions,
+    /// control endpoints for task episodes.
+    Serve(serve::ServeArgs),
     /// Lay `.wsite` files out in the canonical layout (`--check` for CI, `--stdin` for editors).
     Fmt(fmt::FmtArgs),
     /// The language server, on stdio (for editors; see editors/vscode).
@@ -100,6 +104,7 @@ pub fn run() -> ExitCode {
         Command::Fix(args) => fix::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Lsp(args) => lsp::run(args),
     }
 }

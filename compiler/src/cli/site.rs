@@ -4,7 +4,7 @@
 
 use super::load;
 use std::path::Path;
-use wsite_runtime::env::{instances, TaskInstance};
+use wsite_runtime::env::TaskInstance;
 use wsite_runtime::ir::Program;
 use wsitec::diagnostics::human::{summary, SourceDb};
 
@@ -32,16 +32,5 @@ pub fn open(path: &Path) -> Result<Program, String> {
 /// The task instance called `name` (`buy_x1`, or `opening_hours[c=3]`); a bare
 /// template name picks its first instance.
 pub fn instance(program: &Program, name: &str) -> Result<TaskInstance, String> {
-    let all = instances(program);
-    if let Some(found) = all.iter().find(|i| i.name == name) {
-        return Ok(found.clone());
-    }
-    if let Some(first) = all.iter().find(|i| i.name.split('[').next() == Some(name)) {
-        return Ok(first.clone());
-    }
-    let names: Vec<&str> = all.iter().map(|i| i.name.as_str()).collect();
-    Err(format!(
-        "no task `{name}`; the tasks are: {}",
-        names.join(", ")
-    ))
+    wsite_runtime::env::find_instance(program, name)
 }

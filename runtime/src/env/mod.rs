@@ -15,6 +15,7 @@ pub(crate) mod actions;
 pub mod answer;
 pub mod judge;
 pub(crate) mod observe;
+mod page;
 pub(crate) mod reward;
 mod step;
 pub mod writer;
@@ -35,6 +36,7 @@ pub use answer::{Expected, Typed};
 pub use judge::Judgement;
 pub(crate) use observe::quote;
 pub use observe::{axtree, snake_case};
+pub use page::{Control, InputKind, PageElement};
 pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
 pub use writer_json::ProposalError;
 
@@ -253,11 +255,12 @@ pub struct StepResult {
 
 /// A form variable's identity: its element and the ids (or list indices) bound
 /// by its enclosing loops, so each loop iteration has its own.
-pub(crate) type FormKey = (u32, Vec<i64>);
+pub type FormKey = (u32, Vec<i64>);
 
-/// The episode state s (§5.1).
+/// The episode state s (§5.1). A server keeps it between requests and hands
+/// it back with [`Env::load`].
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct State {
+pub struct State {
     pub world: World,
     pub nav: Navigation,
     /// Only values set by the agent; others show their initial value.
@@ -312,6 +315,23 @@ const MAX_FRAME: usize = 1 << 16;
 /// A frame of `size` `none`s (capped, so a broken IR cannot allocate wildly).
 pub(crate) fn blank_frame(size: u32) -> Vec<Value> {
     vec![Value::None; idx(size).min(MAX_FRAME)]
+}
+
+/// The task instance called `name`, or a template's first instance when
+/// `name` is the template's name.
+pub fn find_instance(program: &ir::Program, name: &str) -> Result<TaskInstance, String> {
+    let all = instances(program);
+    if let Some(found) = all.iter().find(|i| i.name == name) {
+        return Ok(found.clone());
+    }
+    if let Some(first) = all.iter().find(|i| i.name.split('[').next() == Some(name)) {
+        return Ok(first.clone());
+    }
+    let names: Vec<&str> = all.iter().map(|i| i.name.as_str()).collect();
+    Err(format!(
+        "no task `{name}`; the tasks are: {}",
+        names.join(", ")
+    ))
 }
 
 /// Every task instance of `program`: plain tasks once; templates once per row
@@ -661,8 +681,8 @@ impl<'p> Env<'p> {
         !self.goal_navigates
     }
 
-    /// The episode state (for the prover).
-    pub(crate) fn state(&self) -> &State {
+    /// The episode state.
+    pub fn state(&self) -> &State {
         &self.state
     }
 
@@ -676,14 +696,19 @@ impl<'p> Env<'p> {
         &self.frame
     }
 
+    /// Whether the task is a retrieval task, ended by an `answer`.
+    pub fn takes_answer(&self) -> bool {
+        self.task.answer.is_some()
+    }
+
     /// The task being played.
     pub(crate) fn task(&self) -> &'p ir::TaskDef {
         self.task
     }
 
-    /// Puts the episode in `state` (one this environment produced) and renders
-    /// it.
-    pub(crate) fn load(&mut self, state: State) {
+    /// Puts the episode in `state` (one this environment, or another of the
+    /// same task instance, produced) and renders it.
+    pub fn load(&mut self, state: State) {
         self.state = state;
         self.prejudged = None;
         self.refresh();

@@ -26,6 +26,9 @@ pub(crate) struct View {
     pub handles: Vec<Handle>,
     /// One per element, same order: its id and loop path (for `structure`).
     pub paths: Vec<FormKey>,
+    /// One per element, same order: how many sections enclose it (for the
+    /// HTML renderer, which nests them).
+    pub depths: Vec<u16>,
     /// Every interpolated value shown by an element, in document order
     /// (answer candidates in retrieval tasks).
     pub shown: Vec<String>,
@@ -92,6 +95,7 @@ pub(crate) fn render_page(program: &ir::Program, state: &State) -> View {
         state,
         page: &page.name,
         loops: Vec::new(),
+        depth: 0,
         view: View::default(),
     };
     r.all(&mut frame, &page.body);
@@ -100,6 +104,28 @@ pub(crate) fn render_page(program: &ir::Program, state: &State) -> View {
         title,
         ..r.view
     }
+}
+
+/// The URL of `page` called with `args` in `state` (where a link to it
+/// leads, before any guard redirects).
+pub(crate) fn page_url(
+    program: &ir::Program,
+    state: &State,
+    page: ir::PageId,
+    args: &[Value],
+) -> Option<String> {
+    let def = program.pages.get(idx(page))?;
+    let ctx = Context {
+        program,
+        db: &state.world.db,
+        session: &state.world.session,
+        nav: Some(&state.nav),
+    };
+    let mut frame = super::blank_frame(def.frame);
+    for (i, arg) in args.iter().enumerate() {
+        set_slot(&mut frame, u32::try_from(i).ok()?, arg.clone());
+    }
+    Some(route(&ctx, &mut frame, def))
 }
 
 /// The page's URL: its `at` route (rows by id), or `/snake_name/{arg}...`.
@@ -299,6 +325,8 @@ struct Renderer<'a> {
     page: &'a str,
     /// The enclosing loops: binder name and row id (or list index).
     loops: Vec<(String, i64)>,
+    /// The enclosing sections.
+    depth: u16,
     view: View,
 }
 
@@ -363,6 +391,7 @@ impl Renderer<'_> {
         });
         self.view.handles.push(handle);
         self.view.paths.push(self.form_key(e));
+        self.view.depths.push(self.depth);
     }
 
     /// `disabled when c`; a condition that faults disables (acting on an element
@@ -421,7 +450,9 @@ impl Renderer<'_> {
             ElementKind::Section { label, body } => {
                 let text = self.text(frame, label);
                 self.push(e, "section", text, Handle::Inert);
+                self.depth = self.depth.saturating_add(1);
                 self.all(frame, body);
+                self.depth = self.depth.saturating_sub(1);
             }
             ElementKind::For(f) => self.for_loop(frame, f),
             ElementKind::If {

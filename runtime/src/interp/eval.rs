@@ -75,7 +75,7 @@ pub struct Context<'a> {
 }
 
 /// The navigation part of an episode's state.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Navigation {
     pub page: ir::PageId,
     pub args: Vec<Value>,
