@@ -137,7 +137,9 @@ impl Site {
         match name {
             None => Ok(self.default.clone()),
             Some(BROWSE) if self.default.name == BROWSE => Ok(self.default.clone()),
-            Some(name) => find_instance(&self.program, name).map_err(Refusal::NoTask),
+            // The browsing task is not one of the site's.
+            Some(name) => find_instance(&self.program, name)
+                .map_err(|why| Refusal::NoTask(why.replace(&format!(", {BROWSE}"), ""))),
         }
     }
 

@@ -16,7 +16,7 @@ mod episode;
 mod html;
 mod http;
 mod store;
-mod values;
+pub mod values;
 
 pub use app::{form_token, App, Method, Options, Request, Response, ServeError, COOKIE};
 pub use episode::{Refusal, BROWSE, MAX_FIELD};

@@ -23,6 +23,7 @@ pub mod fuzz_harness;
 pub mod harness;
 pub mod mistakes_chapter;
 pub mod soundness;
+pub mod webdriver;
 
 use std::path::{Path, PathBuf};
 use wsite_runtime::ir::{Program, Ty, Value};

@@ -1,0 +1,1 @@
+//! Shared support: a served example, and SQL reads of its tables.
