@@ -208,7 +208,9 @@ impl App {
         }
         let m = &stored.meta;
         let reward = played.last_reward().unwrap_or(m.reward);
-        let meta = meta_of(&env, m.seed, reward, m.total + played.total());
+        // Summed step by step, as an agent's return is.
+        let total = played.steps.iter().fold(m.total, |t, s| t + s.reward);
+        let meta = meta_of(&env, m.seed, reward, total);
         let version = store.save(session, stored.version, &stored.db, &meta, &env.state().world.db)?;
         let saved = Stored {
             version,

@@ -217,10 +217,6 @@ impl Played {
     pub fn last_reward(&self) -> Option<f64> {
         self.steps.last().map(|s| s.reward)
     }
-
-    pub fn total(&self) -> f64 {
-        self.steps.iter().map(|s| s.reward).sum()
-    }
 }
 
 /// Opening `path`: nothing when it is the current page, else a click on the

@@ -257,7 +257,7 @@ fn element(e: &PageElement<'_>, look: Look, token: &str) -> String {
         (Control::Select, _) => select(e, &key),
         (Control::Checkbox { on }, _) => format!(
             "<p class=\"field\"><input type=\"hidden\" name=\"{name}\" value=\"off\"><label>\
-             <input type=\"checkbox\" name=\"{name}\" value=\"on\"{} {key}> {label}</label></p>\n",
+             <input type=\"checkbox\" name=\"{name}\" value=\"on\"{}{SEND_ON_CHANGE} {key}> {label}</label></p>\n",
             if *on { " checked" } else { "" },
             name = attr(&el.key)
         ),
@@ -282,11 +282,14 @@ fn select(e: &PageElement<'_>, key: &str) -> String {
         );
     }
     format!(
-        "<p class=\"field\"><label>{} <select name=\"{}\" {key}>{options}</select></label></p>\n",
+        "<p class=\"field\"><label>{} <select name=\"{}\"{SEND_ON_CHANGE} {key}>{options}</select></label></p>\n",
         text(&el.text),
         attr(&el.key)
     )
 }
+
+/// Sends the page form when a select or checkbox changes.
+const SEND_ON_CHANGE: &str = " onchange=\"this.form.requestSubmit()\"";
 
 /// Hints for the on-screen keyboard. Inputs stay `type=text` so that what is
 /// typed reaches the server as typed (the simulator decides what parses).

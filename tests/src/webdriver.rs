@@ -343,6 +343,18 @@ impl Driver {
         self.wait_for_new_document(timeout)
     }
 
+    /// Runs `act` (which should start a navigation: submit a form, pick an option
+    /// that submits one) and returns once a new document has loaded, as
+    /// [`Driver::click_and_wait_for_page`] does.
+    pub fn wait_for_page_after<F>(&self, timeout: Duration, act: F) -> Result<()>
+    where
+        F: FnOnce(&Driver) -> Result<()>,
+    {
+        self.execute("window.__webdriverOldPage = true;", vec![])?;
+        act(self)?;
+        self.wait_for_new_document(timeout)
+    }
+
     /// Polls until the marked old document is gone and the new one is `complete`.
     /// Driver errors while the page is being swapped are expected, so they are retried.
     fn wait_for_new_document(&self, timeout: Duration) -> Result<()> {

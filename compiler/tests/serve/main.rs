@@ -12,5 +12,3 @@
 
 mod browser;
 mod common;
-mod hostile;
-mod load;

@@ -1,1 +1,0 @@
-//! Shared support: a served example, and SQL reads of its tables.

@@ -1,1 +1,0 @@
-//! See main.rs.
