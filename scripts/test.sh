@@ -29,6 +29,17 @@ export LD_LIBRARY_PATH="$LIBTORCH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 features=(--features wsitec/train,wsite-runtime/train)
 cargo build --workspace --all-targets --locked "${features[@]}"
 
+# Headless Chromium and its driver for the served-site browser tests
+# (Debian's packages). Where they cannot be installed the browser tests say
+# so and pass; where they are, a browser test that cannot start fails.
+if browser=$(bash scripts/setup-chromium.sh); then
+  WSITE_CHROMEDRIVER=$(sed -n 1p <<<"$browser")
+  WSITE_CHROMIUM=$(sed -n 2p <<<"$browser")
+  export WSITE_CHROMEDRIVER WSITE_CHROMIUM WSITE_REQUIRE_BROWSER=1
+else
+  echo "Chromium could not be installed: the browser tests will be skipped" >&2
+fi
+
 # Run every suite, keep cargo's output, and close with one total line.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -27,6 +27,11 @@ impl Served {
     pub fn start(site: &Path, args: &[&str]) -> Served {
         let dir = TempDir::new("serve");
         let db = dir.0.join("sessions.sqlite");
+        Served::with_db(site, db, dir, args)
+    }
+
+    /// Serves `site` with the database file `db` (kept in `dir`).
+    pub fn with_db(site: &Path, db: PathBuf, dir: TempDir, args: &[&str]) -> Served {
         let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
             .arg("serve")
             .arg(site)
@@ -202,4 +207,118 @@ pub fn same_as_simulator(
             state.nav.page
         )),
     }
+}
+
+/// A plain HTTP client with one session cookie, redirects not followed.
+pub struct Client {
+    agent: ureq::Agent,
+    base: String,
+    pub cookie: Option<String>,
+}
+
+/// A response: status, `Location`, body.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub location: Option<String>,
+    pub body: String,
+}
+
+impl Client {
+    pub fn new(base: &str) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .max_redirects(0)
+            .http_status_as_error(false)
+            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .build()
+            .into();
+        Client {
+            agent,
+            base: base.to_string(),
+            cookie: None,
+        }
+    }
+
+    pub fn get(&mut self, path: &str) -> Reply {
+        let mut request = self.agent.get(format!("{}{path}", self.base));
+        if let Some(c) = &self.cookie {
+            request = request.header("cookie", format!("{}={c}", wsite_serve::COOKIE));
+        }
+        self.read(request.call().expect("the server answers"))
+    }
+
+    /// Posts `fields` urlencoded.
+    pub fn post_form(&mut self, path: &str, fields: &[(&str, &str)]) -> Reply {
+        let body: Vec<String> = fields
+            .iter()
+            .map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v)))
+            .collect();
+        self.post(path, "application/x-www-form-urlencoded", body.join("&"))
+    }
+
+    pub fn post_json(&mut self, path: &str, body: &serde_json::Value) -> Reply {
+        self.post(path, "application/json", body.to_string())
+    }
+
+    pub fn post(&mut self, path: &str, content_type: &str, body: String) -> Reply {
+        let mut request = self
+            .agent
+            .post(format!("{}{path}", self.base))
+            .header("content-type", content_type);
+        if let Some(c) = &self.cookie {
+            request = request.header("cookie", format!("{}={c}", wsite_serve::COOKIE));
+        }
+        self.read(request.send(body).expect("the server answers"))
+    }
+
+    pub fn state(&mut self) -> serde_json::Value {
+        let reply = self.get("/_wsite/state");
+        serde_json::from_str(&reply.body).expect("the state is JSON")
+    }
+
+    fn read(&mut self, mut response: ureq::http::Response<ureq::Body>) -> Reply {
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        if let Some(set) = header("set-cookie") {
+            let value = set
+                .split(';')
+                .next()
+                .and_then(|kv| kv.split_once('='))
+                .map(|(_, v)| v.to_string());
+            self.cookie = value;
+        }
+        let location = header("location");
+        Reply {
+            status: response.status().as_u16(),
+            location,
+            body: response.body_mut().read_to_string().unwrap_or_default(),
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` text.
+pub fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(char::from(b))
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The value of the page's form token.
+pub fn token(html: &str) -> String {
+    let marker = "name=\"_token\" value=\"";
+    let at = html.find(marker).expect("the page has a form token") + marker.len();
+    html[at..].split('"').next().unwrap_or_default().to_string()
 }

@@ -12,3 +12,4 @@
 
 mod browser;
 mod common;
+mod episodes;
