@@ -157,7 +157,8 @@ impl App {
             (Method::Post, "/_wsite/reset") => self.reset(store, session, req),
             (Method::Post, "/_wsite/answer") => self.answer(store, session, req),
             (_, p) if p.starts_with("/_wsite/") => Err(Failure::NotFound(path.clone())),
-            (Method::Get | Method::Head, _) => self.follow(store, session, &path),
+            (Method::Get, _) => self.follow(store, session, &path),
+            (Method::Head, _) => self.peek(store, session, &path),
             (Method::Post, _) => self.submit(store, session, &path, req),
             (Method::Other, _) => Err(Failure::Method),
         }
@@ -225,6 +226,15 @@ impl App {
         let (stored, url) = self.act(store, session, None, |env| episode::follow(env, path))?;
         if stored.version != before {
             return Ok(Response::see_other(&url));
+        }
+        self.render(&stored, session)
+    }
+
+    /// `HEAD` never steps: the current page, or not reachable.
+    fn peek(&self, store: &mut Store, session: &str, path: &str) -> Result<Response, Failure> {
+        let stored = self.episode(store, session)?;
+        if self.site.resume(&stored)?.observation().url != path {
+            return Err(Refusal::NotReachable { path: path.into() }.into());
         }
         self.render(&stored, session)
     }

@@ -110,7 +110,8 @@ fn head(title: &str, domain: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<link rel=\"stylesheet\" href=\"/_wsite/style.css\">\n</head>\n\
+         <title>{}</title>\n<link rel=\"stylesheet\" href=\"/_wsite/style.css\">\n\
+         <link rel=\"icon\" href=\"data:,\">\n</head>\n\
          <body class=\"domain-{}\">\n",
         text(title),
         attr(domain)
@@ -133,10 +134,15 @@ fn task_panel(env: &Env<'_>, frame: &Frame<'_>) -> String {
             text(frame.instruction)
         );
     }
+    let task = if frame.task == crate::episode::BROWSE {
+        "Browsing freely"
+    } else {
+        frame.task
+    };
     let _ = write!(
         out,
         "<p class=\"progress\">{} · step {}</p>\n",
-        text(frame.task),
+        text(task),
         env.steps()
     );
     if env.done() {
