@@ -10,7 +10,9 @@
 //! lands in another session. Pages follow post/redirect/get: a request that
 //! steps answers `303 See Other` to the page the episode is now on.
 
-use crate::episode::{self, meta_of, FormPost, Played, Refusal, Site, BROWSE, KEY_FIELD, TOKEN_FIELD};
+use crate::episode::{
+    self, meta_of, FormPost, Played, Refusal, Site, BROWSE, KEY_FIELD, TOKEN_FIELD,
+};
 use crate::html;
 use crate::store::{Store, StoreError, Stored};
 use serde_json::{json, Value as Json};
@@ -148,10 +150,9 @@ impl App {
         let path = html::decode_path(&req.path)
             .ok_or_else(|| Refusal::Malformed("the URL has a malformed %-escape".into()))?;
         match (req.method, path.as_str()) {
-            (Method::Get | Method::Head, "/_wsite/style.css") => Ok(Response::ok(
-                CSS,
-                include_str!("style.css").to_string(),
-            )),
+            (Method::Get | Method::Head, "/_wsite/style.css") => {
+                Ok(Response::ok(CSS, include_str!("style.css").to_string()))
+            }
             (Method::Get | Method::Head, "/_wsite/state") => self.state(store, session),
             (Method::Get | Method::Head, "/_wsite" | "/_wsite/") => self.task_list(store, session),
             (Method::Post, "/_wsite/reset") => self.reset(store, session, req),
@@ -171,7 +172,9 @@ impl App {
         }
         let instance = self.site.default.clone();
         self.start(store, session, &instance, None)?;
-        store.load(session)?.ok_or(Failure::Store(StoreError::Conflict))
+        store
+            .load(session)?
+            .ok_or(Failure::Store(StoreError::Conflict))
     }
 
     fn start(
@@ -212,7 +215,13 @@ impl App {
         // Summed step by step, as an agent's return is.
         let total = played.steps.iter().fold(m.total, |t, s| t + s.reward);
         let meta = meta_of(&env, m.seed, reward, total);
-        let version = store.save(session, stored.version, &stored.db, &meta, &env.state().world.db)?;
+        let version = store.save(
+            session,
+            stored.version,
+            &stored.db,
+            &meta,
+            &env.state().world.db,
+        )?;
         let saved = Stored {
             version,
             meta,
@@ -254,7 +263,9 @@ impl App {
             return Err(Refusal::Stale.into());
         }
         let token = post.token.clone().unwrap_or_default();
-        let (_, url) = self.act(store, session, Some(&token), |env| episode::submit(env, &post))?;
+        let (_, url) = self.act(store, session, Some(&token), |env| {
+            episode::submit(env, &post)
+        })?;
         Ok(Response::see_other(&url))
     }
 
@@ -273,10 +284,13 @@ impl App {
             return self.state(store, session);
         }
         let fields = parse_form(&req.body)?;
-        let text = field(&fields, "answer")
-            .ok_or_else(|| Refusal::MissingField { key: "answer".into() })?;
+        let text = field(&fields, "answer").ok_or_else(|| Refusal::MissingField {
+            key: "answer".into(),
+        })?;
         let token = field(&fields, TOKEN_FIELD).unwrap_or("");
-        let (_, url) = self.act(store, session, Some(token), |env| episode::answer(env, text))?;
+        let (_, url) = self.act(store, session, Some(token), |env| {
+            episode::answer(env, text)
+        })?;
         Ok(Response::see_other(&url))
     }
 
@@ -350,7 +364,13 @@ impl App {
     }
 
     /// A refusal as an error page (or JSON, for the control endpoints).
-    fn failure(&self, store: &mut Store, session: &str, req: &Request, failure: Failure) -> Response {
+    fn failure(
+        &self,
+        store: &mut Store,
+        session: &str,
+        req: &Request,
+        failure: Failure,
+    ) -> Response {
         let status = failure.status();
         let message = failure.to_string();
         if req.path.starts_with("/_wsite/") && req.json || req.path == "/_wsite/state" {
@@ -488,7 +508,8 @@ fn parse_json(body: &[u8]) -> Result<Json, Refusal> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }
-    serde_json::from_slice(body).map_err(|e| Refusal::Malformed(format!("the body is not JSON: {e}")))
+    serde_json::from_slice(body)
+        .map_err(|e| Refusal::Malformed(format!("the body is not JSON: {e}")))
 }
 
 fn reset_json(body: &Json) -> Result<(Option<String>, Option<u64>), Refusal> {
@@ -497,12 +518,13 @@ fn reset_json(body: &Json) -> Result<(Option<String>, Option<u64>), Refusal> {
         Some(Json::String(s)) => Some(s.clone()),
         Some(_) => return Err(Refusal::Malformed("\"task\" must be a string".into())),
     };
-    let seed = match body.get("seed") {
-        None | Some(Json::Null) => None,
-        Some(v) => Some(v.as_u64().ok_or_else(|| {
-            Refusal::Malformed("\"seed\" must be a non-negative integer".into())
-        })?),
-    };
+    let seed =
+        match body.get("seed") {
+            None | Some(Json::Null) => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| {
+                Refusal::Malformed("\"seed\" must be a non-negative integer".into())
+            })?),
+        };
     Ok((task, seed))
 }
 
@@ -528,7 +550,11 @@ fn parse_form(body: &[u8]) -> Result<Vec<(String, String)>, Refusal> {
 }
 
 fn field<'f>(fields: &'f [(String, String)], name: &str) -> Option<&'f str> {
-    fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    fields
+        .iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
 }
 
 fn parse_post(body: &[u8]) -> Result<FormPost, Refusal> {

@@ -43,16 +43,29 @@ pub struct Site {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Refusal {
     /// A URL that no link on the current page leads to.
-    NotReachable { path: String },
+    NotReachable {
+        path: String,
+    },
     /// A button or field key that is not on the current page.
-    NoSuchElement { key: String },
+    NoSuchElement {
+        key: String,
+    },
     /// A disabled link or button.
-    Disabled { key: String },
+    Disabled {
+        key: String,
+    },
     /// A form without one of the page's fields.
-    MissingField { key: String },
+    MissingField {
+        key: String,
+    },
     /// A field value the control cannot hold (an option that does not exist).
-    BadValue { key: String, why: String },
-    TooLong { key: String },
+    BadValue {
+        key: String,
+        why: String,
+    },
+    TooLong {
+        key: String,
+    },
     /// A form posted from an earlier version of the page.
     Stale,
     /// The episode has ended.
@@ -194,7 +207,11 @@ pub fn meta_of(env: &Env<'_>, seed: Option<u64>, reward: f64, total: f64) -> Met
         instance: env.instance().clone(),
         seed,
         nav: s.nav.clone(),
-        forms: s.forms.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        forms: s
+            .forms
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         step: s.step,
         alert: s.alert.clone(),
         done: s.done,

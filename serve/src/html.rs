@@ -139,9 +139,9 @@ fn task_panel(env: &Env<'_>, frame: &Frame<'_>) -> String {
     } else {
         frame.task
     };
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<p class=\"progress\">{} · step {}</p>\n",
+        "<p class=\"progress\">{} · step {}</p>",
         text(task),
         env.steps()
     );

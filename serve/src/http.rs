@@ -55,7 +55,10 @@ fn into_http(r: Response) -> axum::response::Response {
     let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = (status, r.body).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(r.content_type));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(r.content_type),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     if let Some(location) = r.location.and_then(|l| HeaderValue::from_str(&l).ok()) {
         headers.insert(header::LOCATION, location);

@@ -422,7 +422,10 @@ fn column_values(
 }
 
 fn create_table(def: &TableDef) -> String {
-    let mut columns = vec![format!("{SESSION} TEXT NOT NULL"), "id INTEGER NOT NULL".into()];
+    let mut columns = vec![
+        format!("{SESSION} TEXT NOT NULL"),
+        "id INTEGER NOT NULL".into(),
+    ];
     for f in &def.fields {
         columns.push(format!("{} {}", quote(&f.name), column_type(&f.ty)));
     }
@@ -443,8 +446,5 @@ fn quote(name: &str) -> String {
 /// A digest of the compiled site: its IR as JSON, hashed.
 fn fingerprint(program: &Program) -> Result<String, StoreError> {
     let json = serde_json::to_vec(program)?;
-    Ok(format!(
-        "{:032x}",
-        xxhash_rust::xxh3::xxh3_128(&json)
-    ))
+    Ok(format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&json)))
 }

@@ -66,12 +66,8 @@ pub fn from_sql(program: &Program, sql: Sql, ty: &Ty) -> Result<Value, BadColumn
         (Ty::Row(_), Sql::Integer(n)) => Ok(Value::Row(*n)),
         (Ty::Bool, Sql::Integer(n @ (0 | 1))) => Ok(Value::Bool(*n == 1)),
         (Ty::Text, Sql::Text(t)) => Ok(Value::Text(t.as_str().into())),
-        (Ty::Date, Sql::Text(t)) => Date::parse_body(t)
-            .map(Value::Date)
-            .map_err(|_| bad(&sql)),
-        (Ty::Time, Sql::Text(t)) => Time::parse_body(t)
-            .map(Value::Time)
-            .map_err(|_| bad(&sql)),
+        (Ty::Date, Sql::Text(t)) => Date::parse_body(t).map(Value::Date).map_err(|_| bad(&sql)),
+        (Ty::Time, Sql::Text(t)) => Time::parse_body(t).map(Value::Time).map_err(|_| bad(&sql)),
         (Ty::Enum(e), Sql::Text(t)) => program
             .enums
             .get(*e as usize)
@@ -158,7 +154,10 @@ mod tests {
                 Value::Date(Date::parse_body("2026-02-28").expect("date")),
                 Ty::Date,
             ),
-            (Value::Time(Time::parse_body("17:30").expect("time")), Ty::Time),
+            (
+                Value::Time(Time::parse_body("17:30").expect("time")),
+                Ty::Time,
+            ),
             (Value::Enum(1), Ty::Enum(0)),
             (Value::Row(44), Ty::Row(0)),
             (Value::None, Ty::Optional(Box::new(Ty::Date))),
@@ -167,7 +166,10 @@ mod tests {
             let sql = to_sql(&p, &value, &ty);
             assert_eq!(from_sql(&p, sql, &ty), Ok(value), "{ty:?}");
         }
-        assert_eq!(to_sql(&p, &Value::Enum(1), &Ty::Enum(0)), Sql::Text("closed".into()));
+        assert_eq!(
+            to_sql(&p, &Value::Enum(1), &Ty::Enum(0)),
+            Sql::Text("closed".into())
+        );
     }
 
     #[test]
@@ -178,6 +180,9 @@ mod tests {
         assert!(from_sql(&p, Sql::Text("2026-02-30".into()), &Ty::Date).is_err());
         assert!(from_sql(&p, Sql::Text("pending".into()), &Ty::Enum(0)).is_err());
         let err = from_sql(&p, Sql::Real(1.5), &Ty::Money).expect_err("a real is not money");
-        assert_eq!(err.to_string(), "expected Money in cents, found the real 1.5");
+        assert_eq!(
+            err.to_string(),
+            "expected Money in cents, found the real 1.5"
+        );
     }
 }

@@ -218,7 +218,11 @@ fn every_witness_of_every_example_plays_the_same_in_chromium() {
                 play.act(&env, &action);
                 total += env.step(&action).expect("the witness steps").reward;
             }
-            assert!(env.state().success, "{}: the witness succeeds", instance.name);
+            assert!(
+                env.state().success,
+                "{}: the witness succeeds",
+                instance.name
+            );
             if let Err(why) = play.compare(&env, total) {
                 panic!("{} / {}: {why}", path.display(), instance.name);
             }
@@ -253,7 +257,9 @@ fn random_walks_match_the_simulator_after_every_step() {
         let mut rng = Lcg(n as u64 * 7919 + 17);
         let mut total = 0.0;
         for i in 0..walk {
-            let Some(action) = pick(&env, &mut rng) else { break };
+            let Some(action) = pick(&env, &mut rng) else {
+                break;
+            };
             play.act(&env, &action);
             total += env.step(&action).expect("a candidate steps").reward;
             if let Err(why) = play.compare(&env, total) {

@@ -20,7 +20,10 @@ fn a_restart_keeps_every_session() {
         let mut client = Client::new(&served.base);
         assert_eq!(client.get("/").status, 200);
         let reply = client.get("/orders");
-        assert_eq!((reply.status, reply.location.as_deref()), (303, Some("/orders")));
+        assert_eq!(
+            (reply.status, reply.location.as_deref()),
+            (303, Some("/orders"))
+        );
         (client.cookie.clone(), client.state())
     };
     assert_eq!(state["step"], 1, "{state}");
@@ -29,7 +32,11 @@ fn a_restart_keeps_every_session() {
     client.cookie = cookie.clone();
     assert_eq!(client.state(), state, "the same episode after the restart");
     assert_eq!(client.cookie, cookie, "no new session was started");
-    assert_eq!(client.get("/orders").status, 200, "still on the orders page");
+    assert_eq!(
+        client.get("/orders").status,
+        200,
+        "still on the orders page"
+    );
 }
 
 #[test]
@@ -37,7 +44,12 @@ fn a_database_of_another_site_is_refused() {
     let dir = TempDir::new("foreign");
     let db = dir.0.join("shop.sqlite");
     let db_arg = db.display().to_string();
-    drop(Served::with_db(&root(SHOP), db, TempDir::new("unused"), &[]));
+    drop(Served::with_db(
+        &root(SHOP),
+        db,
+        TempDir::new("unused"),
+        &[],
+    ));
     let other = Command::new(env!("CARGO_BIN_EXE_wsitec"))
         .args(["serve", "--port", "0", "--db", &db_arg])
         .arg(root("examples/banking/cascade_cu.wsite"))
@@ -58,7 +70,10 @@ fn extern_markers_take_the_simulators_delta() {
     let site = root("tests/sites/helpdesk.wsite");
     let served = Served::start(&site, &["--simulator", &simulator]);
     let mut client = Client::new(&served.base);
-    let reset = client.post_json("/_wsite/reset", &json!({"task": "answer_printer", "seed": 7}));
+    let reset = client.post_json(
+        "/_wsite/reset",
+        &json!({"task": "answer_printer", "seed": 7}),
+    );
     assert_eq!(reset.status, 200, "{}", reset.body);
     let url = serde_json::from_str::<serde_json::Value>(&reset.body).expect("JSON")["url"]
         .as_str()
@@ -73,7 +88,10 @@ fn extern_markers_take_the_simulators_delta() {
     );
     assert_eq!(sent.status, 303, "{}", sent.body);
     let state = client.state();
-    assert_eq!((state["success"].clone(), state["step"].clone()), (json!(true), json!(1)));
+    assert_eq!(
+        (state["success"].clone(), state["step"].clone()),
+        (json!(true), json!(1))
+    );
     let program = wsitec::compile_str(
         "helpdesk",
         &std::fs::read_to_string(&site).expect("readable"),
@@ -87,7 +105,10 @@ fn extern_markers_take_the_simulators_delta() {
         .position(|t| t.name == "Ticket")
         .expect("a Ticket table")];
     let reply = program.tables.iter().find(|t| t.name == "Ticket").map(|t| {
-        t.fields.iter().position(|f| f.name == "reply").expect("a reply field")
+        t.fields
+            .iter()
+            .position(|f| f.name == "reply")
+            .expect("a reply field")
     });
     let row = tickets.iter().find(|(id, _)| *id == 3).expect("ticket 3");
     assert_eq!(
