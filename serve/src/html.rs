@@ -309,23 +309,15 @@ fn input_hints(kind: InputKind) -> &'static str {
     }
 }
 
-/// Text content, escaped.
+/// Text or an attribute value, with the five markup characters escaped (the
+/// site map's SVG writer escapes the same way).
 pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    wsite_runtime::graph::draw::svg::escape(s)
 }
 
 /// An attribute value (double-quoted), escaped.
 pub fn attr(s: &str) -> String {
-    text(s).replace('"', "&quot;").replace('\'', "&#39;")
+    text(s)
 }
 
 /// A page URL for an `href` or a `Location`: every byte but unreserved
@@ -369,7 +361,7 @@ mod tests {
     #[test]
     fn escaping_leaves_no_markup() {
         assert_eq!(text("<b>&</b>"), "&lt;b&gt;&amp;&lt;/b&gt;");
-        assert_eq!(attr("a\"b'c"), "a&quot;b&#39;c");
+        assert_eq!(attr("a\"b'c"), "a&quot;b&apos;c");
     }
 
     #[test]

@@ -368,11 +368,7 @@ fn insert(
         columns.join(", "),
         marks.join(", ")
     );
-    let mut values = vec![
-        rusqlite::types::Value::Text(session.to_string()),
-        rusqlite::types::Value::Integer(row.id),
-    ];
-    values.extend(column_values(program, def, row));
+    let values = row_values(program, def, session, row);
     tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
     Ok(())
 }
@@ -398,27 +394,29 @@ fn update(
         quote(&def.name),
         sets.join(", ")
     );
-    let mut values = vec![
-        rusqlite::types::Value::Text(session.to_string()),
-        rusqlite::types::Value::Integer(row.id),
-    ];
-    values.extend(column_values(program, def, row));
+    let values = row_values(program, def, session, row);
     tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
     Ok(())
 }
 
-fn column_values(
+/// The parameters of an insert or update: session, id, then the fields.
+fn row_values(
     program: &Program,
     def: &TableDef,
+    session: &str,
     row: &RowData,
-) -> impl Iterator<Item = rusqlite::types::Value> {
-    let pairs: Vec<_> = def
-        .fields
-        .iter()
-        .zip(&row.values)
-        .map(|(f, v)| to_sql(program, v, &f.ty))
-        .collect();
-    pairs.into_iter()
+) -> Vec<rusqlite::types::Value> {
+    let mut values = vec![
+        rusqlite::types::Value::Text(session.to_string()),
+        rusqlite::types::Value::Integer(row.id),
+    ];
+    values.extend(
+        def.fields
+            .iter()
+            .zip(&row.values)
+            .map(|(f, v)| to_sql(program, v, &f.ty)),
+    );
+    values
 }
 
 fn create_table(def: &TableDef) -> String {

@@ -62,7 +62,16 @@ struct Play<'a> {
     steps: usize,
 }
 
-impl Play<'_> {
+impl<'a> Play<'a> {
+    fn new(driver: &'a Driver, served: &'a Served, program: &'a Program) -> Play<'a> {
+        Play {
+            driver,
+            served,
+            program,
+            steps: 0,
+        }
+    }
+
     /// `POST /_wsite/reset` from the page (the browser's own cookie), then
     /// opens the start page.
     fn reset(&self, task: &str) {
@@ -203,12 +212,7 @@ fn every_witness_of_every_example_plays_the_same_in_chromium() {
     for path in wsite_tests::examples() {
         let program = example(&path);
         let served = Served::start(&path, &[]);
-        let mut play = Play {
-            driver: &driver,
-            served: &served,
-            program: &program,
-            steps: 0,
-        };
+        let mut play = Play::new(&driver, &served, &program);
         for (instance, witness) in witnessed(&program) {
             play.reset(&instance.name);
             let mut env = Env::new(&program, &instance, RewardConfig::default()).expect("env");
@@ -245,12 +249,7 @@ fn random_walks_match_the_simulator_after_every_step() {
     for (n, path) in wsite_tests::examples().into_iter().enumerate() {
         let program = example(&path);
         let served = Served::start(&path, &[]);
-        let mut play = Play {
-            driver: &driver,
-            served: &served,
-            program: &program,
-            steps: 0,
-        };
+        let mut play = Play::new(&driver, &served, &program);
         let instance = instances(&program).into_iter().next().expect("a task");
         play.reset(&instance.name);
         let mut env = Env::new(&program, &instance, RewardConfig::default()).expect("env");
