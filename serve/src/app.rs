@@ -157,11 +157,11 @@ impl App {
             (Method::Get | Method::Head, "/_wsite" | "/_wsite/") => self.task_list(store, session),
             (Method::Post, "/_wsite/reset") => self.reset(store, session, req),
             (Method::Post, "/_wsite/answer") => self.answer(store, session, req),
+            (Method::Other, _) => Err(Failure::Method),
             (_, p) if p.starts_with("/_wsite/") => Err(Failure::NotFound(path.clone())),
             (Method::Get, _) => self.follow(store, session, &path),
             (Method::Head, _) => self.peek(store, session, &path),
             (Method::Post, _) => self.submit(store, session, &path, req),
-            (Method::Other, _) => Err(Failure::Method),
         }
     }
 

@@ -1,64 +1,103 @@
-//! Shared support: a served example (the real `wsitec serve` binary on a
-//! free loopback port, with its SQLite file), and the simulator's side of a
-//! comparison: one session's rows and episode as the file holds them, next to
-//! an `Env`'s world.
+//! Shared support for the serve tests: the real `wsitec serve` as a child
+//! process ([`Served`]), a plain HTTP client with one session cookie
+//! ([`Client`]), one session's rows and episode read straight from the
+//! SQLite file next to the simulator's, the page form scanned out of the
+//! served HTML, and the steps a browser's form post stands for.
+
+#![allow(dead_code)]
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OpenFlags};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use wsite_runtime::env::Env;
+use std::sync::atomic::{AtomicU64, Ordering};
+use wsite_runtime::env::{Action, ActionKind, Control, Env, StepResult};
+use wsite_runtime::interp::state::Database;
 use wsite_runtime::ir::Program;
-use wsite_serve::values::to_sql;
 use wsite_serve::Meta;
 
-/// `wsitec serve SITE` running until dropped.
+/// One session's rows of one table: `(id, columns)` in id order.
+pub type Rows = Vec<(i64, Vec<Sql>)>;
+
+/// A fresh path under the system temp directory (nothing is created).
+pub fn temp_path(stem: &str, ext: &str) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    std::env::temp_dir().join(format!(
+        "wsite-{stem}-{}-{n}-{nanos}.{ext}",
+        std::process::id()
+    ))
+}
+
+/// Removes a SQLite file and its WAL companions.
+pub fn remove_db(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}
+
+/// `wsitec serve SITE --port 0 --db TMP` running; killed and its database
+/// removed on drop.
 pub struct Served {
     child: Child,
-    /// `http://127.0.0.1:PORT`
+    /// Whether dropping it removes the database file.
+    owns_db: bool,
+    /// `http://127.0.0.1:PORT` (no trailing slash).
     pub base: String,
+    pub addr: std::net::SocketAddr,
     pub db: PathBuf,
-    _dir: TempDir,
 }
 
 impl Served {
-    /// Serves `site` (extra flags in `args`) with a fresh database file.
-    pub fn start(site: &Path, args: &[&str]) -> Served {
-        let dir = TempDir::new("serve");
-        let db = dir.0.join("sessions.sqlite");
-        Served::with_db(site, db, dir, args)
+    pub fn start(site: &Path, extra: &[&str]) -> Served {
+        let mut served = Served::with_db(site, temp_path("served", "sqlite"), extra);
+        served.owns_db = true;
+        served
     }
 
-    /// Serves `site` with the database file `db` (kept in `dir`).
-    pub fn with_db(site: &Path, db: PathBuf, dir: TempDir, args: &[&str]) -> Served {
+    /// Serves `site` with the database file `db`, which outlives it.
+    pub fn with_db(site: &Path, db: PathBuf, extra: &[&str]) -> Served {
         let mut child = Command::new(env!("CARGO_BIN_EXE_wsitec"))
             .arg("serve")
             .arg(site)
             .args(["--port", "0", "--db"])
             .arg(&db)
-            .args(args)
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .expect("wsitec starts");
+            .expect("wsitec serve starts");
         let stdout = child.stdout.take().expect("piped stdout");
+        let mut stdout = BufReader::new(stdout);
         let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("the server says where it listens");
-        let base = line
+        let read = stdout.read_line(&mut line);
+        // Keep the pipe drained, so that a later write never blocks or fails.
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+        let url = line
             .trim()
-            .rsplit(" at ")
-            .next()
-            .map(|u| u.trim_end_matches('/').to_string())
-            .filter(|u| u.starts_with("http://"))
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+            .rsplit_once(" at ")
+            .map(|(_, u)| u.trim_end_matches('/').to_string());
+        let Some(base) = url.filter(|_| read.is_ok()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("wsitec serve printed {line:?}, not its address");
+        };
+        let addr = base
+            .trim_start_matches("http://")
+            .parse()
+            .expect("a socket address");
         Served {
             child,
+            owns_db: false,
             base,
+            addr,
             db,
-            _dir: dir,
         }
     }
 }
@@ -67,68 +106,66 @@ impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if self.owns_db {
+            remove_db(&self.db);
+        }
     }
 }
 
-/// A directory removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("wsite-{tag}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
+/// A read-only connection to a served database (WAL: sees every commit).
+pub fn open_ro(db: &Path) -> Connection {
+    Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .expect("the database opens read-only")
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// `session`'s rows of `table`, straight from the SQL table: each row's id
+/// and its field columns in table order (the session column left out).
+pub fn session_rows(conn: &Connection, table: &str, session: &str) -> Rows {
+    let sql = format!(
+        "SELECT * FROM \"{}\" WHERE \"wsite:session\" = ?1 ORDER BY id",
+        table.replace('"', "\"\"")
+    );
+    let mut stmt = conn.prepare(&sql).expect("the table exists");
+    let width = stmt.column_count();
+    let id_col = stmt.column_index("id").expect("an id column");
+    let session_col = stmt
+        .column_index("wsite:session")
+        .expect("a session column");
+    stmt.query_map([session], |r| {
+        let id: i64 = r.get(id_col)?;
+        let mut values = Vec::new();
+        for i in (0..width).filter(|&i| i != id_col && i != session_col) {
+            values.push(r.get::<_, Sql>(i)?);
+        }
+        Ok((id, values))
+    })
+    .expect("the query runs")
+    .collect::<Result<_, _>>()
+    .expect("rows decode")
 }
 
-/// One table's rows of one session, as `(id, columns)`.
-pub type Rows = Vec<(i64, Vec<Sql>)>;
+/// [`session_rows`] of the database file at `db`.
+pub fn session_rows_at(db: &Path, table: &str, session: &str) -> Rows {
+    session_rows(&open_ro(db), table, session)
+}
 
-/// Every table's rows of `session` in the database file, in table order.
-pub fn stored_rows(db: &Path, program: &Program, session: &str) -> Vec<Rows> {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .expect("the database file opens");
+/// Every table's rows for `session`, by table name.
+pub fn all_rows(conn: &Connection, program: &Program, session: &str) -> Vec<(String, Rows)> {
     program
         .tables
         .iter()
-        .map(|t| {
-            let columns: Vec<String> = t.fields.iter().map(|f| format!("\"{}\"", f.name)).collect();
-            let sql = format!(
-                "SELECT id{}{} FROM \"{}\" WHERE \"wsite:session\" = ?1 ORDER BY id",
-                if columns.is_empty() { "" } else { ", " },
-                columns.join(", "),
-                t.name
-            );
-            let mut stmt = conn.prepare(&sql).expect("the table exists");
-            stmt.query_map([session], |r| {
-                let values = (1..=t.fields.len())
-                    .map(|i| r.get::<_, Sql>(i))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok((r.get(0)?, values))
-            })
-            .expect("the query runs")
-            .collect::<Result<Vec<_>, _>>()
-            .expect("rows read")
-        })
+        .map(|t| (t.name.clone(), session_rows(conn, &t.name, session)))
         .collect()
 }
 
-/// The simulator's rows, as the server would store them.
-pub fn simulator_rows(program: &Program, env: &Env<'_>) -> Vec<Rows> {
+/// The simulator's database in the shape of [`all_rows`].
+pub fn sim_rows(program: &Program, db: &Database) -> Vec<(String, Rows)> {
     program
         .tables
         .iter()
-        .zip(&env.state().world.db.tables)
+        .zip(&db.tables)
         .map(|(def, table)| {
-            table
+            let rows = table
                 .rows()
                 .iter()
                 .map(|row| {
@@ -136,20 +173,244 @@ pub fn simulator_rows(program: &Program, env: &Env<'_>) -> Vec<Rows> {
                         .fields
                         .iter()
                         .zip(&row.values)
-                        .map(|(f, v)| to_sql(program, v, &f.ty))
+                        .map(|(f, v)| wsite_serve::values::to_sql(program, v, &f.ty))
                         .collect();
                     (row.id, values)
                 })
-                .collect()
+                .collect();
+            (def.name.clone(), rows)
         })
         .collect()
 }
 
+/// The page's form as a browser would send it: the token, and every
+/// control's field with its current value, in document order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PageForm {
+    pub token: String,
+    pub fields: Vec<(String, String)>,
+    /// Each select's option texts, by field name.
+    pub selects: Vec<(String, Vec<String>)>,
+    /// The checkboxes' field names.
+    pub checkboxes: Vec<String>,
+    /// Plain links: key and (encoded) href.
+    pub links: Vec<(String, String)>,
+}
+
+impl PageForm {
+    /// Scans served HTML (our own markup, so plain string scanning).
+    pub fn scan(html: &str) -> PageForm {
+        let mut form = PageForm::default();
+        for chunk in html.split('<').skip(1) {
+            let (tag, content) = chunk.split_once('>').unwrap_or((chunk, ""));
+            if tag.starts_with("input ") {
+                form.input(tag);
+            } else if tag.starts_with("select ") {
+                // With no option selected a browser sends the first.
+                let name = attr_of(tag, "name").unwrap_or_default();
+                form.fields.push((name.clone(), "0".into()));
+                form.selects.push((name, Vec::new()));
+            } else if tag.starts_with("option ") {
+                if tag.contains(" selected") {
+                    let value = attr_of(tag, "value").unwrap_or_default();
+                    if let Some(last) = form.fields.last_mut() {
+                        last.1 = value;
+                    }
+                }
+                if let Some((_, options)) = form.selects.last_mut() {
+                    options.push(unescape(content));
+                }
+            } else if tag.starts_with("a href=") {
+                let href = attr_of(&format!(" {tag}"), "href").unwrap_or_default();
+                let key = attr_of(tag, "data-wsite-key").unwrap_or_default();
+                form.links.push((key, href));
+            }
+        }
+        form
+    }
+
+    fn input(&mut self, tag: &str) {
+        let name = attr_of(tag, "name").unwrap_or_default();
+        let value = attr_of(tag, "value").unwrap_or_default();
+        match attr_of(tag, "type").as_deref() {
+            Some("hidden") if name == "_token" => {
+                self.token = value;
+            }
+            Some("hidden") if name == "task" => {}
+            Some("hidden") => self.fields.push((name, value)),
+            // The hidden `off` came first; a checked box overrides it.
+            Some("checkbox") => {
+                if tag.contains(" checked") {
+                    if let Some(f) = self.fields.iter_mut().rev().find(|f| f.0 == name) {
+                        f.1 = "on".into();
+                    }
+                }
+                self.checkboxes.push(name);
+            }
+            _ if name == "answer" => {}
+            _ => self.fields.push((name, value)),
+        }
+    }
+
+    /// Sets `name`'s value (the field must exist).
+    pub fn set(&mut self, name: &str, value: &str) {
+        let f = self.fields.iter_mut().find(|f| f.0 == name);
+        f.unwrap_or_else(|| panic!("the page has no field {name}"))
+            .1 = value.to_string();
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|f| f.1.as_str())
+    }
+
+    /// The urlencoded body pressing `key` (`""`: no button).
+    pub fn body(&self, key: &str) -> String {
+        let mut pairs = vec![("_token".to_string(), self.token.clone())];
+        pairs.push(("_key".into(), key.into()));
+        pairs.extend(self.fields.iter().cloned());
+        encode_form(&pairs)
+    }
+}
+
+/// `name="..."`'s value in a tag, unescaped.
+pub fn attr_of(tag: &str, name: &str) -> Option<String> {
+    let needle = format!(" {name}=\"");
+    let start = tag.find(&needle)? + needle.len();
+    let end = tag[start..].find('"')? + start;
+    Some(unescape(&tag[start..end]))
+}
+
+pub fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// A urlencoded body.
+pub fn encode_form(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(n, v)| format!("{}={}", encode(n), encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// `application/x-www-form-urlencoded` escaping.
+pub fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(char::from(b));
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The steps a browser's post of `fields` pressing `key` stands for
+/// (INTERFACES "`wsitec serve`"): one `type`/`select`/`click` for each
+/// control whose value differs from the page's, in document order, then a
+/// click on the button — played on `env`. A control that an earlier step
+/// hid is skipped. Returns the steps played.
+pub fn play_post(
+    env: &mut Env<'_>,
+    fields: &[(String, String)],
+    key: &str,
+) -> Vec<(Action, StepResult)> {
+    let mut played = Vec::new();
+    let changes: Vec<(String, ActionKind, Option<String>)> = env
+        .page()
+        .iter()
+        .filter_map(|e| {
+            let posted = fields
+                .iter()
+                .rev()
+                .find(|f| f.0 == e.element.key)?
+                .1
+                .clone();
+            let current = e.element.value.clone().unwrap_or_default();
+            let key = e.element.key.clone();
+            match &e.control {
+                Control::Input { .. } => {
+                    (posted != current).then_some((key, ActionKind::Type, Some(posted)))
+                }
+                Control::Select => {
+                    let option = e.element.options.get(posted.parse::<usize>().ok()?)?;
+                    (*option != current).then(|| (key, ActionKind::Select, Some(option.clone())))
+                }
+                Control::Checkbox { on } => {
+                    ((posted == "on") != *on).then_some((key, ActionKind::Click, None))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    for (key, kind, text) in changes {
+        if env.done() {
+            return played;
+        }
+        let Some(index) = index_of(env, &key) else {
+            continue;
+        };
+        played.push(step(env, kind, index, text));
+    }
+    if !key.is_empty() && !env.done() {
+        let index = index_of(env, key).expect("the pressed button is on the page");
+        played.push(step(env, ActionKind::Click, index, None));
+    }
+    played
+}
+
+fn index_of(env: &Env<'_>, key: &str) -> Option<usize> {
+    env.page()
+        .iter()
+        .find(|e| e.element.key == key)
+        .map(|e| e.element.index)
+}
+
+fn step(
+    env: &mut Env<'_>,
+    kind: ActionKind,
+    index: usize,
+    text: Option<String>,
+) -> (Action, StepResult) {
+    let action = Action {
+        kind,
+        element: Some(index),
+        text,
+    };
+    let result = env.step(&action).expect("the simulator takes the step");
+    (action, result)
+}
+
+/// The state endpoint's JSON for the simulator's episode: what a served
+/// session's `/_wsite/state` must equal (reward and return given).
+pub fn sim_state(env: &Env<'_>, task: &str, reward: f64, total: f64) -> serde_json::Value {
+    let s = env.state();
+    serde_json::json!({
+        "task": task,
+        "step": s.step,
+        "reward": reward,
+        "return": total,
+        "progress": env.progress(),
+        "done": s.done,
+        "success": s.success,
+        "alert": s.alert,
+        "url": env.observation().url,
+    })
+}
+
 /// The episode record of `session`.
 pub fn stored_meta(db: &Path, session: &str) -> Meta {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .expect("the database file opens");
-    let json: String = conn
+    let json: String = open_ro(db)
         .query_row(
             "SELECT meta FROM \"wsite:episodes\" WHERE session = ?1",
             [session],
@@ -168,13 +429,12 @@ pub fn same_as_simulator(
     env: &Env<'_>,
     total: f64,
 ) -> Result<(), String> {
-    let stored = stored_rows(db, program, session);
-    let expected = simulator_rows(program, env);
-    for ((def, got), want) in program.tables.iter().zip(&stored).zip(&expected) {
+    let stored = all_rows(&open_ro(db), program, session);
+    let expected = sim_rows(program, &env.state().world.db);
+    for ((table, got), (_, want)) in stored.iter().zip(&expected) {
         if got != want {
             return Err(format!(
-                "table {}: served rows {got:?}\nsimulator rows {want:?}",
-                def.name
+                "table {table}: served rows {got:?}\nsimulator rows {want:?}"
             ));
         }
     }
@@ -240,20 +500,46 @@ impl Client {
     }
 
     pub fn get(&mut self, path: &str) -> Reply {
-        let mut request = self.agent.get(format!("{}{path}", self.base));
-        if let Some(c) = &self.cookie {
-            request = request.header("cookie", format!("{}={c}", wsite_serve::COOKIE));
-        }
-        self.read(request.call().expect("the server answers"))
+        self.request(path, None)
+    }
+
+    /// A GET, or a POST of `(content type, body)`.
+    pub fn request(&mut self, path: &str, body: Option<(&str, String)>) -> Reply {
+        let url = format!("{}{path}", self.base);
+        let cookie = self
+            .cookie
+            .as_ref()
+            .map(|c| format!("{}={c}", wsite_serve::COOKIE));
+        let sent = match body {
+            None => {
+                let request = self.agent.get(&url);
+                match &cookie {
+                    Some(c) => request.header("cookie", c).call(),
+                    None => request.call(),
+                }
+            }
+            Some((content_type, body)) => {
+                let request = self.agent.post(&url).header("content-type", content_type);
+                match &cookie {
+                    Some(c) => request.header("cookie", c).send(body),
+                    None => request.send(body),
+                }
+            }
+        };
+        self.read(sent.unwrap_or_else(|e| panic!("{path}: {e}")))
     }
 
     /// Posts `fields` urlencoded.
     pub fn post_form(&mut self, path: &str, fields: &[(&str, &str)]) -> Reply {
-        let body: Vec<String> = fields
+        let pairs: Vec<(String, String)> = fields
             .iter()
-            .map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v)))
+            .map(|(n, v)| (n.to_string(), v.to_string()))
             .collect();
-        self.post(path, "application/x-www-form-urlencoded", body.join("&"))
+        self.post(
+            path,
+            "application/x-www-form-urlencoded",
+            encode_form(&pairs),
+        )
     }
 
     pub fn post_json(&mut self, path: &str, body: &serde_json::Value) -> Reply {
@@ -261,14 +547,7 @@ impl Client {
     }
 
     pub fn post(&mut self, path: &str, content_type: &str, body: String) -> Reply {
-        let mut request = self
-            .agent
-            .post(format!("{}{path}", self.base))
-            .header("content-type", content_type);
-        if let Some(c) = &self.cookie {
-            request = request.header("cookie", format!("{}={c}", wsite_serve::COOKIE));
-        }
-        self.read(request.send(body).expect("the server answers"))
+        self.request(path, Some((content_type, body)))
     }
 
     pub fn state(&mut self) -> serde_json::Value {
@@ -299,26 +578,4 @@ impl Client {
             body: response.body_mut().read_to_string().unwrap_or_default(),
         }
     }
-}
-
-/// `application/x-www-form-urlencoded` text.
-pub fn urlencode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(char::from(b))
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-/// The value of the page's form token.
-pub fn token(html: &str) -> String {
-    let marker = "name=\"_token\" value=\"";
-    let at = html.find(marker).expect("the page has a form token") + marker.len();
-    html[at..].split('"').next().unwrap_or_default().to_string()
 }

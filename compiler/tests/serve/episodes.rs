@@ -1,7 +1,7 @@
 //! Episodes outlive the server, refuse a foreign database, and take extern
 //! markers' effects from `--simulator`, over real HTTP.
 
-use super::common::{stored_meta, stored_rows, token, Client, Served, TempDir};
+use super::common::{remove_db, session_rows_at, stored_meta, temp_path, Client, PageForm, Served};
 use serde_json::json;
 use std::process::Command;
 
@@ -13,10 +13,9 @@ fn root(path: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_restart_keeps_every_session() {
-    let dir = TempDir::new("restart");
-    let db = dir.0.join("keep.sqlite");
+    let db = temp_path("restart", "sqlite");
     let (cookie, state) = {
-        let served = Served::with_db(&root(SHOP), db.clone(), TempDir::new("unused"), &[]);
+        let served = Served::with_db(&root(SHOP), db.clone(), &[]);
         let mut client = Client::new(&served.base);
         assert_eq!(client.get("/").status, 200);
         let reply = client.get("/orders");
@@ -27,7 +26,7 @@ fn a_restart_keeps_every_session() {
         (client.cookie.clone(), client.state())
     };
     assert_eq!(state["step"], 1, "{state}");
-    let served = Served::with_db(&root(SHOP), db, dir, &[]);
+    let served = Served::with_db(&root(SHOP), db.clone(), &[]);
     let mut client = Client::new(&served.base);
     client.cookie = cookie.clone();
     assert_eq!(client.state(), state, "the same episode after the restart");
@@ -37,19 +36,15 @@ fn a_restart_keeps_every_session() {
         200,
         "still on the orders page"
     );
+    drop(served);
+    remove_db(&db);
 }
 
 #[test]
 fn a_database_of_another_site_is_refused() {
-    let dir = TempDir::new("foreign");
-    let db = dir.0.join("shop.sqlite");
+    let db = temp_path("foreign", "sqlite");
     let db_arg = db.display().to_string();
-    drop(Served::with_db(
-        &root(SHOP),
-        db,
-        TempDir::new("unused"),
-        &[],
-    ));
+    drop(Served::with_db(&root(SHOP), db.clone(), &[]));
     let other = Command::new(env!("CARGO_BIN_EXE_wsitec"))
         .args(["serve", "--port", "0", "--db", &db_arg])
         .arg(root("examples/banking/cascade_cu.wsite"))
@@ -57,6 +52,7 @@ fn a_database_of_another_site_is_refused() {
         .expect("wsitec runs");
     assert!(!other.status.success());
     let err = String::from_utf8_lossy(&other.stderr);
+    remove_db(&db);
     assert!(err.contains("holds the sessions of another site"), "{err}");
 }
 
@@ -81,7 +77,7 @@ fn extern_markers_take_the_simulators_delta() {
         .to_string();
     let page = client.get(&url);
     assert!(page.body.contains("No reply yet"), "{}", page.body);
-    let token = token(&page.body);
+    let token = PageForm::scan(&page.body).token;
     let sent = client.post_form(
         &url,
         &[("_token", &token), ("#memo", ""), ("_key", "#draft")],
@@ -99,22 +95,15 @@ fn extern_markers_take_the_simulators_delta() {
     .program
     .expect("compiles");
     let session = client.cookie.clone().expect("a session");
-    let tickets = &stored_rows(&served.db, &program, &session)[program
+    let tickets = session_rows_at(&served.db, "Ticket", &session);
+    let reply = program
         .tables
         .iter()
-        .position(|t| t.name == "Ticket")
-        .expect("a Ticket table")];
-    let reply = program.tables.iter().find(|t| t.name == "Ticket").map(|t| {
-        t.fields
-            .iter()
-            .position(|f| f.name == "reply")
-            .expect("a reply field")
-    });
+        .find(|t| t.name == "Ticket")
+        .and_then(|t| t.fields.iter().position(|f| f.name == "reply"))
+        .expect("a Ticket.reply field");
     let row = tickets.iter().find(|(id, _)| *id == 3).expect("ticket 3");
-    assert_eq!(
-        row.1[reply.expect("field")],
-        rusqlite::types::Value::Text("On it".into())
-    );
+    assert_eq!(row.1[reply], rusqlite::types::Value::Text("On it".into()));
     let meta = stored_meta(&served.db, &session);
     assert_eq!(meta.session, vec![wsite_runtime::ir::Value::Int(2)]);
     assert_eq!(meta.seed, Some(7));

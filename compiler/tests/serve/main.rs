@@ -13,3 +13,5 @@
 mod browser;
 mod common;
 mod episodes;
+mod hostile;
+mod load;
