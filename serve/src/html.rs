@@ -14,7 +14,9 @@
 //! the typed values with the click, as the simulator's episode would have
 //! typed them before clicking (such links are submit buttons styled as
 //! links). Links before the first control stay plain `<a href>`; following
-//! one drops values typed but not sent, as leaving a page does. A page
+//! one drops values typed but not sent, as leaving a page does. A link to the
+//! page itself is a button too: a GET of the page's own URL only shows it
+//! again (a reload), while the simulator's click on such a link is a step. A page
 //! without controls uses plain links, and a small form per marker button. Every form carries the episode's token, so a form posted
 //! twice or from an older copy of the page is refused.
 
@@ -61,7 +63,7 @@ pub fn page(env: &Env<'_>, frame: &Frame<'_>) -> String {
              tabindex=\"-1\" aria-hidden=\"true\">Save</button>"
         );
     }
-    out.push_str(&body(&elements, first_control, frame.token));
+    out.push_str(&body(&elements, first_control, &obs.url, frame.token));
     if one_form {
         out.push_str("</form>\n");
     }
@@ -180,8 +182,13 @@ fn answer_form(token: &str) -> String {
 }
 
 /// The elements, sections nested; `first_control` is the position of the
-/// first form control (the page is then one form).
-fn body(elements: &[PageElement<'_>], first_control: Option<usize>, token: &str) -> String {
+/// first form control (the page is then one form), `here` the page's URL.
+fn body(
+    elements: &[PageElement<'_>],
+    first_control: Option<usize>,
+    here: &str,
+    token: &str,
+) -> String {
     let mut out = String::new();
     let mut open = 0u16;
     for (i, e) in elements.iter().enumerate() {
@@ -189,9 +196,12 @@ fn body(elements: &[PageElement<'_>], first_control: Option<usize>, token: &str)
             out.push_str("</section>\n");
             open -= 1;
         }
+        // A link to this very page is a button: opening the page's own URL
+        // only shows it again, while clicking the link is a step.
+        let to_here = matches!(&e.control, Control::Navigate { href: Some(h) } if h == here);
         let look = Look {
             in_form: first_control.is_some(),
-            plain_link: first_control.is_none_or(|c| i < c),
+            plain_link: first_control.is_none_or(|c| i < c) && !to_here,
         };
         out.push_str(&element(e, look, token));
         if e.element.role == "section" {

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use wsite_runtime::env::{Action, ActionKind, Control, Env, StepResult};
+use wsite_runtime::env::{find_instance, Action, ActionKind, Control, Env, RewardConfig, StepResult};
 use wsite_runtime::interp::state::Database;
 use wsite_runtime::ir::Program;
 use wsite_serve::Meta;
@@ -195,6 +195,8 @@ pub struct PageForm {
     pub checkboxes: Vec<String>,
     /// Plain links: key and (encoded) href.
     pub links: Vec<(String, String)>,
+    /// The keys of the buttons (and link-buttons) that submit a form.
+    pub buttons: Vec<String>,
 }
 
 impl PageForm {
@@ -219,6 +221,11 @@ impl PageForm {
                 }
                 if let Some((_, options)) = form.selects.last_mut() {
                     options.push(unescape(content));
+                }
+            } else if tag.starts_with("button ") {
+                let key = attr_of(tag, "value").unwrap_or_default();
+                if attr_of(tag, "name").as_deref() == Some("_key") && !key.is_empty() {
+                    form.buttons.push(key);
                 }
             } else if tag.starts_with("a href=") {
                 let href = attr_of(&format!(" {tag}"), "href").unwrap_or_default();
@@ -406,6 +413,45 @@ pub fn sim_state(env: &Env<'_>, task: &str, reward: f64, total: f64) -> serde_js
         "alert": s.alert,
         "url": env.observation().url,
     })
+}
+
+/// The simulator beside one served session: its episode, reward and return.
+pub struct Sim<'p> {
+    pub env: Env<'p>,
+    reward: f64,
+    total: f64,
+}
+
+impl<'p> Sim<'p> {
+    pub fn new(program: &'p Program, task: &str) -> Sim<'p> {
+        let instance = find_instance(program, task).expect("the task exists");
+        let env = Env::new(program, &instance, RewardConfig::default()).expect("it starts");
+        Sim {
+            env,
+            reward: 0.0,
+            total: 0.0,
+        }
+    }
+
+    /// Plays a post the server took, as the server must have.
+    pub fn post(&mut self, fields: &[(String, String)], key: &str) {
+        let steps = play_post(&mut self.env, fields, key);
+        self.played(steps.iter().map(|(_, r)| r.reward).collect());
+    }
+
+    /// The server's reward bookkeeping: the last step's reward, and the
+    /// request's sum added to the return.
+    pub fn played(&mut self, rewards: Vec<f64>) {
+        if let Some(r) = rewards.last() {
+            self.reward = *r;
+            // Step by step, as the server (and an agent) sums a return.
+            self.total = rewards.iter().fold(self.total, |t, r| t + r);
+        }
+    }
+
+    pub fn state(&self, task: &str) -> serde_json::Value {
+        sim_state(&self.env, task, self.reward, self.total)
+    }
 }
 
 /// The episode record of `session`.

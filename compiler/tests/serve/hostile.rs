@@ -13,7 +13,7 @@
 //! the SQL tables verbatim (parameterised SQL).
 
 use crate::common::{all_rows, encode_form, open_ro, play_post, remove_db, sim_rows, sim_state};
-use crate::common::{temp_path, unescape, PageForm, Rows};
+use crate::common::{temp_path, unescape, PageForm, Rows, Sim};
 use rusqlite::Connection;
 use std::path::PathBuf;
 use wsite_runtime::env::{find_instance, Env, RewardConfig};
@@ -685,45 +685,6 @@ fn mutated(rng: &mut Rng, form: &PageForm, html: &str) -> (Vec<u8>, Option<Post>
     let mut pairs = vec![("_token".to_string(), token), ("_key".into(), key.clone())];
     pairs.extend(fields.iter().cloned());
     (encode_form(&pairs).into_bytes(), Some((fields, key)))
-}
-
-/// The simulator beside one served session: its episode, reward and return.
-struct Sim<'p> {
-    env: Env<'p>,
-    reward: f64,
-    total: f64,
-}
-
-impl<'p> Sim<'p> {
-    fn new(program: &'p Program, task: &str) -> Sim<'p> {
-        let instance = find_instance(program, task).expect("the task exists");
-        let env = Env::new(program, &instance, RewardConfig::default()).expect("it starts");
-        Sim {
-            env,
-            reward: 0.0,
-            total: 0.0,
-        }
-    }
-
-    /// Plays a post the server took, as the server must have.
-    fn post(&mut self, fields: &[(String, String)], key: &str) {
-        let steps = play_post(&mut self.env, fields, key);
-        self.played(steps.iter().map(|(_, r)| r.reward).collect());
-    }
-
-    /// The server's reward bookkeeping: the last step's reward, and the
-    /// request's sum added to the return.
-    fn played(&mut self, rewards: Vec<f64>) {
-        if let Some(r) = rewards.last() {
-            self.reward = *r;
-            // Step by step, as the server (and an agent) sums a return.
-            self.total = rewards.iter().fold(self.total, |t, r| t + r);
-        }
-    }
-
-    fn state(&self, task: &str) -> serde_json::Value {
-        sim_state(&self.env, task, self.reward, self.total)
-    }
 }
 
 /// GETs a plain link's `href`: the server clicks the first link leading

@@ -13,5 +13,6 @@
 mod browser;
 mod common;
 mod episodes;
+mod generated;
 mod hostile;
 mod load;
