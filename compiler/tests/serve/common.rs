@@ -12,7 +12,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use wsite_runtime::env::{find_instance, Action, ActionKind, Control, Env, RewardConfig, StepResult};
+use wsite_runtime::env::{
+    find_instance, Action, ActionKind, Control, Env, RewardConfig, StepResult,
+};
 use wsite_runtime::interp::state::Database;
 use wsite_runtime::ir::Program;
 use wsite_serve::Meta;

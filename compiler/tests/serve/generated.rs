@@ -6,7 +6,8 @@
 //! plain links and posts the page form with random control values and a
 //! random button, as a person clicking around would. After every request the
 //! session's state and every SQL row must equal the simulator's after the
-//! steps that request stands for (`play_post`).
+//! steps that request stands for (`play_post`). An episode that ends is
+//! started again.
 
 use crate::common::{all_rows, open_ro, remove_db, sim_rows, temp_path, PageForm, Sim};
 use wsite_runtime::env::{instances, Control, Env};
@@ -34,7 +35,7 @@ fn call(app: &App, session: &Option<String>, method: Method, path: &str, body: &
         method,
         path: path.into(),
         session: session.clone(),
-        json: false,
+        json: path == "/_wsite/reset",
         body: body.as_bytes().to_vec(),
     })
 }
@@ -89,33 +90,57 @@ fn random_browsing_on_generated_sites_equals_the_simulator() {
         let mut rng = Lcg(n as u64 * 104_729 + 3);
         for round in 0..ROUNDS {
             if sim.env.done() {
-                break;
+                // The episode ended (goal or horizon): start it again.
+                let body = serde_json::json!({ "task": task.name }).to_string();
+                let reset = call(&app, &session, Method::Post, "/_wsite/reset", &body);
+                assert_eq!(reset.status, 200, "{name}: {}", reset.body);
+                sim = Sim::new(&program, &task.name);
             }
             let url = sim.env.observation().url;
-            let page = call(&app, &session, Method::Get, &wsite_serve::encode_path(&url), "");
-            assert_eq!(page.status, 200, "{name} round {round}: GET {url}: {}", page.body);
+            let page = call(
+                &app,
+                &session,
+                Method::Get,
+                &wsite_serve::encode_path(&url),
+                "",
+            );
+            assert_eq!(
+                page.status, 200,
+                "{name} round {round}: GET {url}: {}",
+                page.body
+            );
             let mut form = PageForm::scan(&page.body);
             let follow = !form.links.is_empty() && (form.token.is_empty() || rng.next(3) == 0);
             let (reply, what) = if follow {
                 let (key, href) = form.links[rng.next(form.links.len())].clone();
                 let first = form.links.iter().find(|l| l.1 == href).map(|l| l.0.clone());
                 sim.post(&[], &first.unwrap_or(key));
-                (call(&app, &session, Method::Get, &href, ""), format!("GET {href}"))
+                (
+                    call(&app, &session, Method::Get, &href, ""),
+                    format!("GET {href}"),
+                )
             } else if !form.token.is_empty() {
                 let key = random_post(&sim.env, &mut form, &mut rng);
                 sim.post(&form.fields, &key);
                 let body = form.body(&key);
                 let path = wsite_serve::encode_path(&url);
-                (call(&app, &session, Method::Post, &path, &body), format!("POST {body}"))
+                (
+                    call(&app, &session, Method::Post, &path, &body),
+                    format!("POST {body}"),
+                )
             } else {
-                break; // a page with nothing to do
+                break; // a page with nothing to do: the walk ends here
             };
             let what = format!("{name} round {round}: {what}");
             assert_eq!(reply.status, 303, "{what}: {}", reply.body);
             let state = call(&app, &session, Method::Get, "/_wsite/state", "").body;
             assert_eq!(state, sim.state(&task.name).to_string(), "{what}");
             let rows = all_rows(&conn, &program, &id);
-            assert_eq!(rows, sim_rows(&program, &sim.env.state().world.db), "{what}");
+            assert_eq!(
+                rows,
+                sim_rows(&program, &sim.env.state().world.db),
+                "{what}"
+            );
             requests += 1;
         }
         drop(conn);

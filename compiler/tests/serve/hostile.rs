@@ -12,11 +12,10 @@
 //! and rows equal the simulator's after the same steps. Typed text reaches
 //! the SQL tables verbatim (parameterised SQL).
 
-use crate::common::{all_rows, encode_form, open_ro, play_post, remove_db, sim_rows, sim_state};
+use crate::common::{all_rows, encode_form, open_ro, remove_db, sim_rows};
 use crate::common::{temp_path, unescape, PageForm, Rows, Sim};
 use rusqlite::Connection;
 use std::path::PathBuf;
-use wsite_runtime::env::{find_instance, Env, RewardConfig};
 use wsite_runtime::ir::Program;
 use wsite_serve::{App, Method, Options, Request, Response};
 
