@@ -157,7 +157,10 @@ impl App {
             (Method::Get | Method::Head, "/_wsite" | "/_wsite/") => self.task_list(store, session),
             (Method::Post, "/_wsite/reset") => self.reset(store, session, req),
             (Method::Post, "/_wsite/answer") => self.answer(store, session, req),
-            (Method::Other, _) => Err(Failure::Method),
+            (Method::Other, _)
+            | (Method::Get | Method::Head, "/_wsite/reset" | "/_wsite/answer") => {
+                Err(Failure::Method)
+            }
             (_, p) if p.starts_with("/_wsite/") => Err(Failure::NotFound(path.clone())),
             (Method::Get, _) => self.follow(store, session, &path),
             (Method::Head, _) => self.peek(store, session, &path),
@@ -425,7 +428,10 @@ impl fmt::Display for Failure {
         match self {
             Failure::Refused(r) => write!(f, "{r}"),
             Failure::NotFound(p) => write!(f, "there is no control endpoint {p}"),
-            Failure::Method => write!(f, "pages take GET and POST only"),
+            Failure::Method => write!(
+                f,
+                "pages take GET and POST; /_wsite/reset and /_wsite/answer take POST"
+            ),
             Failure::Store(e) => write!(f, "the session store failed: {e}"),
         }
     }

@@ -509,9 +509,13 @@ fn methods_other_than_get_and_post_are_405() {
     let f = Fixture::bank();
     let s = f.session();
     for path in ["/", "/transfer", "/_wsite/state", "/_wsite/reset"] {
-        f.refused(&s, 405, "GET and POST only", || {
+        f.refused(&s, 405, "GET and POST", || {
             f.request(Method::Other, &s, path, false, b"")
         });
+    }
+    // The control endpoints that act take POST only.
+    for path in ["/_wsite/reset", "/_wsite/answer"] {
+        f.refused(&s, 405, "take POST", || f.get(&s, path));
     }
 }
 
