@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target (fuzz/, docs/fuzzing.md) for SECONDS each (60
-# by default), one at a time and single-process, and prints a table of
+# Runs every cargo-fuzz target (fuzz/, docs/fuzzing.md), or the TARGETs
+# named, for SECONDS each (60 by default), one at a time and single-process, and prints a table of
 # target, executions and crashes. Needs the nightly toolchain; installs
 # cargo-fuzz when it is missing. Exit status: 0 when nothing crashed, 1 when
 # something did (the inputs are in fuzz/artifacts/<target>/), 2 on bad usage or
@@ -9,7 +9,7 @@ set -euo pipefail
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-  echo "usage: scripts/fuzz.sh [SECONDS]   (seconds per target, default 60)" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS [TARGET...]]   (seconds per target, default 60)" >&2
   exit 2
 fi
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
@@ -21,7 +21,10 @@ if ! cargo fuzz --help >/dev/null 2>&1; then
 fi
 
 cd "$(dirname "$0")/../fuzz"
-targets=(parse_check format agent_line lsp_message wsb_load simulator_reply)
+targets=(parse_check format agent_line lsp_message wsb_load simulator_reply serve_request)
+if [ "$#" -gt 1 ]; then
+  targets=("${@:2}")
+fi
 # No sanitizer: wsite is safe Rust but for the JIT, and ASan halves the
 # executions; debug assertions and overflow checks stay on.
 cargo +nightly fuzz build -s none

@@ -265,3 +265,77 @@ pub fn simulator_reply(data: &[u8]) {
         }
     });
 }
+
+/// The site the serve target serves (`examples/ecommerce/trailhead.wsite`,
+/// forms of every kind), compiled once.
+fn shop_site() -> &'static Program {
+    static SITE: OnceLock<Program> = OnceLock::new();
+    SITE.get_or_init(|| {
+        let path = crate::repo_root().join("examples/ecommerce/trailhead.wsite");
+        let text = std::fs::read_to_string(path).expect("the shop example");
+        wsitec::compile_str("trailhead.wsite", &text)
+            .program
+            .expect("the shop example compiles")
+    })
+}
+
+/// `serve_request`: the bytes as HTTP requests to a served shop (a fresh
+/// in-memory app per input), one a line: `METHOD PATH [json] BODY`. The
+/// session cookie a response sets is sent with the next request, as a
+/// browser does, and `{token}` in a body becomes the form token of the last
+/// page shown, so that the fuzzer reaches the form logic. Every answer must
+/// be a success, a redirect with a `Location`, or a refusal: never a server
+/// error.
+pub fn serve_requests(data: &[u8]) {
+    let options = wsite_serve::Options::default();
+    let app = wsite_serve::App::new(shop_site().clone(), options).expect("the shop serves");
+    let mut session = None;
+    let mut token = String::new();
+    for line in data.split(|b| *b == b'\n') {
+        let request = serve_request(line, session.clone(), &token);
+        let response = app.handle(&request);
+        assert!(
+            response.status < 500,
+            "{request:?} answered {}: {}",
+            response.status,
+            response.body
+        );
+        assert_eq!(response.status == 303, response.location.is_some());
+        if let Some(id) = response.new_session {
+            session = Some(id);
+        }
+        let marker = "name=\"_token\" value=\"";
+        if let Some(at) = response.body.find(marker) {
+            let rest = &response.body[at + marker.len()..];
+            token = rest.split('"').next().unwrap_or_default().to_string();
+        }
+    }
+}
+
+/// One line as a request.
+fn serve_request(line: &[u8], session: Option<String>, token: &str) -> wsite_serve::Request {
+    let mut parts = line.splitn(3, |b| *b == b' ');
+    let method = match parts.next().unwrap_or_default() {
+        b"GET" => wsite_serve::Method::Get,
+        b"HEAD" => wsite_serve::Method::Head,
+        b"POST" => wsite_serve::Method::Post,
+        _ => wsite_serve::Method::Other,
+    };
+    let path = String::from_utf8_lossy(parts.next().unwrap_or(b"/")).into_owned();
+    let mut body = parts.next().unwrap_or_default().to_vec();
+    let json = body.starts_with(b"json ");
+    if json {
+        body.drain(..5);
+    }
+    let body = match std::str::from_utf8(&body) {
+        Ok(text) => text.replace("{token}", token).into_bytes(),
+        Err(_) => body,
+    };
+    wsite_serve::Request {
+        method,
+        path,
+        session,
+        json,
+        body,
+    }
+}

@@ -10,13 +10,14 @@ use wsite_tests::fuzz_harness;
 
 type Harness = fn(&[u8]);
 
-const TARGETS: [(&str, Harness); 6] = [
+const TARGETS: [(&str, Harness); 7] = [
     ("parse_check", fuzz_harness::parse_check),
     ("format", fuzz_harness::format),
     ("agent_line", fuzz_harness::agent_lines),
     ("lsp_message", fuzz_harness::lsp_messages),
     ("wsb_load", fuzz_harness::wsb_load),
     ("simulator_reply", fuzz_harness::simulator_reply),
+    ("serve_request", fuzz_harness::serve_requests),
 ];
 
 fn seeds(target: &str) -> Vec<PathBuf> {
