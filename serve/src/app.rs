@@ -139,7 +139,7 @@ impl App {
     /// The request's session, or a new one.
     fn session(&self, store: &Store, cookie: Option<&str>) -> (String, bool) {
         if let Some(id) = cookie.filter(|c| valid_session_id(c)) {
-            if matches!(store.load(id), Ok(Some(_))) {
+            if matches!(store.exists(id), Ok(true)) {
                 return (id.to_string(), false);
             }
         }
@@ -193,14 +193,15 @@ impl App {
         Ok(env.observation().url)
     }
 
-    /// Runs `op` on the session's episode and saves what it changed.
+    /// Runs `op` on the session's episode and saves what it changed; says
+    /// whether it took a step.
     fn act(
         &self,
         store: &mut Store,
         session: &str,
         token: Option<&str>,
         op: impl FnOnce(&mut Env<'_>) -> Result<Played, Refusal>,
-    ) -> Result<(Stored, String), Failure> {
+    ) -> Result<(Stored, String, bool), Failure> {
         let stored = self.episode(store, session)?;
         if let Some(sent) = token {
             if sent != form_token(session, stored.version) {
@@ -211,7 +212,7 @@ impl App {
         let played = op(&mut env)?;
         let url = env.observation().url;
         if played.steps.is_empty() {
-            return Ok((stored, url));
+            return Ok((stored, url, false));
         }
         let m = &stored.meta;
         let reward = played.last_reward().unwrap_or(m.reward);
@@ -230,13 +231,13 @@ impl App {
             meta,
             db: env.state().world.db.clone(),
         };
-        Ok((saved, url))
+        Ok((saved, url, true))
     }
 
     fn follow(&self, store: &mut Store, session: &str, path: &str) -> Result<Response, Failure> {
-        let before = self.episode(store, session)?.version;
-        let (stored, url) = self.act(store, session, None, |env| episode::follow(env, path))?;
-        if stored.version != before {
+        let (stored, url, stepped) =
+            self.act(store, session, None, |env| episode::follow(env, path))?;
+        if stepped {
             return Ok(Response::see_other(&url));
         }
         self.render(&stored, session)
@@ -259,14 +260,12 @@ impl App {
         req: &Request,
     ) -> Result<Response, Failure> {
         let post = parse_post(&req.body)?;
-        let current = self.episode(store, session)?;
-        let here = self.site.resume(&current)?.observation().url;
-        if here != path {
-            // A form of another page: an older tab, or a replay.
-            return Err(Refusal::Stale.into());
-        }
         let token = post.token.clone().unwrap_or_default();
-        let (_, url) = self.act(store, session, Some(&token), |env| {
+        let (_, url, _) = self.act(store, session, Some(&token), |env| {
+            if env.observation().url != path {
+                // A form of another page: an older tab, or a replay.
+                return Err(Refusal::Stale);
+            }
             episode::submit(env, &post)
         })?;
         Ok(Response::see_other(&url))
@@ -291,7 +290,7 @@ impl App {
             key: "answer".into(),
         })?;
         let token = field(&fields, TOKEN_FIELD).unwrap_or("");
-        let (_, url) = self.act(store, session, Some(token), |env| {
+        let (_, url, _) = self.act(store, session, Some(token), |env| {
             episode::answer(env, text)
         })?;
         Ok(Response::see_other(&url))

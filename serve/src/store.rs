@@ -173,6 +173,14 @@ impl Store {
         Ok(())
     }
 
+    /// Whether `session` has an episode (without loading it).
+    pub fn exists(&self, session: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM \"wsite:episodes\" WHERE session = ?1")?
+            .exists(params![session])?)
+    }
+
     /// The episode of `session`, if it has one.
     pub fn load(&self, session: &str) -> Result<Option<Stored>, StoreError> {
         let row: Option<(i64, String)> = self
