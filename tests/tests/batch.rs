@@ -195,7 +195,7 @@ fn the_jit_batch_writes_the_interpreter_batch_buffers() {
 
 /// The first buffer field that differs, for the failure message.
 fn first_difference(a: &Buffers, b: &Buffers) -> &'static str {
-    let fields: [(&str, bool); 24] = [
+    let fields: [(&str, bool); 26] = [
         ("instruction", a.instruction == b.instruction),
         ("page", a.page == b.page),
         ("alert", a.alert == b.alert),
@@ -213,8 +213,10 @@ fn first_difference(a: &Buffers, b: &Buffers) -> &'static str {
         ("action_kind", a.action_kind == b.action_kind),
         ("action_element", a.action_element == b.action_element),
         ("action_text", a.action_text == b.action_text),
+        ("action_mask", a.action_mask == b.action_mask),
         ("reward", a.reward == b.reward),
         ("done", a.done == b.done),
+        ("truncated", a.truncated == b.truncated),
         ("success", a.success == b.success),
         ("progress", a.progress == b.progress),
         ("episode_return", a.episode_return == b.episode_return),

@@ -45,6 +45,9 @@ pub struct Buffers {
     pub action_element: Vec<i32>,
     /// `[n, max_actions, action_tokens]`
     pub action_text: Vec<u32>,
+    /// `[n, max_actions]`: 1 for the rows of the action table in use (the
+    /// first `action_count`), 0 for the padding.
+    pub action_mask: Vec<u8>,
     /// `[n, history]`: the kinds of the last actions taken, most recent
     /// first (0: none yet).
     pub history_kind: Vec<u8>,
@@ -53,6 +56,10 @@ pub struct Buffers {
     /// `[n]`, for the step just taken.
     pub reward: Vec<f32>,
     pub done: Vec<u8>,
+    /// `[n]`: the episode ran out of steps (its task's horizon) without
+    /// succeeding or answering: `done`, but cut short rather than ended by
+    /// the task (Gymnasium's `truncated`).
+    pub truncated: Vec<u8>,
     pub success: Vec<u8>,
     pub progress: Vec<f32>,
     /// `[n]`: the step's R_acc as the distance oracle judged it: 0 or 1,
@@ -96,10 +103,12 @@ impl Buffers {
             action_kind: vec![0; n * a],
             action_element: vec![-1; n * a],
             action_text: vec![0; n * a * s.action_tokens],
+            action_mask: vec![0; n * a],
             history_kind: vec![0; n * h],
             history_text: vec![0; n * h * s.history_tokens],
             reward: vec![0.0; n],
             done: vec![0; n],
+            truncated: vec![0; n],
             success: vec![0; n],
             progress: vec![0.0; n],
             r_acc: vec![NOT_JUDGED; n],
@@ -131,6 +140,7 @@ impl Buffers {
         let mut kind = per(&mut self.action_kind, a);
         let mut element = per(&mut self.action_element, a);
         let mut atext = per(&mut self.action_text, a * s.action_tokens);
+        let mut mask = per(&mut self.action_mask, a);
         let mut hkind = per(&mut self.history_kind, h);
         let mut htext = per(&mut self.history_text, h * s.history_tokens);
         let mut steps = self.steps.iter_mut();
@@ -138,6 +148,7 @@ impl Buffers {
         let mut ac = self.action_count.iter_mut();
         let mut rw = self.reward.iter_mut();
         let mut dn = self.done.iter_mut();
+        let mut tr = self.truncated.iter_mut();
         let mut sc = self.success.iter_mut();
         let mut pg = self.progress.iter_mut();
         let mut ra = self.r_acc.iter_mut();
@@ -164,10 +175,12 @@ impl Buffers {
                     action_kind: kind.next()?,
                     action_element: element.next()?,
                     action_text: atext.next()?,
+                    action_mask: mask.next()?,
                     history_kind: hkind.next()?,
                     history_text: htext.next()?,
                     reward: rw.next()?,
                     done: dn.next()?,
+                    truncated: tr.next()?,
                     success: sc.next()?,
                     progress: pg.next()?,
                     r_acc: ra.next()?,
@@ -203,10 +216,12 @@ pub(super) struct Rows<'b> {
     pub action_kind: &'b mut [u8],
     pub action_element: &'b mut [i32],
     pub action_text: &'b mut [u32],
+    pub action_mask: &'b mut [u8],
     pub history_kind: &'b mut [u8],
     pub history_text: &'b mut [u32],
     pub reward: &'b mut f32,
     pub done: &'b mut u8,
+    pub truncated: &'b mut u8,
     pub success: &'b mut u8,
     pub progress: &'b mut f32,
     pub r_acc: &'b mut u8,
@@ -214,4 +229,98 @@ pub(super) struct Rows<'b> {
     pub episode_return: &'b mut f32,
     pub episode_length: &'b mut u32,
     pub overflow: &'b mut u8,
+}
+
+/// The element type of a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    U8,
+    U32,
+    I32,
+    F32,
+}
+
+/// One buffer as a foreign caller sees it (the Python binding's numpy arrays
+/// view the buffers in place through these): its name, element type, shape
+/// (`[n, …]`) and address. The buffers are allocated once, when the batch is
+/// made, and never grow, so an address stays valid as long as the batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldView {
+    pub name: &'static str,
+    pub dtype: Dtype,
+    pub shape: Vec<usize>,
+    pub address: usize,
+}
+
+/// A buffer's element type and address.
+trait Element {
+    const DTYPE: Dtype;
+}
+
+impl Element for u8 {
+    const DTYPE: Dtype = Dtype::U8;
+}
+
+impl Element for u32 {
+    const DTYPE: Dtype = Dtype::U32;
+}
+
+impl Element for i32 {
+    const DTYPE: Dtype = Dtype::I32;
+}
+
+impl Element for f32 {
+    const DTYPE: Dtype = Dtype::F32;
+}
+
+fn view<T: Element>(name: &'static str, v: &[T], shape: &[usize]) -> FieldView {
+    FieldView {
+        name,
+        dtype: T::DTYPE,
+        shape: shape.to_vec(),
+        address: v.as_ptr() as usize,
+    }
+}
+
+impl Buffers {
+    /// Every buffer, with its shape under `s` (the spec the batch was made
+    /// with), in declaration order.
+    pub fn fields(&self, s: &ObsSpec) -> Vec<FieldView> {
+        let n = self.done.len();
+        let (e, a, h) = (s.max_elements, s.max_actions, s.history);
+        vec![
+            view("instruction", &self.instruction, &[n, s.instruction_tokens]),
+            view("page", &self.page, &[n, s.page_tokens]),
+            view("alert", &self.alert, &[n, s.alert_tokens]),
+            view("steps", &self.steps, &[n]),
+            view("element_count", &self.element_count, &[n]),
+            view("role", &self.role, &[n, e]),
+            view("flags", &self.flags, &[n, e]),
+            view("text", &self.text, &[n, e, s.text_tokens]),
+            view("value", &self.value, &[n, e, s.value_tokens]),
+            view("context", &self.context, &[n, e, s.context_tokens]),
+            view("sibling", &self.sibling, &[n, e]),
+            view("action_count", &self.action_count, &[n]),
+            view("action_kind", &self.action_kind, &[n, a]),
+            view("action_element", &self.action_element, &[n, a]),
+            view("action_text", &self.action_text, &[n, a, s.action_tokens]),
+            view("action_mask", &self.action_mask, &[n, a]),
+            view("history_kind", &self.history_kind, &[n, h]),
+            view(
+                "history_text",
+                &self.history_text,
+                &[n, h, s.history_tokens],
+            ),
+            view("reward", &self.reward, &[n]),
+            view("done", &self.done, &[n]),
+            view("truncated", &self.truncated, &[n]),
+            view("success", &self.success, &[n]),
+            view("progress", &self.progress, &[n]),
+            view("r_acc", &self.r_acc, &[n]),
+            view("answer_f1", &self.answer_f1, &[n]),
+            view("episode_return", &self.episode_return, &[n]),
+            view("episode_length", &self.episode_length, &[n]),
+            view("overflow", &self.overflow, &[n]),
+        ]
+    }
 }

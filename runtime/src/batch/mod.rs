@@ -24,7 +24,7 @@ mod metrics;
 pub mod tokens;
 mod write;
 
-pub use buffers::{Buffers, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
+pub use buffers::{Buffers, Dtype, FieldView, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
 pub use metrics::{EpisodeRecord, StepCounts, Tally};
 pub use write::page_labels;
@@ -127,9 +127,31 @@ pub fn role_id(role: &str) -> u8 {
         .unwrap_or(0)
 }
 
+/// When an environment whose episode ended starts its next one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Autoreset {
+    /// In the step that ended it: the buffers then show the next episode's
+    /// first observation, and `episode_return`/`episode_length` the ended
+    /// one's totals (what the trainer wants).
+    #[default]
+    SameStep,
+    /// In the next step, whose action is ignored: the buffers first show the
+    /// final observation (Gymnasium's `NEXT_STEP` mode). That step reports
+    /// reward 0 and not done.
+    NextStep,
+    /// Only when [`BatchEnv::reset`] says so; stepping an environment whose
+    /// episode ended is an error (a single Gymnasium environment).
+    Disabled,
+}
+
 /// One environment and what it needs between steps.
 struct Slot<E> {
     engine: E,
+    /// The index of the task instance being played.
+    instance: usize,
+    /// The episode ended and the environment waits for its reset (never so
+    /// under [`Autoreset::SameStep`]).
+    finished: bool,
     tokens: Tokenizer,
     /// Row of the action table → index into the engine's candidates.
     table: Vec<usize>,
@@ -149,6 +171,7 @@ pub struct BatchEnv<E> {
     buffers: Buffers,
     /// One label per page (see [`page_labels`]).
     labels: Arc<[String]>,
+    autoreset: Autoreset,
 }
 
 /// Environment `i`'s generator, seeded from the batch's seed.
@@ -251,6 +274,8 @@ impl<E: Engine> BatchEnv<E> {
             let first = draw(&mut rng, instances);
             slots.push(Slot {
                 engine: make(first)?,
+                instance: first,
+                finished: false,
                 tokens: Tokenizer::new(spec.vocab),
                 table: Vec::new(),
                 history: VecDeque::new(),
@@ -270,6 +295,7 @@ impl<E: Engine> BatchEnv<E> {
             slots,
             buffers: Buffers::new(n, &spec),
             labels,
+            autoreset: Autoreset::default(),
         };
         for (slot, rows) in batch.slots.iter_mut().zip(batch.buffers.rows(&spec)) {
             write_observation(slot, rows, &spec, &batch.labels);
@@ -292,6 +318,62 @@ impl<E: Engine> BatchEnv<E> {
     /// The buffers, as of the last step (or construction).
     pub fn buffers(&self) -> &Buffers {
         &self.buffers
+    }
+
+    /// How environments whose episode ended start the next one.
+    pub fn autoreset(&self) -> Autoreset {
+        self.autoreset
+    }
+
+    /// Sets how environments whose episode ended start the next one (an
+    /// environment already waiting keeps waiting for a step or a reset).
+    pub fn set_autoreset(&mut self, mode: Autoreset) {
+        self.autoreset = mode;
+    }
+
+    /// How many task instances the batch draws from.
+    pub fn instance_count(&self) -> usize {
+        self.instances
+    }
+
+    /// The index of the task instance environment `i` plays.
+    pub fn instance_of(&self, i: usize) -> Option<usize> {
+        self.slots.get(i).map(|s| s.instance)
+    }
+
+    /// Whether environment `i`'s episode ended and it waits for its reset.
+    pub fn is_finished(&self, i: usize) -> Option<bool> {
+        self.slots.get(i).map(|s| s.finished)
+    }
+
+    /// Starts a new episode in environment `i`, on task instance `instance`
+    /// when given, else on the next draw of its generator, which `seed` (when
+    /// given) first reseeds exactly as a batch made with that seed seeds it.
+    /// The step fields of its row read as if no step was taken.
+    pub fn reset(
+        &mut self,
+        i: usize,
+        seed: Option<u64>,
+        instance: Option<usize>,
+    ) -> Result<(), String> {
+        let count = self.instances;
+        if let Some(k) = instance.filter(|&k| k >= count) {
+            return Err(format!("no task instance #{k}: the batch has {count}"));
+        }
+        let n = self.slots.len();
+        let spec = self.spec;
+        let labels = &self.labels[..];
+        let (Some(slot), Some(rows)) = (
+            self.slots.get_mut(i),
+            self.buffers.rows(&spec).into_iter().nth(i),
+        ) else {
+            return Err(format!("no environment {i}: the batch has {n}"));
+        };
+        if let Some(seed) = seed {
+            slot.rng = slot_rng(seed, i);
+        }
+        let next = instance.unwrap_or_else(|| draw(&mut slot.rng, count));
+        restart(slot, rows, &spec, labels, next)
     }
 
     /// The row of environment `i`'s action table that offers its engine's
@@ -319,15 +401,25 @@ impl<E: Engine> BatchEnv<E> {
                 self.slots.len()
             ));
         }
-        for (i, (&a, n)) in actions.iter().zip(&self.buffers.action_count).enumerate() {
+        let counts = &self.buffers.action_count;
+        for (i, ((&a, n), slot)) in actions.iter().zip(counts).zip(&self.slots).enumerate() {
+            if slot.finished {
+                if self.autoreset == Autoreset::Disabled {
+                    return Err(format!(
+                        "environment {i}'s episode is over: reset it before stepping"
+                    ));
+                }
+                continue;
+            }
             if a >= *n {
                 return Err(format!("environment {i} has {n} actions, not {}", a + 1));
             }
         }
-        for slot in &mut self.slots {
+        for slot in self.slots.iter_mut().filter(|s| !s.finished) {
             slot.engine.prejudge();
         }
         let spec = self.spec;
+        let autoreset = self.autoreset;
         let instances = self.instances;
         let labels = &self.labels[..];
         // Each worker always steps the same contiguous share of the
@@ -347,7 +439,15 @@ impl<E: Engine> BatchEnv<E> {
             .collect();
         let failures: Vec<String> = self
             .workers
-            .broadcast(|ctx| run_job(jobs.get(ctx.index()), instances, &spec, labels))
+            .broadcast(|ctx| {
+                let shared = Shared {
+                    instances,
+                    spec: &spec,
+                    labels,
+                    autoreset,
+                };
+                run_job(jobs.get(ctx.index()), &shared)
+            })
             .into_iter()
             .flatten()
             .collect();
@@ -361,12 +461,18 @@ impl<E: Engine> BatchEnv<E> {
 /// One worker's share of a step: its environments, their rows, their actions.
 type Job<'s, 'b, E> = (&'s mut [Slot<E>], Vec<Rows<'b>>, &'s [u32]);
 
+/// What every environment's step reads.
+struct Shared<'a> {
+    instances: usize,
+    spec: &'a ObsSpec,
+    labels: &'a [String],
+    autoreset: Autoreset,
+}
+
 /// Steps one worker's environments; the errors met.
 fn run_job<E: Engine>(
     job: Option<&Mutex<Option<Job<'_, '_, E>>>>,
-    instances: usize,
-    spec: &ObsSpec,
-    labels: &[String],
+    shared: &Shared<'_>,
 ) -> Vec<String> {
     let Some(job) = job else {
         return Vec::new();
@@ -383,25 +489,33 @@ fn run_job<E: Engine>(
         .iter_mut()
         .zip(rows)
         .zip(actions)
-        .filter_map(|((slot, rows), &a)| step_one(instances, spec, labels, slot, rows, a).err())
+        .filter_map(|((slot, rows), &a)| step_one(shared, slot, rows, a).err())
         .collect()
 }
 
 /// One environment's step, with auto-reset, written into its rows.
 fn step_one<E: Engine>(
-    instances: usize,
-    spec: &ObsSpec,
-    labels: &[String],
+    shared: &Shared<'_>,
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     row: u32,
 ) -> Result<(), String> {
+    let (instances, spec, labels) = (shared.instances, shared.spec, shared.labels);
+    if slot.finished {
+        // Only `NextStep` steps a finished environment: this step is its reset.
+        let next = draw(&mut slot.rng, instances);
+        return restart(slot, rows, spec, labels, next);
+    }
     let index = slot
         .table
         .get(row as usize)
         .copied()
         .ok_or_else(|| format!("no action row {row}"))?;
     let taken = describe(slot, index, spec.history_tokens);
+    let answered = slot
+        .engine
+        .action(index)
+        .is_some_and(|a| a.kind == ActionKind::Answer);
     let r = slot.engine.take(index)?;
     slot.history.push_front(taken);
     slot.history.truncate(spec.history);
@@ -409,18 +523,55 @@ fn step_one<E: Engine>(
     slot.len += 1;
     *rows.reward = r.reward as f32;
     *rows.done = u8::from(r.done);
+    // An answer ends the episode whatever it says; only the horizon cuts it.
+    *rows.truncated = u8::from(r.done && !r.success && !answered);
     *rows.success = u8::from(r.success);
     *rows.progress = r.progress as f32;
     (*rows.r_acc, *rows.answer_f1) = judged_rows(r.judgement);
     if r.done {
         *rows.episode_return = slot.ret as f32;
         *rows.episode_length = slot.len;
-        slot.ret = 0.0;
-        slot.len = 0;
-        slot.history.clear();
-        let next = draw(&mut slot.rng, instances);
-        slot.engine.begin(next)?;
+        if shared.autoreset == Autoreset::SameStep {
+            let next = draw(&mut slot.rng, instances);
+            begin(slot, next)?;
+        } else {
+            slot.finished = true;
+        }
     }
+    write_observation(slot, rows, spec, labels);
+    Ok(())
+}
+
+/// Starts episode of instance `instance` in `slot`, forgetting the last one.
+fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), String> {
+    slot.engine.begin(instance)?;
+    slot.instance = instance;
+    slot.finished = false;
+    slot.ret = 0.0;
+    slot.len = 0;
+    slot.history.clear();
+    Ok(())
+}
+
+/// Starts an episode of `instance` and writes its first observation, with
+/// the step fields of its row as if no step was taken.
+fn restart<E: Engine>(
+    slot: &mut Slot<E>,
+    rows: Rows<'_>,
+    spec: &ObsSpec,
+    labels: &[String],
+    instance: usize,
+) -> Result<(), String> {
+    begin(slot, instance)?;
+    *rows.reward = 0.0;
+    *rows.done = 0;
+    *rows.truncated = 0;
+    *rows.success = 0;
+    *rows.progress = 0.0;
+    *rows.r_acc = NOT_JUDGED;
+    *rows.answer_f1 = -1.0;
+    *rows.episode_return = 0.0;
+    *rows.episode_length = 0;
     write_observation(slot, rows, spec, labels);
     Ok(())
 }

@@ -131,6 +131,9 @@ pub(super) fn write_observation<E: Engine>(
     };
     write_actions(slot, actions, spec, shown, &mut cut);
     *rows.action_count = u32::try_from(slot.table.len()).unwrap_or(u32::MAX);
+    for (row, m) in rows.action_mask.iter_mut().enumerate() {
+        *m = u8::from(row < slot.table.len());
+    }
     *rows.overflow = cut;
 }
 
