@@ -1,8 +1,10 @@
 //! wsitec: the wsite compiler as a library.
 //!
-//! Pure: it never touches the file system, a clock or a process. Callers (the CLI,
-//! the language server, tests) hand it source texts and a loader for `use`d files,
-//! and get back the parsed program and every diagnostic. The stages are
+//! Pure, except for [`host`]: it never touches the file system, a clock or a
+//! process. Callers (the CLI, the language server, tests) hand it source texts
+//! and a loader for `use`d files, and get back the parsed program and every
+//! diagnostic. [`host`] is the one edge that reads programs from disk, shared
+//! by the CLI and the Python binding. The stages are
 //! [`syntax`] (pest grammar → AST), [`check`] (names, types, effects, lints) and
 //! [`diagnostics`] (the data type and its renderers); [`format`] lays source
 //! out canonically.
@@ -12,6 +14,7 @@ pub mod diagnostics;
 pub mod fix;
 pub mod format;
 pub mod gen;
+pub mod host;
 pub mod ide;
 pub mod lower;
 mod modules;

@@ -26,26 +26,17 @@ use wsite_runtime::env::{
 use wsite_runtime::ir::Program;
 use wsite_runtime::layout::{StateLayout, TextPool, HEADER_SIZE};
 
+// Reading programs from disk, as the CLI does.
+use wsitec::host::{load, simulator, site};
+
 // The CLI's modules the agent and the language server need, as the binary
 // compiles them (`compiler/src/cli/`). Only some of their items are used here.
 #[allow(dead_code)]
 #[path = "../../compiler/src/cli/agent.rs"]
 mod agent;
 #[allow(dead_code)]
-#[path = "../../compiler/src/cli/load.rs"]
-mod load;
-#[allow(dead_code)]
 #[path = "../../compiler/src/cli/lsp/mod.rs"]
 mod lsp;
-#[allow(dead_code)]
-#[path = "../../compiler/src/cli/process.rs"]
-mod process;
-#[allow(dead_code)]
-#[path = "../../compiler/src/cli/simulator.rs"]
-mod simulator;
-#[allow(dead_code)]
-#[path = "../../compiler/src/cli/site.rs"]
-mod site;
 
 /// The stack the CLI runs on (compiler/src/main.rs).
 const STACK: usize = 256 * 1024 * 1024;

@@ -10,21 +10,20 @@ mod fix;
 mod fmt;
 mod gen;
 mod graph;
-mod load;
 mod lsp;
 mod play;
 mod prm;
-mod process;
 mod prove;
 mod replay;
 mod report;
 mod serve;
-mod simulator;
-mod site;
 mod tasks;
 mod train;
 
 use clap::{Parser, Subcommand};
+// Reading programs from disk lives in the library, where the Python binding
+// calls it too; the subcommands reach it as `super::load`, `super::site` and so on.
+use wsitec::host::{load, process, simulator, site};
 use std::process::ExitCode;
 
 #[derive(Parser)]

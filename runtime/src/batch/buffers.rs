@@ -242,13 +242,18 @@ pub enum Dtype {
 
 /// One buffer as a foreign caller sees it (the Python binding's numpy arrays
 /// view the buffers in place through these): its name, element type, shape
-/// (`[n, …]`) and address. The buffers are allocated once, when the batch is
-/// made, and never grow, so an address stays valid as long as the batch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// (`[n, …]`), the range its values keep to, and its address. The buffers
+/// are allocated once, when the batch is made, and never grow, so an address
+/// stays valid as long as the batch.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FieldView {
     pub name: &'static str,
     pub dtype: Dtype,
     pub shape: Vec<usize>,
+    /// The least and greatest value an element can hold (infinite for
+    /// rewards and returns).
+    pub low: f64,
+    pub high: f64,
     pub address: usize,
 }
 
@@ -273,14 +278,20 @@ impl Element for f32 {
     const DTYPE: Dtype = Dtype::F32;
 }
 
-fn view<T: Element>(name: &'static str, v: &[T], shape: &[usize]) -> FieldView {
+fn view<T: Element>(name: &'static str, v: &[T], shape: &[usize], range: (f64, f64)) -> FieldView {
     FieldView {
         name,
         dtype: T::DTYPE,
         shape: shape.to_vec(),
+        low: range.0,
+        high: range.1,
         address: v.as_ptr() as usize,
     }
 }
+
+/// The greatest step count or episode length: a horizon is a `u32`, but no
+/// episode is played for 2³¹ steps, so it fits a signed 32-bit integer too.
+const COUNT_MAX: f64 = i32::MAX as f64;
 
 impl Buffers {
     /// Every buffer, with its shape under `s` (the spec the batch was made
@@ -288,39 +299,42 @@ impl Buffers {
     pub fn fields(&self, s: &ObsSpec) -> Vec<FieldView> {
         let n = self.done.len();
         let (e, a, h) = (s.max_elements, s.max_actions, s.history);
+        let token = (0.0, f64::from(s.vocab.max(1) - 1));
+        let flag = (0.0, 1.0);
+        let kinds = (0.0, f64::from(super::kind_id(crate::env::ActionKind::Answer)));
+        let real = (f64::NEG_INFINITY, f64::INFINITY);
+        let roles = (0.0, crate::env::ROLES.len() as f64);
+        let all_flags = super::FLAG_DISABLED | super::FLAG_HAS_VALUE | super::FLAG_TEXT_CUT;
+        let cuts = super::CUT_ELEMENTS | super::CUT_ACTIONS | super::CUT_INSTRUCTION;
         vec![
-            view("instruction", &self.instruction, &[n, s.instruction_tokens]),
-            view("page", &self.page, &[n, s.page_tokens]),
-            view("alert", &self.alert, &[n, s.alert_tokens]),
-            view("steps", &self.steps, &[n]),
-            view("element_count", &self.element_count, &[n]),
-            view("role", &self.role, &[n, e]),
-            view("flags", &self.flags, &[n, e]),
-            view("text", &self.text, &[n, e, s.text_tokens]),
-            view("value", &self.value, &[n, e, s.value_tokens]),
-            view("context", &self.context, &[n, e, s.context_tokens]),
-            view("sibling", &self.sibling, &[n, e]),
-            view("action_count", &self.action_count, &[n]),
-            view("action_kind", &self.action_kind, &[n, a]),
-            view("action_element", &self.action_element, &[n, a]),
-            view("action_text", &self.action_text, &[n, a, s.action_tokens]),
-            view("action_mask", &self.action_mask, &[n, a]),
-            view("history_kind", &self.history_kind, &[n, h]),
-            view(
-                "history_text",
-                &self.history_text,
-                &[n, h, s.history_tokens],
-            ),
-            view("reward", &self.reward, &[n]),
-            view("done", &self.done, &[n]),
-            view("truncated", &self.truncated, &[n]),
-            view("success", &self.success, &[n]),
-            view("progress", &self.progress, &[n]),
-            view("r_acc", &self.r_acc, &[n]),
-            view("answer_f1", &self.answer_f1, &[n]),
-            view("episode_return", &self.episode_return, &[n]),
-            view("episode_length", &self.episode_length, &[n]),
-            view("overflow", &self.overflow, &[n]),
+            view("instruction", &self.instruction, &[n, s.instruction_tokens], token),
+            view("page", &self.page, &[n, s.page_tokens], token),
+            view("alert", &self.alert, &[n, s.alert_tokens], token),
+            view("steps", &self.steps, &[n], (0.0, COUNT_MAX)),
+            view("element_count", &self.element_count, &[n], (0.0, e as f64)),
+            view("role", &self.role, &[n, e], roles),
+            view("flags", &self.flags, &[n, e], (0.0, f64::from(all_flags))),
+            view("text", &self.text, &[n, e, s.text_tokens], token),
+            view("value", &self.value, &[n, e, s.value_tokens], token),
+            view("context", &self.context, &[n, e, s.context_tokens], token),
+            view("sibling", &self.sibling, &[n, e], (0.0, f64::from(MAX_SIBLING))),
+            view("action_count", &self.action_count, &[n], (0.0, a as f64)),
+            view("action_kind", &self.action_kind, &[n, a], kinds),
+            view("action_element", &self.action_element, &[n, a], (-1.0, e as f64 - 1.0)),
+            view("action_text", &self.action_text, &[n, a, s.action_tokens], token),
+            view("action_mask", &self.action_mask, &[n, a], flag),
+            view("history_kind", &self.history_kind, &[n, h], kinds),
+            view("history_text", &self.history_text, &[n, h, s.history_tokens], token),
+            view("reward", &self.reward, &[n], real),
+            view("done", &self.done, &[n], flag),
+            view("truncated", &self.truncated, &[n], flag),
+            view("success", &self.success, &[n], flag),
+            view("progress", &self.progress, &[n], real),
+            view("r_acc", &self.r_acc, &[n], (0.0, f64::from(NOT_JUDGED))),
+            view("answer_f1", &self.answer_f1, &[n], (-1.0, 1.0)),
+            view("episode_return", &self.episode_return, &[n], real),
+            view("episode_length", &self.episode_length, &[n], (0.0, COUNT_MAX)),
+            view("overflow", &self.overflow, &[n], (0.0, f64::from(cuts))),
         ]
     }
 }

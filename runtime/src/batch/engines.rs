@@ -8,7 +8,9 @@
 //! comes next is the batch's seeded draw, so both engines play the same
 //! episodes.
 
-use crate::env::{ActionKind, Env, RewardConfig, RewardMode, StepResult, TaskInstance};
+use crate::env::{
+    ActionKind, Env, RewardConfig, RewardMode, SharedWriter, StepResult, TaskInstance,
+};
 use crate::ir;
 use crate::jit::{FlatEnv, FlatStart, JitSite};
 use crate::layout::TextPool;
@@ -75,6 +77,9 @@ pub struct InterpEngine<'p> {
     oracles: Arc<[SharedOracle]>,
     /// Every step is judged (decomposed mode, or asked to).
     judging: bool,
+    /// Proposes extern markers' effects in every episode (`None`: their
+    /// `default` bodies).
+    writer: Option<SharedWriter>,
 }
 
 impl<'p> InterpEngine<'p> {
@@ -99,7 +104,15 @@ impl<'p> InterpEngine<'p> {
             current: first,
             oracles,
             judging,
+            writer: None,
         })
+    }
+
+    /// Lets `writer` propose extern markers' effects, in this episode and
+    /// every later one.
+    pub(super) fn set_writer(&mut self, writer: Option<SharedWriter>) {
+        self.env.set_writer(writer.clone());
+        self.writer = writer;
     }
 
     /// One fresh oracle per instance, for the engines of one batch.
@@ -199,6 +212,7 @@ impl Engine for InterpEngine<'_> {
             .ok_or_else(|| format!("no task instance #{instance}"))?;
         let oracle = self.oracle_of(instance);
         self.env = Env::with_oracle(self.program, &inst, self.config, oracle)?;
+        self.env.set_writer(self.writer.clone());
         self.current = instance;
         Ok(())
     }

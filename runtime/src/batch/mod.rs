@@ -21,6 +21,7 @@
 mod buffers;
 mod engines;
 mod metrics;
+mod text;
 pub mod tokens;
 mod write;
 
@@ -29,7 +30,7 @@ pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
 pub use metrics::{EpisodeRecord, StepCounts, Tally};
 pub use write::page_labels;
 
-use crate::env::{ActionKind, RewardConfig, TaskInstance, ROLES};
+use crate::env::{ActionKind, RewardConfig, SharedWriter, TaskInstance, ROLES};
 use crate::ir;
 use crate::jit::{FlatStart, JitSite};
 use crate::layout::TextPool;
@@ -204,6 +205,21 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
     /// The interpreter behind row `i` (for inspection and tests).
     pub fn env(&self, i: usize) -> Option<&crate::env::Env<'p>> {
         self.slots.get(i).map(|s| s.engine.env())
+    }
+
+    /// Lets `writer` (a `--simulator` process, say) propose the effects of
+    /// extern markers in every environment, from the next step on.
+    pub fn set_writer(&mut self, writer: Option<SharedWriter>) {
+        for slot in &mut self.slots {
+            slot.engine.set_writer(writer.clone());
+        }
+    }
+
+    /// Environment `i`'s observation in §5.2's text form, for a language
+    /// model: see [`text::text_form`].
+    pub fn text(&self, i: usize) -> Option<String> {
+        let slot = self.slots.get(i)?;
+        Some(text::text_form(slot.engine.env(), &slot.table))
     }
 
     /// Has the distance oracle judge every step from now on, whatever the

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use wsite_runtime::artifact::{self, Artifact};
-use wsitec::{Compilation, Source};
+use crate::{Compilation, Source};
 
 /// One program to check: its display name and entry files.
 pub struct ProgramInput {
@@ -132,13 +132,13 @@ fn read_source(path: &Path) -> Result<Source, String> {
 /// Compiles a program (static analyses only), loading `use "./x.wsite"`
 /// relative to the importing file.
 pub fn compile(input: ProgramInput) -> Compilation {
-    compile_with(input, wsitec::Options::default())
+    compile_with(input, crate::Options::default())
 }
 
 /// Compiles a program with options (the prover, for instance).
-pub fn compile_with(input: ProgramInput, options: wsitec::Options) -> Compilation {
+pub fn compile_with(input: ProgramInput, options: crate::Options) -> Compilation {
     let mut loader = disk_loader(input.embedded);
-    wsitec::compile_with(input.roots, &mut loader, options)
+    crate::compile_with(input.roots, &mut loader, options)
 }
 
 /// Finds the files a program `use`s: `use "./x.wsite"` relative to the
@@ -187,7 +187,7 @@ pub fn runnable_site(
 ) -> Result<Option<RunnableSite>, String> {
     let input = program_input(file)?;
     let name = input.name.clone();
-    let options = wsitec::Options {
+    let options = crate::Options {
         prove: verified.then(|| wsite_runtime::prove::Options {
             budget,
             ..Default::default()

@@ -6,7 +6,7 @@ use super::load;
 use std::path::Path;
 use wsite_runtime::env::TaskInstance;
 use wsite_runtime::ir::Program;
-use wsitec::diagnostics::human::{summary, SourceDb};
+use crate::diagnostics::human::{summary, SourceDb};
 
 /// The runnable program at `path` (`.wsite`, directory or `.wsb`), or why it
 /// cannot run.

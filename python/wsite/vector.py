@@ -1,0 +1,179 @@
+"""``wsite.vector``: N environments of one site as a
+``gymnasium.vector.VectorEnv``, stepped together by the batched engine.
+
+Observations, rewards and flags are numpy arrays over the engine's own
+buffers: no step copies them (pass ``copy=True`` to get copies). They are
+overwritten by the next ``step`` or ``reset``, like EnvPool's and the native
+trainer's. Finished environments restart on their next step, whose action is
+ignored (Gymnasium's ``NEXT_STEP`` autoreset); with ``autoreset="disabled"``
+they wait for ``reset(options={"reset_mask": ...})``.
+
+Every action must be a row the environment's page offers: the observation's
+``action_mask`` (also ``infos["action_mask"]`` and :meth:`action_masks`)
+says which. A masked-out row is a ``ValueError`` and nothing steps.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector.utils import batch_space
+
+from . import _args
+from ._buffers import views
+from ._wsite import Batch
+from .spaces import dict_space, per_env_arrays
+
+try:  # Gymnasium 1.1 and later name the autoreset modes.
+    from gymnasium.vector import AutoresetMode
+
+    _MODES = {"next_step": AutoresetMode.NEXT_STEP, "disabled": AutoresetMode.DISABLED}
+except ImportError:  # pragma: no cover - Gymnasium 1.0
+    _MODES = {"next_step": "next_step", "disabled": "disabled"}
+
+
+class WsiteVectorEnv(gym.vector.VectorEnv):
+    """A batch of wsite environments (see the module docs)."""
+
+    def __init__(
+        self,
+        site: Any,
+        num_envs: int = 64,
+        task: Union[None, str, Sequence[str]] = None,
+        *,
+        seed: int = 0,
+        threads: Optional[int] = None,
+        engine: str = "auto",
+        reward: str = "dense",
+        autoreset: str = "next_step",
+        copy: bool = False,
+        simulator: Optional[str] = None,
+        simulator_timeout: float = 10.0,
+        obs_spec: Optional[dict] = None,
+    ):
+        num_envs = _args.positive(num_envs, "num_envs")
+        _args.choice(autoreset, "autoreset", tuple(_MODES))
+        _args.choice(engine, "engine", ("auto", "jit", "interp"))
+        if threads is None:
+            threads = max(1, min(num_envs, os.cpu_count() or 1))
+        self._batch = Batch(
+            _args.site_path(site),
+            num_envs=num_envs,
+            tasks=_args.task_names(task),
+            seed=_args.seed(seed),
+            threads=_args.positive(threads, "threads"),
+            engine=engine,
+            reward=reward,
+            autoreset=autoreset,
+            simulator=simulator,
+            simulator_timeout=float(simulator_timeout),
+            spec=_args.obs_spec(obs_spec),
+        )
+        self.metadata = {"autoreset_mode": _MODES[autoreset]}
+        self.num_envs = num_envs
+        self.copy = bool(copy)
+        self._fields = views(self._batch)
+        self._obs = per_env_arrays(self._fields)
+        self.max_actions = self._fields["action_mask"].array.shape[1]
+        self.single_observation_space = dict_space(self._fields)
+        self.single_action_space = gym.spaces.Discrete(self.max_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.spaces.MultiDiscrete(np.full(num_envs, self.max_actions))
+        self._actions = self._fields["actions"].array
+        self._done = self._fields["done"].array.view(np.bool_)
+        self._truncated = self._fields["truncated"].array.view(np.bool_)
+
+    def reset(
+        self, *, seed: Union[None, int, Sequence[Optional[int]]] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
+        seeds = self._seeds(seed)
+        if seed is not None:
+            self._np_random_seed = seeds[0]
+        mask = np.ones(self.num_envs, dtype=bool)
+        if options is not None:
+            if not isinstance(options, dict):
+                raise TypeError(f"`options` must be a dict, not {options!r}")
+            if options.get("reset_mask") is not None:
+                mask = np.asarray(options["reset_mask"], dtype=bool)
+                if mask.shape != (self.num_envs,):
+                    raise ValueError(f'options["reset_mask"] must have shape ({self.num_envs},)')
+        for i in np.flatnonzero(mask):
+            # A list seeds each environment; one seed seeds the batch as a new one would be.
+            self._batch.reset(int(i), seed=seeds[i], instance=None)
+        return self._observation(), self._infos()
+
+    def step(self, actions: Any):
+        rows = _args.rows(actions, self.num_envs, self.max_actions)
+        mask = self._fields["action_mask"].array
+        waiting = self._waiting()
+        offered = mask[np.arange(self.num_envs), rows].astype(bool) | waiting
+        if not offered.all():
+            i = int(np.flatnonzero(~offered)[0])
+            count = int(self._fields["action_count"].array[i])
+            raise ValueError(
+                f"environment {i} offers rows 0..{count - 1}; row {int(rows[i])} is masked out "
+                f'(sample with the observation\'s "action_mask")'
+            )
+        self._actions[:] = rows
+        self._batch.step()
+        truncated = self._truncated
+        terminated = self._done & ~truncated
+        reward = self._fields["reward"].array
+        if self.copy:
+            reward, truncated = reward.copy(), truncated.copy()
+        return self._observation(), reward, terminated, truncated, self._infos()
+
+    def action_masks(self) -> np.ndarray:
+        """``[num_envs, max_actions]``: the rows each page offers."""
+        return self._fields["action_mask"].array.view(np.bool_)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass
+
+    @property
+    def engine(self) -> str:
+        """``"jit"`` or ``"interp"``: the engine running the site."""
+        return self._batch.engine
+
+    @property
+    def instances(self) -> Sequence[str]:
+        """The task instances the batch draws from."""
+        return self._batch.instances
+
+    def _waiting(self) -> np.ndarray:
+        """Environments that finished and restart on this step."""
+        if self.metadata["autoreset_mode"] == _MODES["disabled"]:
+            return np.zeros(self.num_envs, dtype=bool)
+        return self._done.copy()
+
+    def _seeds(self, seed: Any) -> list:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, (list, tuple)):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"expected {self.num_envs} seeds, got {len(seed)}")
+            return [_args.seed(s) for s in seed]
+        one = _args.seed(seed)
+        return [one] * self.num_envs
+
+    def _observation(self) -> Dict[str, np.ndarray]:
+        if self.copy:
+            return {k: a.copy() for k, a in self._obs.items()}
+        return dict(self._obs)
+
+    def _infos(self) -> Dict[str, Any]:
+        f = self._fields
+        infos = {
+            "success": f["success"].array.view(np.bool_),
+            "progress": f["progress"].array,
+            "steps": f["steps"].array,
+            "action_mask": self.action_masks(),
+            "episode_return": f["episode_return"].array,
+            "episode_length": f["episode_length"].array,
+        }
+        if self.copy:
+            infos = {k: v.copy() for k, v in infos.items()}
+        return infos
