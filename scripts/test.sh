@@ -27,7 +27,13 @@ LIBTORCH=$(bash scripts/setup-torch.sh)
 export LIBTORCH
 export LD_LIBRARY_PATH="$LIBTORCH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 features=(--features wsitec/train,wsite-runtime/train)
-cargo build --workspace --all-targets --locked "${features[@]}"
+# The Python extension (python/) has no Rust tests: pytest tests it below,
+# built by maturin without the trainer.
+rust=(--workspace --exclude wsite-python)
+cargo build "${rust[@]}" --all-targets --locked "${features[@]}"
+
+# The Python package in .venv, with what its tests use (PyPI).
+python=$(bash scripts/setup-python.sh all)
 
 # Headless Chromium and its driver for the served-site browser tests
 # (Debian's packages). Where they cannot be installed the browser tests say
@@ -44,15 +50,23 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --workspace --locked --no-fail-fast "${features[@]}" 2>&1 | tee "$log" || status=$?
+cargo test "${rust[@]}" --locked --no-fail-fast "${features[@]}" 2>&1 | tee "$log" || status=$?
+# The Python package's suite (Gymnasium's checker, SB3, Ray, the examples).
+WSITEC="$PWD/target/debug/wsitec" "$python" -m pytest -q -p no:cacheprovider python/tests 2>&1 |
+  tee -a "$log" || status=$?
 # The VS Code extension's grammar, snapshot and unit tests (npm registry).
 if command -v npm >/dev/null 2>&1; then
   bash editors/vscode/test.sh 2>&1 | tee -a "$log" || status=$?
 else
   echo "npm not found: the VS Code extension's tests were skipped" >&2
 fi
-read -r passed failed < <(awk '/^test result:/ {
+# cargo's `test result:` lines, and pytest's closing `N passed, M failed in Xs`.
+read -r passed failed < <(awk '
+/^test result:/ {
   for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) }
+}
+/^=* *[0-9]+ (passed|failed|error)/ && / in [0-9.]+s/ {
+  for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^(failed|errors?)/) f += $(i-1) }
 } END { print p + 0, f + 0 }' "$log")
 echo
 echo "total: ${passed} passed, ${failed} failed"

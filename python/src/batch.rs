@@ -13,7 +13,6 @@ use crate::sites::{self, Site};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Duration;
 use wsite_runtime::batch::{
     Autoreset, BatchEnv, Dtype, FieldView, FlatEngine, InterpEngine, ObsSpec,
 };
@@ -91,7 +90,9 @@ impl Batch {
             return Err(bad_argument("`num_envs` must be at least 1"));
         }
         if !(1..=1024).contains(&threads) {
-            return Err(bad_argument(format!("`threads` must be 1 to 1024, not {threads}")));
+            return Err(bad_argument(format!(
+                "`threads` must be 1 to 1024, not {threads}"
+            )));
         }
         let mode = parse_autoreset(autoreset)?;
         let mode_of_reward = RewardMode::parse(reward).ok_or_else(|| {
@@ -105,7 +106,10 @@ impl Batch {
         let simulator = start_simulator(simulator, simulator_timeout)?;
         let request = Request {
             site: opened,
-            instances: chosen.iter().map(|&i| opened.instances[i].clone()).collect(),
+            instances: chosen
+                .iter()
+                .map(|&i| opened.instances[i].clone())
+                .collect(),
             n: num_envs,
             spec,
             reward: RewardConfig::with_mode(mode_of_reward),
@@ -145,7 +149,14 @@ impl Batch {
         let n = inner.actions.len();
         let rows = (self.spec.max_actions as f64) - 1.0;
         let address = inner.actions.as_ptr() as usize;
-        out.push(("actions".into(), typestr(Dtype::U32), vec![n], 0.0, rows, address));
+        out.push((
+            "actions".into(),
+            typestr(Dtype::U32),
+            vec![n],
+            0.0,
+            rows,
+            address,
+        ));
         Ok(out)
     }
 
@@ -172,9 +183,7 @@ impl Batch {
             Engines::Interp(b) => b
                 .text(i)
                 .ok_or_else(|| bad_argument(format!("no environment {i}"))),
-            Engines::Jit(_) => Err(bad_argument(
-                "the text observation needs engine=\"interp\"",
-            )),
+            Engines::Jit(_) => Err(bad_argument("the text observation needs engine=\"interp\"")),
         }
     }
 
@@ -257,21 +266,20 @@ impl Batch {
 /// Makes the batch on the engine asked for; the engine's name.
 fn build(r: Request<'_>) -> PyResult<(Engines, &'static str)> {
     let interp_needed = r.simulator.is_some() || r.reward.mode == RewardMode::Decomposed;
-    let jit_first = match r.engine {
-        "jit" if interp_needed => {
-            return Err(bad_argument(
+    let jit_first =
+        match r.engine {
+            "jit" if interp_needed => return Err(bad_argument(
                 "engine=\"jit\" runs neither a simulator nor the decomposed reward: use \"interp\"",
-            ))
-        }
-        "jit" => true,
-        "auto" => !interp_needed,
-        "interp" => false,
-        other => {
-            return Err(bad_argument(format!(
-                "unknown engine `{other}`: use auto, jit or interp"
-            )))
-        }
-    };
+            )),
+            "jit" => true,
+            "auto" => !interp_needed,
+            "interp" => false,
+            other => {
+                return Err(bad_argument(format!(
+                    "unknown engine `{other}`: use auto, jit or interp"
+                )))
+            }
+        };
     if jit_first {
         match jit_batch(&r) {
             Ok(b) => return Ok((Engines::Jit(b), "jit")),
@@ -283,8 +291,16 @@ fn build(r: Request<'_>) -> PyResult<(Engines, &'static str)> {
         }
     }
     let program = &r.site.program;
-    let mut b = BatchEnv::new(program, r.instances, r.n, r.spec, r.reward, r.seed, r.threads)
-        .map_err(bad_argument)?;
+    let mut b = BatchEnv::new(
+        program,
+        r.instances,
+        r.n,
+        r.spec,
+        r.reward,
+        r.seed,
+        r.threads,
+    )
+    .map_err(bad_argument)?;
     b.set_writer(r.simulator);
     Ok((Engines::Interp(b), "interp"))
 }
@@ -292,7 +308,16 @@ fn build(r: Request<'_>) -> PyResult<(Engines, &'static str)> {
 fn jit_batch(r: &Request<'_>) -> Result<BatchEnv<FlatEngine<'static>>, String> {
     let (jit, pool) = r.site.jit()?;
     let mut pool = pool.clone();
-    BatchEnv::jit(jit, &r.instances, r.n, r.spec, r.reward, r.seed, r.threads, &mut pool)
+    BatchEnv::jit(
+        jit,
+        &r.instances,
+        r.n,
+        r.spec,
+        r.reward,
+        r.seed,
+        r.threads,
+        &mut pool,
+    )
 }
 
 fn start_simulator(command: Option<String>, timeout: f64) -> PyResult<Option<SharedWriter>> {
@@ -301,7 +326,7 @@ fn start_simulator(command: Option<String>, timeout: f64) -> PyResult<Option<Sha
     };
     let timeout = wsitec::host::simulator::parse_timeout(&timeout.to_string())
         .map_err(|e| bad_argument(format!("`simulator_timeout`: {e}")))?;
-    let writer = wsitec::host::simulator::ProcessWriter::start(&command, Duration::from(timeout))
+    let writer = wsitec::host::simulator::ProcessWriter::start(&command, timeout)
         .map_err(|e| bad_argument(format!("cannot start the simulator: {e}")))?;
     Ok(Some(SharedWriter::new(writer)))
 }
@@ -388,7 +413,11 @@ type Field = (String, String, Vec<usize>, f64, f64, usize);
 /// stay below 2³¹ (`FieldView`'s ranges; the vocabulary is capped at 2²⁴),
 /// where the two read the same bits alike.
 fn typestr(d: Dtype) -> String {
-    let order = if cfg!(target_endian = "little") { '<' } else { '>' };
+    let order = if cfg!(target_endian = "little") {
+        '<'
+    } else {
+        '>'
+    };
     match d {
         Dtype::U8 => "|u1".into(),
         Dtype::U32 | Dtype::I32 => format!("{order}i4"),

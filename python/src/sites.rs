@@ -94,7 +94,12 @@ pub fn select(site: &Site, names: Option<&[String]>) -> Result<Vec<usize>, Strin
                 known.join(", ")
             ));
         }
-        chosen.extend(found.into_iter().filter(|i| !chosen.contains(i)).collect::<Vec<_>>());
+        chosen.extend(
+            found
+                .into_iter()
+                .filter(|i| !chosen.contains(i))
+                .collect::<Vec<_>>(),
+        );
     }
     Ok(chosen)
 }

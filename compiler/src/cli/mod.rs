@@ -23,8 +23,8 @@ mod train;
 use clap::{Parser, Subcommand};
 // Reading programs from disk lives in the library, where the Python binding
 // calls it too; the subcommands reach it as `super::load`, `super::site` and so on.
-use wsitec::host::{load, process, simulator, site};
 use std::process::ExitCode;
+use wsitec::host::{load, process, simulator, site};
 
 #[derive(Parser)]
 #[command(

@@ -2,10 +2,10 @@
 //! files form one program, or a built `.wsb` artifact (which carries its
 //! sources), plus the files they `use`.
 
+use crate::{Compilation, Source};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use wsite_runtime::artifact::{self, Artifact};
-use crate::{Compilation, Source};
 
 /// One program to check: its display name and entry files.
 pub struct ProgramInput {

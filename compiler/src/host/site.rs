@@ -3,10 +3,10 @@
 //! errors; and finding a task instance by name.
 
 use super::load;
+use crate::diagnostics::human::{summary, SourceDb};
 use std::path::Path;
 use wsite_runtime::env::TaskInstance;
 use wsite_runtime::ir::Program;
-use crate::diagnostics::human::{summary, SourceDb};
 
 /// The runnable program at `path` (`.wsite`, directory or `.wsb`), or why it
 /// cannot run.

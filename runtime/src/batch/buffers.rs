@@ -301,13 +301,21 @@ impl Buffers {
         let (e, a, h) = (s.max_elements, s.max_actions, s.history);
         let token = (0.0, f64::from(s.vocab.max(1) - 1));
         let flag = (0.0, 1.0);
-        let kinds = (0.0, f64::from(super::kind_id(crate::env::ActionKind::Answer)));
+        let kinds = (
+            0.0,
+            f64::from(super::kind_id(crate::env::ActionKind::Answer)),
+        );
         let real = (f64::NEG_INFINITY, f64::INFINITY);
         let roles = (0.0, crate::env::ROLES.len() as f64);
         let all_flags = super::FLAG_DISABLED | super::FLAG_HAS_VALUE | super::FLAG_TEXT_CUT;
         let cuts = super::CUT_ELEMENTS | super::CUT_ACTIONS | super::CUT_INSTRUCTION;
         vec![
-            view("instruction", &self.instruction, &[n, s.instruction_tokens], token),
+            view(
+                "instruction",
+                &self.instruction,
+                &[n, s.instruction_tokens],
+                token,
+            ),
             view("page", &self.page, &[n, s.page_tokens], token),
             view("alert", &self.alert, &[n, s.alert_tokens], token),
             view("steps", &self.steps, &[n], (0.0, COUNT_MAX)),
@@ -317,14 +325,34 @@ impl Buffers {
             view("text", &self.text, &[n, e, s.text_tokens], token),
             view("value", &self.value, &[n, e, s.value_tokens], token),
             view("context", &self.context, &[n, e, s.context_tokens], token),
-            view("sibling", &self.sibling, &[n, e], (0.0, f64::from(MAX_SIBLING))),
+            view(
+                "sibling",
+                &self.sibling,
+                &[n, e],
+                (0.0, f64::from(MAX_SIBLING)),
+            ),
             view("action_count", &self.action_count, &[n], (0.0, a as f64)),
             view("action_kind", &self.action_kind, &[n, a], kinds),
-            view("action_element", &self.action_element, &[n, a], (-1.0, e as f64 - 1.0)),
-            view("action_text", &self.action_text, &[n, a, s.action_tokens], token),
+            view(
+                "action_element",
+                &self.action_element,
+                &[n, a],
+                (-1.0, e as f64 - 1.0),
+            ),
+            view(
+                "action_text",
+                &self.action_text,
+                &[n, a, s.action_tokens],
+                token,
+            ),
             view("action_mask", &self.action_mask, &[n, a], flag),
             view("history_kind", &self.history_kind, &[n, h], kinds),
-            view("history_text", &self.history_text, &[n, h, s.history_tokens], token),
+            view(
+                "history_text",
+                &self.history_text,
+                &[n, h, s.history_tokens],
+                token,
+            ),
             view("reward", &self.reward, &[n], real),
             view("done", &self.done, &[n], flag),
             view("truncated", &self.truncated, &[n], flag),
@@ -333,7 +361,12 @@ impl Buffers {
             view("r_acc", &self.r_acc, &[n], (0.0, f64::from(NOT_JUDGED))),
             view("answer_f1", &self.answer_f1, &[n], (-1.0, 1.0)),
             view("episode_return", &self.episode_return, &[n], real),
-            view("episode_length", &self.episode_length, &[n], (0.0, COUNT_MAX)),
+            view(
+                "episode_length",
+                &self.episode_length,
+                &[n],
+                (0.0, COUNT_MAX),
+            ),
             view("overflow", &self.overflow, &[n], (0.0, f64::from(cuts))),
         ]
     }

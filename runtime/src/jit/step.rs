@@ -442,18 +442,20 @@ impl<'s> FlatEnv<'s> {
         u32_at(&self.state, self.layout.page)
     }
 
-    /// Renders the current page's structure and lists the candidates.
+    /// Renders the current page's structure and lists the candidates (none
+    /// once the episode is over: its final page is shown, as the
+    /// interpreter shows it, but offers nothing).
     fn refresh(&mut self, pool: &mut TextPool) -> R<()> {
         self.actions.clear();
         self.answers.clear();
         self.structure.clear();
-        if self.done() {
-            return Ok(());
-        }
         let page = self.page()?;
         self.site
             .render_structure(page, &self.state, pool, &mut self.structure)
             .map_err(fault)?;
+        if self.done() {
+            return Ok(());
+        }
         for (i, el) in self.structure.elements.iter().enumerate() {
             let element = i + 1;
             let act = |kind, arg| FlatAction { kind, element, arg };
