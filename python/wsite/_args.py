@@ -98,9 +98,10 @@ def rows(actions: Any, num_envs: int, max_actions: int) -> np.ndarray:
     array = np.asarray(actions)
     if array.shape != (num_envs,):
         raise ValueError(f"expected {num_envs} actions (one per environment), got shape {array.shape}")
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+    if array.dtype.kind not in "iu":
         raise TypeError(f"actions must be integers, not {array.dtype}")
-    if num_envs and (array.min() < 0 or array.max() >= max_actions):
+    # One pass: a negative row, seen as unsigned, is as large as any.
+    if (array.astype(np.uint64, copy=False) >= max_actions).any():
         bad = int(array[(array < 0) | (array >= max_actions)][0])
         raise ValueError(f"action {bad} is outside the action space 0..{max_actions - 1}")
     return array

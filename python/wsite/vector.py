@@ -83,8 +83,22 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = gym.spaces.MultiDiscrete(np.full(num_envs, self.max_actions))
         self._actions = self._fields["actions"].array
+        self._mask = self._fields["action_mask"].array
         self._done = self._fields["done"].array.view(np.bool_)
         self._truncated = self._fields["truncated"].array.view(np.bool_)
+        self._reward = self._fields["reward"].array
+        self._envs = np.arange(num_envs)
+        self._next_step = autoreset == "next_step"
+        f = self._fields
+        # Views made once: every step hands out the same memory.
+        self._info_views = {
+            "success": f["success"].array.view(np.bool_),
+            "progress": f["progress"].array,
+            "steps": f["steps"].array,
+            "action_mask": self._mask.view(np.bool_),
+            "episode_return": f["episode_return"].array,
+            "episode_length": f["episode_length"].array,
+        }
 
     def reset(
         self, *, seed: Union[None, int, Sequence[Optional[int]]] = None, options: Optional[Dict[str, Any]] = None
@@ -107,9 +121,10 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions: Any):
         rows = _args.rows(actions, self.num_envs, self.max_actions)
-        mask = self._fields["action_mask"].array
-        waiting = self._waiting()
-        offered = mask[np.arange(self.num_envs), rows].astype(bool) | waiting
+        offered = self._mask[self._envs, rows] != 0
+        if self._next_step:
+            # Finished environments restart on this step, whatever their row.
+            offered |= self._done
         if not offered.all():
             i = int(np.flatnonzero(~offered)[0])
             count = int(self._fields["action_count"].array[i])
@@ -121,14 +136,14 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
         self._batch.step()
         truncated = self._truncated
         terminated = self._done & ~truncated
-        reward = self._fields["reward"].array
+        reward = self._reward
         if self.copy:
             reward, truncated = reward.copy(), truncated.copy()
         return self._observation(), reward, terminated, truncated, self._infos()
 
     def action_masks(self) -> np.ndarray:
         """``[num_envs, max_actions]``: the rows each page offers."""
-        return self._fields["action_mask"].array.view(np.bool_)
+        return self._info_views["action_mask"]
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
@@ -142,12 +157,6 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
     def instances(self) -> Sequence[str]:
         """The task instances the batch draws from."""
         return self._batch.instances
-
-    def _waiting(self) -> np.ndarray:
-        """Environments that finished and restart on this step."""
-        if self.metadata["autoreset_mode"] == _MODES["disabled"]:
-            return np.zeros(self.num_envs, dtype=bool)
-        return self._done.copy()
 
     def _seeds(self, seed: Any) -> list:
         if seed is None:
@@ -165,15 +174,7 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
         return dict(self._obs)
 
     def _infos(self) -> Dict[str, Any]:
-        f = self._fields
-        infos = {
-            "success": f["success"].array.view(np.bool_),
-            "progress": f["progress"].array,
-            "steps": f["steps"].array,
-            "action_mask": self.action_masks(),
-            "episode_return": f["episode_return"].array,
-            "episode_length": f["episode_length"].array,
-        }
         if self.copy:
-            infos = {k: v.copy() for k, v in infos.items()}
-        return infos
+            return {k: v.copy() for k, v in self._info_views.items()}
+        # A dict of its own (wrappers add keys), over the same arrays.
+        return dict(self._info_views)
