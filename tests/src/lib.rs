@@ -133,6 +133,29 @@ pub fn example_programs() -> Vec<(String, wsite_runtime::ir::Program)> {
         .collect()
 }
 
+/// `program` compiled for the JIT, the text pool it was compiled with, and
+/// the task instances its flat engine plays (all of them once every marker
+/// compiles). For the examples, which always compile.
+#[allow(clippy::expect_used)]
+pub fn jit_site(
+    program: &Program,
+) -> (
+    wsite_runtime::jit::JitSite,
+    wsite_runtime::layout::TextPool,
+    Vec<wsite_runtime::env::TaskInstance>,
+) {
+    use wsite_runtime::jit::{FlatStart, JitSite};
+    use wsite_runtime::layout::{StateLayout, TextPool};
+    let layout = StateLayout::for_program(program).expect("the example has a flat layout");
+    let mut pool = TextPool::for_program(program);
+    let site = JitSite::compile(program, &layout, &mut pool).expect("the example compiles");
+    let instances = wsite_runtime::env::instances(program)
+        .into_iter()
+        .filter(|inst| FlatStart::new(&site, inst, &mut pool.clone()).is_ok())
+        .collect();
+    (site, pool, instances)
+}
+
 /// Reads the inline expectations of a fixture.
 pub fn expectations(text: &str) -> Vec<Expected> {
     let mut out = Vec::new();

@@ -10,8 +10,6 @@ use wsite_runtime::batch::{
 };
 use wsite_runtime::env::{self, RewardConfig};
 use wsite_runtime::ir::Program;
-use wsite_runtime::jit::{FlatStart, JitSite};
-use wsite_runtime::layout::{StateLayout, TextPool};
 use wsite_tests::Lcg;
 
 fn batch(program: &Program, n: usize, threads: usize) -> BatchEnv<InterpEngine<'_>> {
@@ -143,15 +141,9 @@ fn finished_episodes_reset_in_the_same_step_with_their_totals() {
 fn the_jit_batch_writes_the_interpreter_batch_buffers() {
     let mut compared = 0;
     for (name, program) in wsite_tests::example_programs() {
-        let layout = StateLayout::for_program(&program).unwrap();
-        let mut pool = TextPool::for_program(&program);
-        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
-        // Only instances the flat engine plays (all of them once every
-        // marker compiles); both batches draw from the same list.
-        let instances: Vec<_> = env::instances(&program)
-            .into_iter()
-            .filter(|inst| FlatStart::new(&site, inst, &mut pool.clone()).is_ok())
-            .collect();
+        // Only instances the flat engine plays; both batches draw from
+        // the same list.
+        let (site, mut pool, instances) = wsite_tests::jit_site(&program);
         if instances.is_empty() {
             eprintln!("{name}: no instance plays flat");
             continue;

@@ -242,17 +242,9 @@ fn fields_describe_the_buffers_in_place() {
 
 #[test]
 fn final_observations_are_the_same_on_both_engines() {
-    use wsite_runtime::jit::{FlatStart, JitSite};
-    use wsite_runtime::layout::{StateLayout, TextPool};
     let mut finals = 0;
     for (name, program) in wsite_tests::example_programs() {
-        let layout = StateLayout::for_program(&program).unwrap();
-        let mut pool = TextPool::for_program(&program);
-        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
-        let instances: Vec<_> = env::instances(&program)
-            .into_iter()
-            .filter(|inst| FlatStart::new(&site, inst, &mut pool.clone()).is_ok())
-            .collect();
+        let (site, mut pool, instances) = wsite_tests::jit_site(&program);
         let (spec, config) = (ObsSpec::default(), RewardConfig::default());
         let mut interp = BatchEnv::new(&program, instances.clone(), 4, spec, config, 3, 1).unwrap();
         let mut jit = BatchEnv::jit(&site, &instances, 4, spec, config, 3, 1, &mut pool).unwrap();
