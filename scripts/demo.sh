@@ -3,7 +3,8 @@
 # prove one site's tasks and build its artifact, prove a site made of
 # standard-library modules, generate a small corpus and a raw one, train a
 # policy briefly on CPU (success before and after, curve.png), compare the interpreter with the JIT, show how an
-# impossible task is explained, and let an external agent play a task.
+# impossible task is explained, let an external agent play a task, and open
+# the sites from Python as Gymnasium environments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
@@ -87,3 +88,31 @@ echo "== training a policy with PPO on CPU on two small sites (30,000 steps)"
   --steps 30000 -o target/demo/run
 echo "learning curve: target/demo/run/curve.png; metrics: target/demo/run/metrics.jsonl"
 "$wsitec" eval target/demo/run/policy.safetensors stdlib/sites/search.wsite stdlib/sites/profile.wsite
+
+echo
+echo "== the same sites from Python: Gymnasium environments (scripts/setup-python.sh core)"
+python=$(bash scripts/setup-python.sh core)
+"$python" - <<'PY'
+import time
+import numpy as np
+import wsite
+from gymnasium.utils.env_checker import check_env
+
+site = "stdlib/sites/cart.wsite"
+env = wsite.make(site, task="two_different_items", obs="text")
+text, info = env.reset(seed=0)
+print(text, end="")
+check_env(wsite.make(site), skip_render_check=True)
+print("gymnasium's check_env on", site, "passed")
+
+envs = wsite.vector("examples/ecommerce/trailhead.wsite", num_envs=64)
+envs.reset(seed=0)
+rng = np.random.default_rng(0)
+steps, ended, started = 0, 0, time.perf_counter()
+while time.perf_counter() - started < 2.0:
+    rows = (rng.random(64) * np.maximum(envs.action_masks().sum(axis=1), 1)).astype(np.int64)
+    _, _, terminated, truncated, _ = envs.step(rows)
+    steps, ended = steps + 64, ended + int((terminated | truncated).sum())
+rate = steps / (time.perf_counter() - started)
+print(f"wsite.vector, 64 trailhead envs on the JIT: {rate:,.0f} steps/s from Python, {ended} episodes")
+PY
