@@ -140,3 +140,9 @@ print(caught)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "11", out.stdout + out.stderr
+
+
+def test_unknown_options_are_named():
+    env = wsite.make(CART)
+    with pytest.raises(ValueError, match="unknown option 'reset_mask'; known: task"):
+        env.reset(options={"reset_mask": [True]})

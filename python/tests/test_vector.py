@@ -131,3 +131,14 @@ def test_seeds_reproduce_and_differ():
     oc, _ = b.reset(seed=[1, 2, 3, 4, 5, 6, 7, 8])
     tasks = {b._batch.instance_of(i) for i in range(8)}
     assert len(tasks) > 1
+
+
+def test_options_name_a_task_for_the_reset_environments():
+    envs = wsite.vector(CART, num_envs=4)
+    envs.reset(seed=0, options={"task": "add_then_remove"})
+    tasks = {envs._batch.instance_of(i) for i in range(4)}
+    assert tasks <= {"add_then_remove[i=1]", "add_then_remove[i=2]"}
+    envs.reset(options={"task": "two_different_items", "reset_mask": [True, False, False, False]})
+    assert envs._batch.instance_of(0) == "two_different_items"
+    with pytest.raises(ValueError, match="unknown option 'tsak'"):
+        envs.reset(options={"tsak": "x"})

@@ -81,6 +81,31 @@ def obs_spec(spec: Any) -> Optional[dict]:
     return {k: int(v) for k, v in spec.items()}
 
 
+def options(value: Any, known: Sequence[str]) -> dict:
+    """``None`` or a dict whose keys are among ``known``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"`options` must be a dict, not {value!r}")
+    unknown = [k for k in value if k not in known]
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r}; known: {', '.join(known)}")
+    return value
+
+
+def instances_named(name: Any, names: Sequence[str]) -> List[int]:
+    """The indices in ``names`` of the instance called ``name``, or of every
+    instance of the task called ``name``."""
+    if not isinstance(name, str):
+        raise TypeError(f'options["task"] must be a task name, not {name!r}')
+    if name in names:
+        return [list(names).index(name)]
+    matching = [i for i, n in enumerate(names) if n.split("[")[0] == name]
+    if not matching:
+        raise ValueError(f"this environment plays no task `{name}`; it plays: {', '.join(names)}")
+    return matching
+
+
 def row(action: Any, max_actions: int) -> int:
     """One action: an integer row of the action table."""
     if isinstance(action, np.ndarray) and action.shape == ():

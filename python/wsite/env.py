@@ -134,21 +134,10 @@ class WsiteEnv(gym.Env):
     # -- helpers ---------------------------------------------------------------
 
     def _chosen_instance(self, options: Optional[Dict[str, Any]]) -> Optional[int]:
-        if options is None:
+        name = _args.options(options, ("task",)).get("task")
+        if name is None:
             return None
-        if not isinstance(options, dict):
-            raise TypeError(f"`options` must be a dict, not {options!r}")
-        if options.get("task") is None:
-            return None
-        name = options["task"]
-        names = list(self._batch.instances)
-        if not isinstance(name, str):
-            raise TypeError(f'options["task"] must be a task name, not {name!r}')
-        if name in names:
-            return names.index(name)
-        matching = [i for i, n in enumerate(names) if n.split("[")[0] == name]
-        if not matching:
-            raise ValueError(f"this environment plays no task `{name}`; it plays: {', '.join(names)}")
+        matching = _args.instances_named(name, self._batch.instances)
         return matching[int(self.np_random.integers(len(matching)))]
 
     def _invalid_step(self) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:

@@ -104,19 +104,22 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
         self, *, seed: Union[None, int, Sequence[Optional[int]]] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
         seeds = self._seeds(seed)
+        options = _args.options(options, ("reset_mask", "task"))
         if seed is not None:
             self._np_random_seed = seeds[0]
+            self._np_random = np.random.default_rng(seeds[0])
         mask = np.ones(self.num_envs, dtype=bool)
-        if options is not None:
-            if not isinstance(options, dict):
-                raise TypeError(f"`options` must be a dict, not {options!r}")
-            if options.get("reset_mask") is not None:
-                mask = np.asarray(options["reset_mask"], dtype=bool)
-                if mask.shape != (self.num_envs,):
-                    raise ValueError(f'options["reset_mask"] must have shape ({self.num_envs},)')
+        if options.get("reset_mask") is not None:
+            mask = np.asarray(options["reset_mask"], dtype=bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(f'options["reset_mask"] must have shape ({self.num_envs},)')
+        chosen = None
+        if options.get("task") is not None:
+            chosen = _args.instances_named(options["task"], self._batch.instances)
         for i in np.flatnonzero(mask):
             # A list seeds each environment; one seed seeds the batch as a new one would be.
-            self._batch.reset(int(i), seed=seeds[i], instance=None)
+            instance = None if chosen is None else chosen[int(self.np_random.integers(len(chosen)))]
+            self._batch.reset(int(i), seed=seeds[i], instance=instance)
         return self._observation(), self._infos()
 
     def step(self, actions: Any):
