@@ -1,7 +1,8 @@
 //! wsite runtime: everything that happens after a site is checked.
 //!
 //! `value` is the scalar domain (money, dates, times) every stage shares, and
-//! `textops` the text built-ins both engines call; `ir` is
+//! `textops` the text built-ins both engines call, and `words` the one
+//! splitting of text into words (answer tokens, token ids); `ir` is
 //! the lowered site; `interp` is the reference interpreter (the oracle);
 //! `env` plays task episodes (observations, actions, rewards); `graph` is the
 //! navigation graph (petgraph) with its analyses, the knowledge spec and the
@@ -31,3 +32,4 @@ pub mod tasks;
 pub mod textops;
 pub mod train;
 pub mod value;
+pub mod words;

@@ -82,6 +82,7 @@ fn check_state(
             "{what}: page #{page}: shown values differ"
         );
     }
+    check_modes(site, page, bytes, pool, &expected, what);
     tally.compared += 1;
     tally.elements += out.elements.len();
     for e in &out.elements {
@@ -92,6 +93,60 @@ fn check_state(
                 | wsite_runtime::jit::HandleWords::Marker(_, Err(_))
         ) {
             tally.faulted_handles += 1;
+        }
+    }
+}
+
+/// The same page rendered with words only, and with structure only: the
+/// words are the hashes of the interpreter's texts, and the structure
+/// (paths, roles, handles, options, `disabled`) is the same.
+fn check_modes(
+    site: &JitSite,
+    page: u32,
+    bytes: &[u8],
+    pool: &mut TextPool,
+    expected: &PageStructure,
+    what: &str,
+) {
+    use wsite_runtime::jit::RenderMode;
+    use wsite_runtime::words::hashes;
+    for mode in [RenderMode::WORDS, RenderMode::ALL, RenderMode::STRUCTURE] {
+        let mut out = PageStructure::default();
+        out.set_mode(mode);
+        site.render_structure(page, bytes, pool, &mut out)
+            .unwrap_or_else(|e| panic!("{what}: page #{page} in {mode:?}: {e}"));
+        assert_eq!(
+            out.elements.len(),
+            expected.elements.len(),
+            "{what}: {mode:?}"
+        );
+        for (i, (a, b)) in out.elements.iter().zip(&expected.elements).enumerate() {
+            let at = format!("{what}: page #{page}: element {i} in {mode:?}");
+            assert_eq!(
+                (&a.path, a.role, &a.handle, &a.options, a.disabled),
+                (&b.path, b.role, &b.handle, &b.options, b.disabled),
+                "{at}"
+            );
+            assert_eq!(a.value.is_some(), b.value.is_some(), "{at}");
+            if mode.texts {
+                assert_eq!((&a.text, &a.value), (&b.text, &b.value), "{at}");
+            }
+            if mode.texts || mode.words {
+                assert_eq!(a.nonempty, !b.text.is_empty(), "{at}");
+            }
+            if mode.words {
+                assert_eq!(
+                    out.words_of(a.text_words),
+                    hashes(&b.text),
+                    "{at}: text words"
+                );
+                let value = b.value.as_deref().unwrap_or("");
+                assert_eq!(
+                    out.words_of(a.value_words),
+                    hashes(value),
+                    "{at}: value words"
+                );
+            }
         }
     }
 }

@@ -12,18 +12,45 @@ use crate::env::{
     ActionKind, Env, RewardConfig, RewardMode, SharedWriter, StepResult, TaskInstance,
 };
 use crate::ir;
-use crate::jit::{FlatEnv, FlatStart, JitSite};
+use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode};
 use crate::layout::TextPool;
 use crate::prove::{DistanceOracle, SharedOracle};
 use std::sync::Arc;
 
-/// One observed element, as the buffers need it.
+/// One observed element, as the buffers need it. An engine that hashes
+/// words as it renders (the JIT's) gives the hashes, and its strings may
+/// then be empty; the writer prefers the hashes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ElementView<'a> {
     pub role: &'static str,
     pub text: &'a str,
+    /// Whether the text is non-empty (known without the string).
+    pub nonempty: bool,
+    /// The word hashes of the text (`crate::words`), when rendered.
+    pub words: Option<&'a [u64]>,
     pub value: Option<&'a str>,
+    pub value_words: Option<&'a [u64]>,
     pub disabled: bool,
+}
+
+impl<'a> ElementView<'a> {
+    /// A view of rendered strings.
+    pub fn of_texts(
+        role: &'static str,
+        text: &'a str,
+        value: Option<&'a str>,
+        disabled: bool,
+    ) -> ElementView<'a> {
+        ElementView {
+            role,
+            text,
+            nonempty: !text.is_empty(),
+            words: None,
+            value,
+            value_words: None,
+            disabled,
+        }
+    }
 }
 
 /// One candidate action, as the buffers need it.
@@ -33,6 +60,8 @@ pub struct ActionView<'a> {
     /// 1-based element index; `None` for `answer`.
     pub element: Option<usize>,
     pub text: Option<&'a str>,
+    /// The word hashes of `text`, when the engine has them.
+    pub words: Option<&'a [u64]>,
 }
 
 /// An environment a batch steps.
@@ -169,12 +198,12 @@ impl Engine for InterpEngine<'_> {
 
     fn element(&self, i: usize) -> Option<ElementView<'_>> {
         let e = self.env.elements().get(i)?;
-        Some(ElementView {
-            role: e.role,
-            text: &e.text,
-            value: e.value.as_deref(),
-            disabled: e.disabled,
-        })
+        Some(ElementView::of_texts(
+            e.role,
+            &e.text,
+            e.value.as_deref(),
+            e.disabled,
+        ))
     }
 
     fn action_count(&self) -> usize {
@@ -187,6 +216,7 @@ impl Engine for InterpEngine<'_> {
             kind: a.kind,
             element: a.element,
             text: a.text.as_deref(),
+            words: None,
         })
     }
 
@@ -242,7 +272,10 @@ impl<'s> FlatEngine<'s> {
             .cloned()
             .ok_or_else(|| format!("no task instance #{first}"))?;
         let base = pool.len();
-        let env = FlatEnv::from_start(site, start, config, &mut pool)?;
+        let mut env = FlatEnv::from_start(site, start, config, &mut pool)?;
+        // The writer reads word hashes: no element text is built as a string
+        // (a retrieval task's still are, for its answers).
+        env.set_render_mode(RenderMode::WORDS, &mut pool)?;
         Ok(FlatEngine {
             env,
             starts,
@@ -286,11 +319,16 @@ impl Engine for FlatEngine<'_> {
     }
 
     fn element(&self, i: usize) -> Option<ElementView<'_>> {
-        let e = self.env.structure().elements.get(i)?;
+        let structure = self.env.structure();
+        let e = structure.elements.get(i)?;
+        let words = structure.mode().words;
         Some(ElementView {
             role: e.role,
             text: &e.text,
+            nonempty: e.nonempty,
+            words: words.then(|| structure.words_of(e.text_words)),
             value: e.value.as_deref(),
+            value_words: words.then(|| structure.words_of(e.value_words)),
             disabled: e.disabled,
         })
     }
@@ -305,6 +343,7 @@ impl Engine for FlatEngine<'_> {
             kind: a.kind,
             element: (a.element > 0).then_some(a.element),
             text: self.env.action_text(a),
+            words: self.env.typed_words(a),
         })
     }
 

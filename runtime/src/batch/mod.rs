@@ -527,7 +527,13 @@ fn step_one<E: Engine>(
         .get(row as usize)
         .copied()
         .ok_or_else(|| format!("no action row {row}"))?;
-    let taken = describe(slot, index, spec.history_tokens);
+    // The oldest record is reused when the history is full.
+    let mut taken = if slot.history.len() >= spec.history {
+        slot.history.pop_back().unwrap_or_default()
+    } else {
+        Taken::default()
+    };
+    describe(slot, index, spec.history_tokens, &mut taken);
     let answered = slot
         .engine
         .action(index)

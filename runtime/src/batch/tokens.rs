@@ -1,97 +1,95 @@
 //! Text to token ids for the trainer: hashed words, so any site's text maps
 //! into one fixed vocabulary without a vocabulary file.
 //!
-//! A word is what answer matching calls a token (§5.3): lowercased, split on
-//! whitespace, trimmed of everything but letters, digits and `$` at either end.
-//! Its id is `RESERVED + fnv1a(word) mod (vocab − RESERVED)`; ids below
-//! `RESERVED` are padding and markers. The policy therefore sees text, never a
-//! site-specific id, and unseen sites reuse the same embedding rows. Pages
-//! repeat the same strings step after step, so each worker keeps a cache and
-//! tokenizes a string once.
+//! Words and their hashes are `crate::words`'s (§5.3's answer tokens); a
+//! word's id is `RESERVED + fnv1a(word) mod (vocab − RESERVED)`, ids below
+//! `RESERVED` being padding and markers. The policy therefore sees text,
+//! never a site-specific id, and unseen sites reuse the same embedding rows.
+//! Hashing a word is cheaper than looking its text up in a cache would be,
+//! so nothing is cached; the tokenizer keeps one buffer of ids, reused.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::words::{each_hash, id_of_hash};
+pub use crate::words::{id_of, PAD, RESERVED};
 
-/// Padding.
-pub const PAD: u32 = 0;
-/// Ids below this are reserved.
-pub const RESERVED: u32 = 2;
-
-/// A hashing tokenizer with a cache of the texts it has seen.
+/// A hashing tokenizer into a fixed vocabulary.
 #[derive(Clone, Debug)]
 pub struct Tokenizer {
     vocab: u32,
-    cache: HashMap<String, Vec<u32>, BuildHasherDefault<Fnv>>,
+    ids: Vec<u32>,
 }
-
-/// FNV-1a for the cache's keys: page texts are short, and a keyed
-/// cryptographic hash would cost more than the lookup it serves.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(FNV_OFFSET)
-    }
-}
-
-impl Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = self.0;
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(FNV_PRIME);
-        }
-        self.0 = h;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 impl Tokenizer {
     /// A tokenizer into `vocab` ids (at least `RESERVED + 1`).
     pub fn new(vocab: u32) -> Tokenizer {
         Tokenizer {
             vocab: vocab.max(RESERVED + 1),
-            cache: HashMap::default(),
+            ids: Vec::new(),
         }
+    }
+
+    /// The vocabulary's size.
+    pub fn vocab(&self) -> u32 {
+        self.vocab
     }
 
     /// The ids of `text`'s words.
     pub fn tokens(&mut self, text: &str) -> &[u32] {
         let vocab = self.vocab;
-        // Texts repeat from step to step; the cache keeps the first answer.
-        if !self.cache.contains_key(text) {
-            let ids = crate::env::answer::tokens(text)
-                .iter()
-                .map(|w| id_of(w, vocab))
-                .collect();
-            self.cache.insert(text.to_string(), ids);
-        }
-        self.cache.get(text).map_or(&[], Vec::as_slice)
+        self.ids.clear();
+        let ids = &mut self.ids;
+        each_hash(text, |h| ids.push(id_of_hash(h, vocab)));
+        &self.ids
     }
 
     /// Writes `text`'s ids into `out`, padding with `PAD`; whether they fit.
-    pub fn fill(&mut self, text: &str, out: &mut [u32]) -> bool {
-        let ids = self.tokens(text);
-        let n = ids.len().min(out.len());
-        out[..n].copy_from_slice(&ids[..n]);
-        out[n..].fill(PAD);
-        ids.len() <= out.len()
+    pub fn fill(&self, text: &str, out: &mut [u32]) -> bool {
+        let vocab = self.vocab;
+        let mut n = 0;
+        each_hash(text, |h| {
+            if let Some(slot) = out.get_mut(n) {
+                *slot = id_of_hash(h, vocab);
+            }
+            n += 1;
+        });
+        if let Some(rest) = out.get_mut(n..) {
+            rest.fill(PAD);
+        }
+        n <= out.len()
     }
-}
 
-/// The id of one word.
-pub fn id_of(word: &str, vocab: u32) -> u32 {
-    let mut fnv = Fnv::default();
-    fnv.write(word.as_bytes());
-    let h = fnv.finish();
-    let span = u64::from(vocab.saturating_sub(RESERVED).max(1));
-    RESERVED + u32::try_from(h % span).unwrap_or(0)
+    /// Writes the ids of words hashed as `hashes` into `out`, padding with
+    /// `PAD`; whether they fit.
+    pub fn fill_hashes(&self, hashes: &[u64], out: &mut [u32]) -> bool {
+        let n = hashes.len().min(out.len());
+        for (slot, &h) in out.iter_mut().zip(&hashes[..n]) {
+            *slot = id_of_hash(h, self.vocab);
+        }
+        out[n..].fill(PAD);
+        hashes.len() <= out.len()
+    }
+
+    /// Appends a text's ids (from its hashes when they are known) to `out`
+    /// while it is shorter than `limit`.
+    pub fn push_ids(&self, text: &str, hashes: Option<&[u64]>, out: &mut Vec<u32>, limit: usize) {
+        let vocab = self.vocab;
+        let mut push = |h: u64| {
+            if out.len() < limit {
+                out.push(id_of_hash(h, vocab));
+            }
+        };
+        match hashes {
+            Some(hs) => hs.iter().for_each(|&h| push(h)),
+            None => each_hash(text, push),
+        }
+    }
+
+    /// Writes a text's ids, from its hashes when they are known.
+    pub fn fill_text(&self, text: &str, hashes: Option<&[u64]>, out: &mut [u32]) -> bool {
+        match hashes {
+            Some(h) => self.fill_hashes(h, out),
+            None => self.fill(text, out),
+        }
+    }
 }
 
 #[cfg(test)]

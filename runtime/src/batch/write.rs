@@ -64,24 +64,22 @@ pub(super) struct Taken {
 
 /// What the engine's candidate `index` is, for the history, read before the
 /// step changes the page: the kind, then the words of its element and its
-/// own text.
-pub(super) fn describe<E: Engine>(slot: &mut Slot<E>, index: usize, width: usize) -> Taken {
+/// own text, at most `width` ids. Written into `taken`, whose buffer is
+/// reused.
+pub(super) fn describe<E: Engine>(slot: &Slot<E>, index: usize, width: usize, taken: &mut Taken) {
+    taken.kind = 0;
+    taken.tokens.clear();
     let Some(a) = slot.engine.action(index) else {
-        return Taken::default();
+        return;
     };
+    taken.kind = kind_id(a.kind);
     let element = a
         .element
         .and_then(|e| slot.engine.element(e.wrapping_sub(1)))
-        .map(|e| e.text);
-    let mut tokens = Vec::with_capacity(width);
-    for text in [element, a.text].into_iter().flatten() {
-        let ids = slot.tokens.tokens(text);
-        tokens.extend(ids.iter().take(width - tokens.len().min(width)));
-    }
-    tokens.truncate(width);
-    Taken {
-        kind: kind_id(a.kind),
-        tokens,
+        .map(|e| (e.text, e.words));
+    let own = a.text.map(|t| (t, a.words));
+    for (text, words) in [element, own].into_iter().flatten() {
+        slot.tokens.push_ids(text, words, &mut taken.tokens, width);
     }
 }
 
@@ -198,10 +196,10 @@ fn placement<E: Engine>(engine: &E, shown: usize) -> Vec<(Option<usize>, u8)> {
                 .min(MAX_SIBLING)
         };
         out.push((context, sibling));
-        if !path.is_empty() && run_head.is_none() && !e.text.is_empty() {
+        if !path.is_empty() && run_head.is_none() && e.nonempty {
             run_head = Some(i);
         }
-        if path.is_empty() && matches!(e.role, "heading" | "section") && !e.text.is_empty() {
+        if path.is_empty() && matches!(e.role, "heading" | "section") && e.nonempty {
             heading = Some(i);
         }
     }
@@ -231,7 +229,7 @@ fn write_elements<E: Engine>(
         }
         if !slot
             .tokens
-            .fill(e.text, &mut rows.text[i * tt..(i + 1) * tt])
+            .fill_text(e.text, e.words, &mut rows.text[i * tt..(i + 1) * tt])
         {
             f |= FLAG_TEXT_CUT;
         }
@@ -239,16 +237,16 @@ fn write_elements<E: Engine>(
         match e.value {
             Some(v) => {
                 f |= FLAG_HAS_VALUE;
-                slot.tokens.fill(v, value);
+                slot.tokens.fill_text(v, e.value_words, value);
             }
             None => value.fill(0),
         }
         rows.flags[i] = f;
         let under = context
             .and_then(|c| slot.engine.element(c))
-            .map_or("", |c| c.text);
+            .map_or(("", None), |c| (c.text, c.words));
         slot.tokens
-            .fill(under, &mut rows.context[i * ct..(i + 1) * ct]);
+            .fill_text(under.0, under.1, &mut rows.context[i * ct..(i + 1) * ct]);
     }
     let written = places.len();
     rows.text[written * tt..].fill(0);
@@ -301,7 +299,8 @@ fn write_actions<E: Engine>(
         rows.element[row] = at.and_then(|e| i32::try_from(e).ok()).unwrap_or(-1);
         if let Some(t) = a.text {
             let w = spec.action_tokens;
-            slot.tokens.fill(t, &mut rows.text[row * w..(row + 1) * w]);
+            slot.tokens
+                .fill_text(t, a.words, &mut rows.text[row * w..(row + 1) * w]);
         }
         slot.table.push(i);
     }

@@ -10,6 +10,7 @@
 //! define them (`render::Definer` does) nor decide when they run.
 
 use super::helpers::JitCtx;
+use super::label_words::{run_plan, word_plan, WordOp};
 use super::marker::fault_of;
 use super::text::TextCtx;
 use super::{JitFault, PredFn, Tag};
@@ -25,8 +26,27 @@ use std::sync::Arc;
 pub(super) type F = usize;
 
 /// A label: literal pieces and interpolated values (each rendered by its
-/// function's tag and the interpolation's static type; a fault shows `—`).
-pub(super) type Label = Vec<Part>;
+/// function's tag and the interpolation's static type; a fault shows `—`),
+/// with the plan of its words (`label_words`).
+#[derive(Debug)]
+pub(super) struct Label {
+    pub parts: Vec<Part>,
+    pub words: Vec<WordOp>,
+}
+
+impl Label {
+    pub fn new(parts: Vec<Part>) -> Label {
+        let words = word_plan(&parts);
+        Label { parts, words }
+    }
+
+    /// Whether the label shows literal text whatever its values are.
+    pub fn has_literal_text(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|p| matches!(p, Part::Lit(s) if !s.is_empty()))
+    }
+}
 
 #[derive(Debug)]
 pub(super) enum Part {
@@ -143,34 +163,49 @@ impl Calls<'_> {
         }
     }
 
+    /// Appends the text of interpolation `f` (static type `ty`) as the
+    /// page shows it: its value, or `—` when its evaluation faults.
+    fn render_interp(
+        &self,
+        f: F,
+        ty: &Ty,
+        pool: &mut TextPool,
+        out: &mut String,
+    ) -> Result<(), JitFault> {
+        match self.value(f, pool)? {
+            Ok(w) => {
+                let text = TextCtx {
+                    program: self.program,
+                    layout: self.layout,
+                    state: self.state,
+                    pool,
+                };
+                text.render_word(w, self.tag(f), ty, out)
+            }
+            Err(_) => {
+                out.push_str(FAILED);
+                Ok(())
+            }
+        }
+    }
+
     /// Appends `label`'s text as `interp::render::render_text` renders it:
     /// each interpolation by its value's kind and static type, one whose
     /// evaluation faults as `—`. `shown` gets every other non-empty
     /// interpolated piece (what the interpreter's page renderer keeps).
     pub fn label(
         &self,
-        label: &[Part],
+        label: &Label,
         pool: &mut TextPool,
         out: &mut String,
         mut shown: impl FnMut(&str),
     ) -> Result<(), JitFault> {
-        for part in label {
+        for part in &label.parts {
             match part {
                 Part::Lit(s) => out.push_str(s),
                 Part::Interp(f, ty) => {
                     let start = out.len();
-                    match self.value(*f, pool)? {
-                        Ok(w) => {
-                            let text = TextCtx {
-                                program: self.program,
-                                layout: self.layout,
-                                state: self.state,
-                                pool,
-                            };
-                            text.render_word(w, self.tag(*f), ty, out)?;
-                        }
-                        Err(_) => out.push_str(FAILED),
-                    }
+                    self.render_interp(*f, ty, pool, out)?;
                     let piece = out.get(start..).unwrap_or_default();
                     if !piece.is_empty() && piece != FAILED {
                         shown(piece);
@@ -179,5 +214,33 @@ impl Calls<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Sends the hash of each word of `label`'s text to `out`, hashing only
+    /// what its interpolations touch (`label_words`); `pending` is scratch.
+    /// Whether the text is non-empty.
+    pub fn label_words(
+        &self,
+        label: &Label,
+        pool: &mut TextPool,
+        pending: &mut String,
+        out: impl FnMut(u64),
+    ) -> Result<bool, JitFault> {
+        let mut nonempty = label.has_literal_text();
+        run_plan(
+            &label.words,
+            pending,
+            |i, p| match label.parts.get(i) {
+                Some(Part::Interp(f, ty)) => {
+                    let start = p.len();
+                    self.render_interp(*f, ty, pool, p)?;
+                    nonempty |= p.len() > start;
+                    Ok(())
+                }
+                _ => Err(JitFault::Input("internal: a word plan out of step".into())),
+            },
+            out,
+        )?;
+        Ok(nonempty)
     }
 }

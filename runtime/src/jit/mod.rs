@@ -46,6 +46,7 @@ mod codegen;
 mod frames;
 mod helpers;
 mod label;
+mod label_words;
 mod marker;
 mod render;
 mod step;
@@ -53,7 +54,7 @@ mod text;
 
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub(crate) use render::word_of;
-pub use render::{ElementInstance, HandleWords, PageStructure};
+pub use render::{ElementInstance, HandleWords, PageStructure, RenderMode, WordRange};
 pub use step::{FlatAction, FlatEnv, FlatStart, Probe};
 
 use crate::interp::eval::Fault;

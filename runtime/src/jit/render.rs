@@ -32,14 +32,63 @@ use cranelift_module::{Linkage, Module};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+/// What a render computes besides the elements' structure (handles, roles,
+/// paths, select options, `disabled`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderMode {
+    /// Each element's text and value as strings, and the values its labels
+    /// showed (`shown`): what a person or an answer check reads.
+    pub texts: bool,
+    /// The hashes of each element's words (`crate::words`), literal words
+    /// hashed when the site was compiled: what the trainer's token ids are
+    /// made of.
+    pub words: bool,
+}
+
+impl RenderMode {
+    /// Strings only (the default: what the interpreter renders).
+    pub const TEXTS: RenderMode = RenderMode {
+        texts: true,
+        words: false,
+    };
+    /// Word hashes only.
+    pub const WORDS: RenderMode = RenderMode {
+        texts: false,
+        words: true,
+    };
+    /// Both.
+    pub const ALL: RenderMode = RenderMode {
+        texts: true,
+        words: true,
+    };
+    /// Neither: labels are not evaluated at all (a search needs only the
+    /// candidates, which handles and option texts give).
+    pub const STRUCTURE: RenderMode = RenderMode {
+        texts: false,
+        words: false,
+    };
+}
+
+impl Default for RenderMode {
+    fn default() -> RenderMode {
+        RenderMode::TEXTS
+    }
+}
+
 /// A page's structure: one entry per observed element, in document order.
 /// Equality compares the elements and the shown values.
 #[derive(Clone, Debug, Default)]
 pub struct PageStructure {
     pub elements: Vec<ElementInstance>,
     /// Every non-empty interpolated value the labels showed, in document
-    /// order (a retrieval task's answer candidates, as `View::shown`).
+    /// order (a retrieval task's answer candidates, as `View::shown`), when
+    /// texts are rendered.
     pub shown: Vec<String>,
+    /// The word hashes of every element's text and value, when words are
+    /// rendered; elements hold ranges of it.
+    pub words: Vec<u64>,
+    /// What renders compute.
+    mode: RenderMode,
     /// The strings and lists of earlier renders, reused so that rendering
     /// a page step after step allocates (almost) nothing.
     spare: Spare,
@@ -50,11 +99,13 @@ struct Spare {
     texts: Vec<String>,
     paths: Vec<Vec<i64>>,
     lists: Vec<Vec<String>>,
+    /// Text waiting for its words to be hashed.
+    pending: String,
 }
 
 impl PartialEq for PageStructure {
     fn eq(&self, other: &PageStructure) -> bool {
-        self.elements == other.elements && self.shown == other.shown
+        self.elements == other.elements && self.shown == other.shown && self.words == other.words
     }
 }
 
@@ -65,8 +116,17 @@ impl PageStructure {
         PageStructure {
             elements,
             shown,
-            spare: Spare::default(),
+            ..PageStructure::default()
         }
+    }
+
+    /// What renders into this structure compute from now on.
+    pub fn set_mode(&mut self, mode: RenderMode) {
+        self.mode = mode;
+    }
+
+    pub fn mode(&self) -> RenderMode {
+        self.mode
     }
 
     /// Empties the structure, keeping its strings and lists for reuse.
@@ -87,6 +147,7 @@ impl PageStructure {
             spare.paths.push(path);
         }
         spare.texts.append(&mut self.shown);
+        self.words.clear();
     }
 
     /// An empty string, reused when one is spare.
@@ -95,6 +156,19 @@ impl PageStructure {
         s.clear();
         s
     }
+
+    /// The hashes in `range` (empty for a range this structure lacks).
+    pub fn words_of(&self, range: WordRange) -> &[u64] {
+        let (start, end) = (range.start as usize, range.end as usize);
+        self.words.get(start..end).unwrap_or_default()
+    }
+}
+
+/// A stretch of [`PageStructure::words`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WordRange {
+    pub start: u32,
+    pub end: u32,
 }
 
 /// One element instance.
@@ -107,10 +181,19 @@ pub struct ElementInstance {
     /// As in `ObsElement`: heading, text, image, link, button, input,
     /// select, checkbox or section.
     pub role: &'static str,
-    /// The element's rendered label, as the interpreter shows it.
+    /// The element's rendered label, as the interpreter shows it (empty
+    /// unless texts are rendered).
     pub text: String,
-    /// What a form element shows as its value.
+    /// Whether the label's text is non-empty (known in every mode but
+    /// `STRUCTURE`).
+    pub nonempty: bool,
+    /// The label's words, when words are rendered.
+    pub text_words: WordRange,
+    /// What a form element shows as its value (an empty string unless
+    /// texts are rendered).
     pub value: Option<String>,
+    /// The value's words, when words are rendered.
+    pub value_words: WordRange,
     /// A select's option texts, in order.
     pub options: Vec<String>,
     pub disabled: bool,
@@ -672,7 +755,8 @@ impl Definer<'_> {
                     ir::TextPart::Interp(e, ty) => Part::Interp(self.func(e, false)?, ty.clone()),
                 })
             })
-            .collect()
+            .collect::<R<Vec<_>>>()
+            .map(Label::new)
     }
 
     fn show(&mut self, id: u32, role: &'static str, parts: &[ir::TextPart]) -> R<Node> {
@@ -703,6 +787,22 @@ pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
 
 fn corrupt(what: &str) -> JitFault {
     JitFault::Input(format!("the state does not fit the layout: {what}"))
+}
+
+/// A text as a render in some mode keeps it.
+struct Shown {
+    /// The text (empty unless texts are rendered).
+    text: String,
+    nonempty: bool,
+    words: WordRange,
+}
+
+fn range(start: usize, end: usize) -> WordRange {
+    let at = |k: usize| u32::try_from(k).unwrap_or(u32::MAX);
+    WordRange {
+        start: at(start),
+        end: at(end),
+    }
 }
 
 struct Walk<'a> {
@@ -814,7 +914,7 @@ impl Walk<'_> {
         Ok(None)
     }
 
-    fn push(&mut self, id: u32, role: &'static str, text: String, handle: HandleWords) {
+    fn push(&mut self, id: u32, role: &'static str, text: Shown, handle: HandleWords) {
         self.push_full(id, role, text, None, Vec::new(), false, handle);
     }
 
@@ -823,8 +923,8 @@ impl Walk<'_> {
         &mut self,
         id: u32,
         role: &'static str,
-        text: String,
-        value: Option<String>,
+        text: Shown,
+        value: Option<Shown>,
         options: Vec<String>,
         disabled: bool,
         handle: HandleWords,
@@ -832,12 +932,19 @@ impl Walk<'_> {
         let mut path = self.out.spare.paths.pop().unwrap_or_default();
         path.clear();
         path.extend_from_slice(&self.path);
+        let (value, value_words) = match value {
+            Some(v) => (Some(v.text), v.words),
+            None => (None, WordRange::default()),
+        };
         self.out.elements.push(ElementInstance {
             id,
             path,
             role,
-            text,
+            text: text.text,
+            nonempty: text.nonempty,
+            text_words: text.words,
             value,
+            value_words,
             options,
             disabled,
             handle,
@@ -860,17 +967,87 @@ impl Walk<'_> {
         Ok(out)
     }
 
-    /// A label's text; every non-empty interpolated piece is also kept in
-    /// `shown` (as the interpreter's renderer keeps it).
-    fn label(&mut self, label: &Label) -> Result<String, JitFault> {
-        let mut out = self.out.string();
+    /// A form element's shown value, in the structure's mode.
+    fn shown_value(&mut self, value: Option<i64>, tag: Tag, ty: &Ty) -> Result<Shown, JitFault> {
+        let text = self.render_value(value, tag, ty)?;
+        Ok(self.shown_literal_text(text))
+    }
+
+    /// `text` as a shown text in the structure's mode (its words hashed
+    /// when words are rendered; the string kept when texts are).
+    fn shown_literal_text(&mut self, mut text: String) -> Shown {
+        let words = if self.out.mode.words {
+            let start = self.out.words.len();
+            let words = &mut self.out.words;
+            crate::words::each_hash(&text, |h| words.push(h));
+            range(start, self.out.words.len())
+        } else {
+            WordRange::default()
+        };
+        let nonempty = !text.is_empty();
+        if !self.out.mode.texts {
+            text.clear();
+        }
+        Shown {
+            text,
+            nonempty,
+            words,
+        }
+    }
+
+    /// A label's text, in the structure's mode; when texts are rendered,
+    /// every non-empty interpolated piece is also kept in `shown` (as the
+    /// interpreter's renderer keeps it).
+    fn label(&mut self, label: &Label) -> Result<Shown, JitFault> {
+        let mode = self.out.mode;
+        let mut text = self.out.string();
+        let mut nonempty = false;
+        if mode.texts {
+            let kept = &mut *self.out;
+            calls!(self).label(label, self.pool, &mut text, |piece| {
+                let mut s = kept.string();
+                s.push_str(piece);
+                kept.shown.push(s);
+            })?;
+            nonempty = !text.is_empty();
+        }
+        let mut words = WordRange::default();
+        if mode.words {
+            let start = self.out.words.len();
+            let out = &mut *self.out;
+            let hashes = &mut out.words;
+            if mode.texts {
+                // The text is there: its words are its words.
+                crate::words::each_hash(&text, |h| hashes.push(h));
+            } else {
+                let pending = &mut out.spare.pending;
+                nonempty =
+                    calls!(self).label_words(label, self.pool, pending, |h| hashes.push(h))?;
+            }
+            words = range(start, self.out.words.len());
+        }
+        Ok(Shown {
+            text,
+            nonempty,
+            words,
+        })
+    }
+
+    /// A select option's text, rendered whatever the mode (candidates are
+    /// one per distinct option text); kept in `shown` as a label's pieces
+    /// are when texts are rendered.
+    fn option_text(&mut self, label: &Label) -> Result<String, JitFault> {
+        let keep = self.out.mode.texts;
+        let mut text = self.out.string();
         let kept = &mut *self.out;
-        calls!(self).label(label, self.pool, &mut out, |piece| {
-            let mut s = kept.string();
-            s.push_str(piece);
-            kept.shown.push(s);
+        calls!(self).label(label, self.pool, &mut text, |piece| {
+            if keep {
+                let mut s = kept.string();
+                s.push_str(piece);
+                kept.shown.push(s);
+            }
         })?;
-        Ok(out)
+        Ok(text)
     }
 
     fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, String>, JitFault> {
@@ -964,7 +1141,7 @@ impl Walk<'_> {
                         ),
                     },
                 };
-                let shown = self.render_value(value, Tag::of_ty(ty), ty)?;
+                let shown = self.shown_value(value, Tag::of_ty(ty), ty)?;
                 self.set(*slot, value);
                 let h = HandleWords::Input { value };
                 self.push_full(*id, "input", text, Some(shown), Vec::new(), false, h);
@@ -973,7 +1150,9 @@ impl Walk<'_> {
                 let text = self.label(label)?;
                 let on = matches!(self.form(*id)?, Some(Some(w)) if w != 0);
                 self.set(*slot, Some(i64::from(on)));
-                let shown = if on { "yes" } else { "no" }.to_string();
+                let mut shown = self.out.string();
+                shown.push_str(if on { "yes" } else { "no" });
+                let shown = self.shown_literal_text(shown);
                 let h = HandleWords::Checkbox { on };
                 self.push_full(*id, "checkbox", text, Some(shown), Vec::new(), false, h);
             }
@@ -1011,7 +1190,7 @@ impl Walk<'_> {
                 for row in self.row_ids(*table)? {
                     self.set(*binder, Some(row));
                     if self.passes(*filter)? {
-                        let shown = self.label(show)?;
+                        let shown = self.option_text(show)?;
                         opts.push((shown, Some(row)));
                     }
                 }
@@ -1062,7 +1241,7 @@ impl Walk<'_> {
     fn select(
         &mut self,
         id: u32,
-        text: String,
+        text: Shown,
         ty: &Ty,
         slot: usize,
         options: Vec<(String, Option<i64>)>,
@@ -1072,8 +1251,12 @@ impl Walk<'_> {
             None => options.first().and_then(|o| o.1),
         };
         let shown = match options.iter().find(|o| o.1 == value) {
-            Some(o) => o.0.clone(),
-            None => self.render_value(value, Tag::of_ty(ty), ty)?,
+            Some(o) => {
+                let mut s = self.out.string();
+                s.push_str(&o.0);
+                self.shown_literal_text(s)
+            }
+            None => self.shown_value(value, Tag::of_ty(ty), ty)?,
         };
         self.set(slot, value);
         let mut texts = self.out.spare.lists.pop().unwrap_or_default();

@@ -20,7 +20,9 @@
 //! it. [`FlatEnv::probe`] renders no alert (the prover ignores it), and is
 //! otherwise `step`: the same verdict and the same bytes past the header.
 
-use super::{HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, UndoLog};
+use super::{
+    HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, RenderMode, UndoLog,
+};
 use crate::env::actions::parse_input;
 use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
 use crate::interp::state::idx;
@@ -56,6 +58,8 @@ pub struct FlatStart {
     name: String,
     frame: JitFrame,
     typeable: Vec<String>,
+    /// The word hashes of each typeable value (`crate::words`).
+    typeable_words: Vec<Vec<u64>>,
     expected: crate::env::Expected,
     instruction: String,
     initial: Vec<u8>,
@@ -86,6 +90,11 @@ impl FlatStart {
             name: name.clone(),
             frame,
             typeable: env.typeable_values().to_vec(),
+            typeable_words: env
+                .typeable_values()
+                .iter()
+                .map(|t| crate::words::hashes(t))
+                .collect(),
             expected: env.expected_answer().clone(),
             instruction: env.instruction().to_string(),
             initial,
@@ -145,6 +154,9 @@ pub struct FlatEnv<'s> {
     /// This page's answer candidates (retrieval tasks).
     answers: Vec<String>,
     psi: f64,
+    /// What renders compute (texts are added for retrieval tasks, whose
+    /// answers are texts).
+    mode: RenderMode,
     undo: UndoLog,
     entry: Vec<u8>,
     /// The layout's unused capacity, which a reset need not copy.
@@ -252,6 +264,7 @@ impl<'s> FlatEnv<'s> {
             actions: Vec::new(),
             answers: Vec::new(),
             psi: 0.0,
+            mode: RenderMode::TEXTS,
             undo: UndoLog::new(),
             entry: Vec::new(),
             tails: tails_of(&site.gate.layout),
@@ -371,6 +384,28 @@ impl<'s> FlatEnv<'s> {
         &self.structure
     }
 
+    /// What renders compute from now on (a retrieval task's renders keep
+    /// their texts whatever is asked: its answers are texts); the current
+    /// page is rendered again.
+    pub fn set_render_mode(&mut self, mode: RenderMode, pool: &mut TextPool) -> R<()> {
+        self.mode = mode;
+        self.refresh(pool)
+    }
+
+    /// The word hashes of the text a `type` action types (`None` for other
+    /// kinds).
+    pub fn typed_words(&self, action: &FlatAction) -> Option<&[u64]> {
+        if action.kind != ActionKind::Type {
+            return None;
+        }
+        Some(
+            self.start
+                .typeable_words
+                .get(action.arg)
+                .map_or(&[], Vec::as_slice),
+        )
+    }
+
     /// The task's typeable values (what `type` actions index).
     pub fn typeable_values(&self) -> &[String] {
         &self.start.typeable
@@ -449,6 +484,9 @@ impl<'s> FlatEnv<'s> {
         self.actions.clear();
         self.answers.clear();
         self.structure.clear();
+        let mut mode = self.mode;
+        mode.texts |= self.task.answer.is_some();
+        self.structure.set_mode(mode);
         let page = self.page()?;
         self.site
             .render_structure(page, &self.state, pool, &mut self.structure)

@@ -18,7 +18,6 @@ mod tests;
 mod text;
 
 pub use text::texts_agree;
-pub(crate) use text::tokens;
 
 use crate::interp::eval::{eval, Context};
 use crate::interp::render::render;

@@ -10,17 +10,10 @@ use std::collections::BTreeMap;
 /// The least token F1 that counts as a match.
 const MIN_F1: f64 = 0.5;
 
-/// The tokens of a text: lowercased words, trimmed of anything but letters,
-/// digits and `$` at either end; empty ones dropped.
+/// The tokens of a text: its words (`crate::words`), lowercased and
+/// trimmed of anything but letters, digits and `$` at either end.
 pub(crate) fn tokens(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '$'))
-                .to_string()
-        })
-        .filter(|w| !w.is_empty())
-        .collect()
+    crate::words::words(text)
 }
 
 /// Token F1 of `answer` against `expected` (multiset overlap).

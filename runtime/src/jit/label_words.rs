@@ -1,0 +1,245 @@
+//! A label's words without its text: the plan that turns a label into the
+//! hashes of its words (`crate::words`) with its literal words hashed once,
+//! when the site is compiled, and only the text next to an interpolation
+//! hashed per render.
+//!
+//! Words split on white space. A literal piece's words that white space (or
+//! the label's start or end) separates from every interpolation are fixed:
+//! their hashes are computed here. The rest of a literal — the characters
+//! between an interpolation and the nearest white space — glue onto the
+//! interpolated value's text, and that pending text is split and hashed
+//! when white space (or the label's end) closes it. The result is, word for
+//! word, the hashes of the label's rendered text (`Calls::label`): white
+//! space never changes under lowercasing, and lowercasing one word looks no
+//! further than its own letters, so cutting at white space changes nothing.
+//! The differential tests (here and in `tests/tests/observe_tokens.rs`)
+//! demand it.
+
+use super::label::Part;
+use std::sync::Arc;
+
+/// One step of a label's word plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum WordOp {
+    /// Whole words of the literal text, hashed when the site was compiled.
+    Words(Box<[u64]>),
+    /// Literal text glued to an interpolation: appended to the pending text.
+    Glue(Arc<str>),
+    /// White space (or the label's end) after the pending text: its words
+    /// are complete.
+    Flush,
+    /// The interpolation `parts[i]`: its text is appended to the pending text.
+    Value(usize),
+}
+
+/// A label's parts merged into literal runs and interpolations (by index).
+enum Segment {
+    Lit(String),
+    Value(usize),
+}
+
+fn segments(parts: &[Part]) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        match p {
+            Part::Lit(s) => match out.last_mut() {
+                Some(Segment::Lit(run)) => run.push_str(s),
+                _ => out.push(Segment::Lit(s.to_string())),
+            },
+            Part::Interp(..) => out.push(Segment::Value(i)),
+        }
+    }
+    out
+}
+
+/// Byte offset just past the last white-space character of `s`, if any.
+fn after_last_space(s: &str) -> Option<usize> {
+    s.char_indices()
+        .filter(|(_, c)| c.is_whitespace())
+        .last()
+        .map(|(k, c)| k + c.len_utf8())
+}
+
+/// The word plan of a label made of `parts`.
+pub(super) fn word_plan(parts: &[Part]) -> Vec<WordOp> {
+    let segs = segments(parts);
+    let mut ops = Vec::new();
+    // Whether pending text may be open (an interpolation since the last
+    // white space).
+    let mut open = false;
+    for (k, seg) in segs.iter().enumerate() {
+        let text = match seg {
+            Segment::Value(i) => {
+                ops.push(WordOp::Value(*i));
+                open = true;
+                continue;
+            }
+            Segment::Lit(text) => text.as_str(),
+        };
+        let mut rest = text;
+        if open {
+            match rest.find(char::is_whitespace) {
+                None => {
+                    glue(&mut ops, rest);
+                    continue;
+                }
+                Some(at) => {
+                    glue(&mut ops, &rest[..at]);
+                    ops.push(WordOp::Flush);
+                    open = false;
+                    rest = &rest[at..];
+                }
+            }
+        }
+        // `rest` starts the label or follows white space.
+        let value_follows = segs.get(k + 1).is_some();
+        let (fixed, tail) = if value_follows {
+            let cut = after_last_space(rest).unwrap_or(0);
+            (&rest[..cut], &rest[cut..])
+        } else {
+            (rest, "")
+        };
+        let hashes = crate::words::hashes(fixed);
+        if !hashes.is_empty() {
+            ops.push(WordOp::Words(hashes.into_boxed_slice()));
+        }
+        glue(&mut ops, tail);
+    }
+    if segs.iter().any(|s| matches!(s, Segment::Value(_))) {
+        ops.push(WordOp::Flush);
+    }
+    ops
+}
+
+fn glue(ops: &mut Vec<WordOp>, text: &str) {
+    if !text.is_empty() {
+        ops.push(WordOp::Glue(Arc::from(text)));
+    }
+}
+
+/// Runs `plan` over values rendered by `value(i, pending)` (which appends
+/// part `i`'s text to `pending`), sending each word's hash to `out`. `pending`
+/// is scratch, left empty.
+pub(super) fn run_plan<E>(
+    plan: &[WordOp],
+    pending: &mut String,
+    mut value: impl FnMut(usize, &mut String) -> Result<(), E>,
+    mut out: impl FnMut(u64),
+) -> Result<(), E> {
+    pending.clear();
+    for op in plan {
+        match op {
+            WordOp::Words(hashes) => hashes.iter().for_each(|&h| out(h)),
+            WordOp::Glue(text) => pending.push_str(text),
+            WordOp::Value(i) => value(*i, pending)?,
+            WordOp::Flush => {
+                crate::words::each_hash(pending, &mut out);
+                pending.clear();
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Ty;
+
+    /// Hashes through the plan, each interpolation `i` showing `values[i]`.
+    fn planned(parts: &[Part], values: &[&str]) -> Vec<u64> {
+        let plan = word_plan(parts);
+        let mut out = Vec::new();
+        let mut pending = String::new();
+        run_plan::<()>(
+            &plan,
+            &mut pending,
+            |i, p| {
+                p.push_str(values[i]);
+                Ok(())
+            },
+            |h| out.push(h),
+        )
+        .unwrap();
+        out
+    }
+
+    /// Hashes of the whole rendered text.
+    fn rendered(parts: &[Part], values: &[&str]) -> Vec<u64> {
+        let text: String = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                Part::Lit(s) => s.to_string(),
+                Part::Interp(..) => values[i].to_string(),
+            })
+            .collect();
+        crate::words::hashes(&text)
+    }
+
+    fn lit(s: &str) -> Part {
+        Part::Lit(Arc::from(s))
+    }
+
+    fn value() -> Part {
+        Part::Interp(0, Ty::Text)
+    }
+
+    #[test]
+    fn literal_labels_are_hashed_once_and_glued_pieces_per_render() {
+        let parts = [lit("Add to cart")];
+        assert_eq!(
+            word_plan(&parts),
+            [WordOp::Words(crate::words::hashes("Add to cart").into())]
+        );
+        let parts = [lit("Price: $"), value(), lit(" only, ("), value(), lit(")")];
+        let plan = word_plan(&parts);
+        assert!(
+            matches!(&plan[0], WordOp::Words(w) if w.len() == 1),
+            "{plan:?}"
+        );
+        assert_eq!(plan[1], WordOp::Glue(Arc::from("$")));
+        let values = ["", "14.99", "", "2 left", ""];
+        assert_eq!(planned(&parts, &values), rendered(&parts, &values));
+    }
+
+    /// A small deterministic generator (no dependency on a crate).
+    fn next(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        *seed >> 33
+    }
+
+    #[test]
+    fn random_labels_hash_as_their_rendered_text() {
+        let pieces = [
+            "", " ", "a", "Ab", "-", "$", "x y", " q ", "\t", "ΣΑΣ", "σ.", "İ", "1,2", "..",
+            "Z\u{a0}z",
+        ];
+        let mut seed = 7;
+        for _ in 0..20_000 {
+            let n = 1 + next(&mut seed) as usize % 6;
+            let mut parts = Vec::new();
+            let mut values = Vec::new();
+            for _ in 0..n {
+                let a = pieces[next(&mut seed) as usize % pieces.len()];
+                let b = pieces[next(&mut seed) as usize % pieces.len()];
+                let joined = format!("{a}{b}");
+                if next(&mut seed) % 2 == 0 {
+                    parts.push(lit(&joined));
+                    values.push(String::new());
+                } else {
+                    parts.push(value());
+                    values.push(joined);
+                }
+            }
+            let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            assert_eq!(
+                planned(&parts, &values),
+                rendered(&parts, &values),
+                "{parts:?} {values:?}"
+            );
+        }
+    }
+}
