@@ -76,13 +76,69 @@ pub fn each_word(text: &str, scratch: &mut String, mut each: impl FnMut(&str)) {
 /// Calls `each` with the hash of every word of `text`, in order.
 pub fn each_hash(text: &str, mut each: impl FnMut(u64)) {
     if text.is_ascii() {
-        for w in trimmed_words(text) {
-            each(fnv1a_ascii_lower(w.as_bytes()));
+        ascii_hashes(text.as_bytes(), &mut each);
+        return;
+    }
+    // Lowercasing one word looks no further than its own letters (white
+    // space is neither cased nor case-ignorable), so each word can be
+    // lowercased alone, and an ASCII word needs no lowercased copy.
+    for word in text.split_whitespace() {
+        if word.is_ascii() {
+            ascii_hashes(word.as_bytes(), &mut each);
+        } else {
+            let lower = word.to_lowercase();
+            for w in trimmed_words(&lower) {
+                each(fnv1a(w.as_bytes()));
+            }
         }
-    } else {
-        let lower = text.to_lowercase();
-        for w in trimmed_words(&lower) {
-            each(fnv1a(w.as_bytes()));
+    }
+}
+
+/// Byte classes of ASCII: white space (as `char::is_whitespace` has it) and
+/// what a word's trim keeps.
+const SPACE: u8 = 1;
+const KEPT: u8 = 2;
+const CLASS: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if matches!(c, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r') {
+            t[b] = SPACE;
+        } else if c.is_ascii_alphanumeric() || c == b'$' {
+            t[b] = KEPT;
+        }
+        b += 1;
+    }
+    t
+};
+
+fn class(b: u8) -> u8 {
+    CLASS.get(usize::from(b)).copied().unwrap_or(0)
+}
+
+/// The words of ASCII `bytes`, split, trimmed and hashed lowercased in one
+/// pass.
+fn ascii_hashes(bytes: &[u8], each: &mut impl FnMut(u64)) {
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        while i < n && class(bytes[i]) == SPACE {
+            i += 1;
+        }
+        let mut start = i;
+        while i < n && class(bytes[i]) != SPACE {
+            i += 1;
+        }
+        let mut end = i;
+        while start < end && class(bytes[start]) != KEPT {
+            start += 1;
+        }
+        while end > start && class(bytes[end - 1]) != KEPT {
+            end -= 1;
+        }
+        if start < end {
+            each(fnv1a_ascii_lower(&bytes[start..end]));
         }
     }
 }
@@ -134,6 +190,8 @@ mod tests {
             "--- ... !!",
             "",
             "x\u{a0}y\u{2003}z",
+            "Café ΣΑΣ. (Total: $3) ÉTÉ\u{1c}x",
+            "\u{85}a\u{1f}b\u{0b}c",
         ];
         for t in texts {
             assert_eq!(words(t), reference(t), "{t:?}");
@@ -144,6 +202,33 @@ mod tests {
             words("Buy the ThinkPad X1, now!"),
             ["buy", "the", "thinkpad", "x1", "now"]
         );
+    }
+
+    #[test]
+    fn random_texts_split_and_hash_as_the_definition_says() {
+        let alphabet: Vec<char> =
+            " \t\n\u{b}\u{c}\r\u{1c}\u{85}\u{a0}\u{2028}aZ9$.,-'!(é)ΣσςİK\u{301}_"
+                .chars()
+                .collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..50_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let len = (seed >> 59) as usize;
+            let mut text = String::new();
+            let mut s = seed;
+            for _ in 0..len {
+                s = s.rotate_left(7).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1234;
+                text.push(alphabet[(s >> 40) as usize % alphabet.len()]);
+            }
+            let expected: Vec<u64> = reference(&text)
+                .iter()
+                .map(|w| fnv1a(w.as_bytes()))
+                .collect();
+            assert_eq!(hashes(&text), expected, "{text:?}");
+            assert_eq!(words(&text), reference(&text), "{text:?}");
+        }
     }
 
     #[test]

@@ -67,6 +67,10 @@ pub struct ActionView<'a> {
 /// An environment a batch steps.
 pub trait Engine: Send {
     fn instruction(&self) -> &str;
+    /// The word hashes of the instruction, when the engine keeps them.
+    fn instruction_words(&self) -> Option<&[u64]> {
+        None
+    }
     /// The page shown (its index in the program's pages).
     fn page(&self) -> Option<usize>;
     /// The alert the last step set.
@@ -292,6 +296,10 @@ impl<'s> FlatEngine<'s> {
 impl Engine for FlatEngine<'_> {
     fn instruction(&self) -> &str {
         self.env.instruction()
+    }
+
+    fn instruction_words(&self) -> Option<&[u64]> {
+        Some(self.env.instruction_words())
     }
 
     fn page(&self) -> Option<usize> {

@@ -1,6 +1,7 @@
-//! Batched environments: N task episodes stepped together on a pool of worker
-//! threads (rayon), with observations
-//! written straight into one contiguous, trainer-ready buffer per field.
+//! Batched environments: N task episodes stepped together, a contiguous share
+//! per thread (the caller's own and `threads − 1` rayon workers that live as
+//! long as the batch), with observations written straight into one
+//! contiguous, trainer-ready buffer per field.
 //!
 //! The trainer hands these buffers to torch without reformatting: element
 //! roles, flags and hashed token ids (see [`tokens`]) for every element, the
@@ -36,7 +37,7 @@ use crate::jit::{FlatStart, JitSite};
 use crate::layout::TextPool;
 use buffers::Rows;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokens::Tokenizer;
 use write::{describe, write_observation, Taken};
 
@@ -167,12 +168,24 @@ struct Slot<E> {
 pub struct BatchEnv<E> {
     instances: usize,
     spec: ObsSpec,
-    workers: rayon::ThreadPool,
+    /// How many threads step the batch: the caller's, and `threads − 1`
+    /// workers (none for one thread: the batch then steps inline, with no
+    /// hand-off at all).
+    threads: usize,
+    workers: Option<rayon::ThreadPool>,
     slots: Vec<Slot<E>>,
     buffers: Buffers,
-    /// One label per page (see [`page_labels`]).
-    labels: Arc<[String]>,
+    /// The word hashes of one label per page (see [`page_labels`]).
+    labels: Arc<[Vec<u64>]>,
     autoreset: Autoreset,
+}
+
+/// The word hashes of the program's page labels (hashed once per batch).
+fn hashed_labels(program: &ir::Program) -> Arc<[Vec<u64>]> {
+    page_labels(program)
+        .iter()
+        .map(|l| crate::words::hashes(l))
+        .collect()
 }
 
 /// Environment `i`'s generator, seeded from the batch's seed.
@@ -195,7 +208,7 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
     ) -> Result<BatchEnv<InterpEngine<'p>>, String> {
         let instances: Arc<[TaskInstance]> = instances.into();
         let count = instances.len();
-        let labels = page_labels(program).into();
+        let labels = hashed_labels(program);
         let oracles = InterpEngine::oracles(count, &config);
         BatchEnv::build(count, n, spec, seed, threads, labels, |first| {
             InterpEngine::new(program, instances.clone(), config, oracles.clone(), first)
@@ -256,7 +269,7 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
             .collect::<Result<Vec<_>, _>>()?;
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         let base = pool.clone();
-        let labels = page_labels(site.program()).into();
+        let labels = hashed_labels(site.program());
         BatchEnv::build(starts.len(), n, spec, seed, threads, labels, |first| {
             FlatEngine::new(site, starts.clone(), config, base.clone(), first)
         })
@@ -277,7 +290,7 @@ impl<E: Engine> BatchEnv<E> {
         spec: ObsSpec,
         seed: u64,
         threads: usize,
-        labels: Arc<[String]>,
+        labels: Arc<[Vec<u64>]>,
         mut make: impl FnMut(usize) -> Result<E, String>,
     ) -> Result<BatchEnv<E>, String> {
         let spec = spec.at_least_one();
@@ -300,13 +313,20 @@ impl<E: Engine> BatchEnv<E> {
                 len: 0,
             });
         }
-        let workers = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+        let threads = threads.clamp(1, n.max(1));
+        let workers = match threads {
+            1 => None,
+            t => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t - 1)
+                    .build()
+                    .map_err(|e| format!("cannot start {} worker threads: {e}", t - 1))?,
+            ),
+        };
         let mut batch = BatchEnv {
             instances,
             spec,
+            threads,
             workers,
             slots,
             buffers: Buffers::new(n, &spec),
@@ -438,38 +458,50 @@ impl<E: Engine> BatchEnv<E> {
         let autoreset = self.autoreset;
         let instances = self.instances;
         let labels = &self.labels[..];
-        // Each worker always steps the same contiguous share of the
+        // Each thread always steps the same contiguous share of the
         // environments, so their memory stays in its allocator arena and its
-        // cache, and no two workers write the same stretch of a buffer.
-        let threads = self.workers.current_num_threads().max(1);
-        let per = self.slots.len().div_ceil(threads).max(1);
+        // cache, and no two threads write the same stretch of a buffer. The
+        // caller steps the first share itself while the workers step the
+        // others: with as many threads as cores, no thread waits for a core.
+        let per = self.slots.len().div_ceil(self.threads).max(1);
         let mut rows = self.buffers.rows(&spec).into_iter();
-        let jobs: Vec<Mutex<Option<Job<'_, '_, E>>>> = self
+        let jobs: Vec<Job<'_, '_, E>> = self
             .slots
             .chunks_mut(per)
             .zip(actions.chunks(per))
             .map(|(slots, actions)| {
                 let rows: Vec<Rows<'_>> = rows.by_ref().take(slots.len()).collect();
-                Mutex::new(Some((slots, rows, actions)))
+                (slots, rows, actions)
             })
             .collect();
-        let failures: Vec<String> = self
-            .workers
-            .broadcast(|ctx| {
-                let shared = Shared {
-                    instances,
-                    spec: &spec,
-                    labels,
-                    autoreset,
-                };
-                run_job(jobs.get(ctx.index()), &shared)
-            })
-            .into_iter()
-            .flatten()
-            .collect();
-        match failures.first() {
+        let shared = Shared {
+            instances,
+            spec: &spec,
+            labels,
+            autoreset,
+        };
+        let mut failures: Vec<Vec<String>> = vec![Vec::new(); jobs.len()];
+        match &self.workers {
+            None => {
+                for (job, out) in jobs.into_iter().zip(&mut failures) {
+                    *out = run_job(job, &shared);
+                }
+            }
+            Some(pool) => pool.in_place_scope(|scope| {
+                let mut pairs = jobs.into_iter().zip(failures.iter_mut());
+                let mine = pairs.next();
+                let shared = &shared;
+                for (job, out) in pairs {
+                    scope.spawn(move |_| *out = run_job(job, shared));
+                }
+                if let Some((job, out)) = mine {
+                    *out = run_job(job, shared);
+                }
+            }),
+        }
+        match failures.into_iter().flatten().next() {
             None => Ok(()),
-            Some(e) => Err(e.clone()),
+            Some(e) => Err(e),
         }
     }
 }
@@ -481,26 +513,13 @@ type Job<'s, 'b, E> = (&'s mut [Slot<E>], Vec<Rows<'b>>, &'s [u32]);
 struct Shared<'a> {
     instances: usize,
     spec: &'a ObsSpec,
-    labels: &'a [String],
+    labels: &'a [Vec<u64>],
     autoreset: Autoreset,
 }
 
-/// Steps one worker's environments; the errors met.
-fn run_job<E: Engine>(
-    job: Option<&Mutex<Option<Job<'_, '_, E>>>>,
-    shared: &Shared<'_>,
-) -> Vec<String> {
-    let Some(job) = job else {
-        return Vec::new();
-    };
-    // Each job is taken by exactly one worker, so the lock is never
-    // contended; a poisoned one means a worker panicked.
-    let Ok(mut taken) = job.lock() else {
-        return vec!["a worker thread failed".into()];
-    };
-    let Some((slots, rows, actions)) = taken.take() else {
-        return Vec::new();
-    };
+/// Steps one thread's environments; the errors met.
+fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<String> {
+    let (slots, rows, actions) = job;
     slots
         .iter_mut()
         .zip(rows)
@@ -581,7 +600,7 @@ fn restart<E: Engine>(
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     spec: &ObsSpec,
-    labels: &[String],
+    labels: &[Vec<u64>],
     instance: usize,
 ) -> Result<(), String> {
     begin(slot, instance)?;

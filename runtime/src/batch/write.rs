@@ -88,21 +88,19 @@ pub(super) fn write_observation<E: Engine>(
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     spec: &ObsSpec,
-    labels: &[String],
+    labels: &[Vec<u64>],
 ) {
     let mut cut = 0u8;
-    if !slot
-        .tokens
-        .fill(slot.engine.instruction(), rows.instruction)
-    {
+    let (instruction, words) = (slot.engine.instruction(), slot.engine.instruction_words());
+    if !slot.tokens.fill_text(instruction, words, rows.instruction) {
         cut |= CUT_INSTRUCTION;
     }
     let label = slot
         .engine
         .page()
         .and_then(|p| labels.get(p))
-        .map_or("", String::as_str);
-    slot.tokens.fill(label, rows.page);
+        .map_or(&[][..], Vec::as_slice);
+    slot.tokens.fill_hashes(label, rows.page);
     let alert = slot.engine.alert().unwrap_or("");
     slot.tokens.fill(alert, rows.alert);
     *rows.steps = slot.engine.steps();

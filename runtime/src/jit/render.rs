@@ -101,6 +101,10 @@ struct Spare {
     lists: Vec<Vec<String>>,
     /// Text waiting for its words to be hashed.
     pending: String,
+    /// Argument and option words of earlier handles.
+    words: Vec<Vec<Option<i64>>>,
+    /// Loop items of earlier walks.
+    items: Vec<Vec<(Option<i64>, i64)>>,
 }
 
 impl PartialEq for PageStructure {
@@ -138,8 +142,15 @@ impl PageStructure {
                 text,
                 value,
                 mut options,
+                handle,
                 ..
             } = e;
+            match handle {
+                HandleWords::Go(Ok((_, words)))
+                | HandleWords::Marker(_, Ok(words))
+                | HandleWords::Select { options: words, .. } => spare.words.push(words),
+                _ => {}
+            }
             spare.texts.push(text);
             spare.texts.extend(value);
             spare.texts.append(&mut options);
@@ -866,8 +877,8 @@ impl Walk<'_> {
         }
     }
 
-    /// The ids of `table`'s rows, in id order.
-    fn row_ids(&self, table: usize) -> Result<Vec<i64>, JitFault> {
+    /// How many rows `table` has and where their ids start.
+    fn rows_at(&self, table: usize) -> Result<(usize, usize), JitFault> {
         let tl = self
             .layout
             .tables
@@ -878,9 +889,12 @@ impl Walk<'_> {
         if n > tl.capacity {
             return Err(corrupt("a row count past the capacity"));
         }
-        (0..n)
-            .map(|i| i64_at(self.state, tl.ids + WORD * i).ok_or_else(|| corrupt("row id")))
-            .collect()
+        Ok((n, tl.ids))
+    }
+
+    /// The id of row `i` of a table whose ids start at `ids`.
+    fn row_id(&self, ids: usize, i: usize) -> Result<i64, JitFault> {
+        i64_at(self.state, ids + WORD * i).ok_or_else(|| corrupt("row id"))
     }
 
     /// The agent's value for element `id` at the current path: `Some(word)`
@@ -1051,7 +1065,8 @@ impl Walk<'_> {
     }
 
     fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, String>, JitFault> {
-        let mut out = Vec::with_capacity(args.len());
+        let mut out = self.out.spare.words.pop().unwrap_or_default();
+        out.clear();
         for &a in args {
             match self.value(a)? {
                 Ok(w) => out.push(w),
@@ -1187,7 +1202,9 @@ impl Walk<'_> {
             } => {
                 let saved = self.get(*binder);
                 let mut opts = Vec::new();
-                for row in self.row_ids(*table)? {
+                let (count, ids) = self.rows_at(*table)?;
+                for i in 0..count {
+                    let row = self.row_id(ids, i)?;
                     self.set(*binder, Some(row));
                     if self.passes(*filter)? {
                         let shown = self.option_text(show)?;
@@ -1261,7 +1278,8 @@ impl Walk<'_> {
         self.set(slot, value);
         let mut texts = self.out.spare.lists.pop().unwrap_or_default();
         texts.clear();
-        let mut words = Vec::with_capacity(options.len());
+        let mut words = self.out.spare.words.pop().unwrap_or_default();
+        words.clear();
         for (text, word) in options {
             texts.push(text);
             words.push(word);
@@ -1286,35 +1304,73 @@ impl Walk<'_> {
         [limit, offset]: [Option<F>; 2],
         body: &[Node],
     ) -> Result<(), JitFault> {
-        let candidates: Vec<(Option<i64>, i64)> = match source {
-            Source::Rows(table) => self
-                .row_ids(*table)?
-                .into_iter()
-                .map(|row| (Some(row), row))
-                .collect(),
-            Source::List(items) => {
-                // An item that faults is left out; the others keep their index.
-                let mut out = Vec::with_capacity(items.len());
-                for (i, &f) in items.iter().enumerate() {
-                    if let Ok(w) = self.value(f)? {
-                        out.push((w, i64::try_from(i).unwrap_or(i64::MAX)));
+        let mut kept = self.out.spare.items.pop().unwrap_or_default();
+        kept.clear();
+        let r = self.loop_items(source, binder, filter, order, [limit, offset], &mut kept);
+        let r = r.and_then(|()| {
+            let saved = self.get(binder);
+            for &(value, id) in &kept {
+                self.set(binder, value);
+                self.path.push(id);
+                let r = self.all(body);
+                self.path.pop();
+                r?;
+            }
+            self.set_raw(binder, saved);
+            Ok(())
+        });
+        self.out.spare.items.push(kept);
+        r
+    }
+
+    /// A loop's items, filtered, ordered and limited, into `kept` (empty).
+    fn loop_items(
+        &mut self,
+        source: &Source,
+        binder: usize,
+        filter: Option<F>,
+        order: Option<(F, bool)>,
+        [limit, offset]: [Option<F>; 2],
+        kept: &mut Vec<(Option<i64>, i64)>,
+    ) -> Result<(), JitFault> {
+        let saved = self.get(binder);
+        match source {
+            Source::Rows(table) => {
+                let (count, ids) = self.rows_at(*table)?;
+                for i in 0..count {
+                    let row = self.row_id(ids, i)?;
+                    self.set(binder, Some(row));
+                    if self.passes(filter)? {
+                        kept.push((Some(row), row));
                     }
                 }
-                out
             }
-        };
-        let saved = self.get(binder);
-        let mut kept = Vec::new();
-        for item in candidates {
-            self.set(binder, item.0);
-            if self.passes(filter)? {
-                kept.push(item);
+            Source::List(items) => {
+                // Every item is evaluated before any filter (the order the
+                // interpreter evaluates in, which the texts interned on the
+                // way follow). An item that faults is left out; the others
+                // keep their index.
+                for (i, &f) in items.iter().enumerate() {
+                    if let Ok(w) = self.value(f)? {
+                        kept.push((w, i64::try_from(i).unwrap_or(i64::MAX)));
+                    }
+                }
+                let mut n = 0;
+                for k in 0..kept.len() {
+                    let item = kept[k];
+                    self.set(binder, item.0);
+                    if self.passes(filter)? {
+                        kept[n] = item;
+                        n += 1;
+                    }
+                }
+                kept.truncate(n);
             }
         }
         if let Some((key, desc)) = order {
             let tag = self.tag(key);
             let mut keyed = Vec::with_capacity(kept.len());
-            for &item in &kept {
+            for &item in kept.iter() {
                 self.set(binder, item.0);
                 // A key that faults sorts as `none`.
                 let k = self.value(key)?.unwrap_or(None);
@@ -1352,7 +1408,8 @@ impl Walk<'_> {
                     "a text id is not in the pool (use the pool the state was encoded with)".into(),
                 ));
             }
-            kept = keyed.into_iter().map(|(_, item)| item).collect();
+            kept.clear();
+            kept.extend(keyed.into_iter().map(|(_, item)| item));
         }
         if let Some(offset) = offset {
             // An offset that faults, or a negative one, skips nothing.
@@ -1369,13 +1426,6 @@ impl Walk<'_> {
                     kept.truncate(usize::try_from(n.max(0)).unwrap_or(usize::MAX));
                 }
             }
-        }
-        for (value, id) in kept {
-            self.set(binder, value);
-            self.path.push(id);
-            let r = self.all(body);
-            self.path.pop();
-            r?;
         }
         self.set_raw(binder, saved);
         Ok(())

@@ -62,6 +62,7 @@ pub struct FlatStart {
     typeable_words: Vec<Vec<u64>>,
     expected: crate::env::Expected,
     instruction: String,
+    instruction_words: Vec<u64>,
     initial: Vec<u8>,
 }
 
@@ -97,6 +98,7 @@ impl FlatStart {
                 .collect(),
             expected: env.expected_answer().clone(),
             instruction: env.instruction().to_string(),
+            instruction_words: crate::words::hashes(env.instruction()),
             initial,
         }))
     }
@@ -306,6 +308,11 @@ impl<'s> FlatEnv<'s> {
     /// The task's instruction, as `Env::instruction` gives it.
     pub fn instruction(&self) -> &str {
         &self.start.instruction
+    }
+
+    /// The word hashes of the instruction.
+    pub fn instruction_words(&self) -> &[u64] {
+        &self.start.instruction_words
     }
 
     /// The current page's answer candidates (retrieval tasks; empty
