@@ -344,6 +344,14 @@ impl<'s> FlatEnv<'s> {
     /// of the wrong length is refused and changes nothing; bytes that do not
     /// decode make the next render or step an `Err`.
     pub fn load_state(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
+        self.copy_in(bytes)?;
+        self.psi = self.potential(pool)?;
+        self.refresh(pool)
+    }
+
+    /// Copies `bytes` over the state; refused (nothing changes) when their
+    /// length is not the layout's.
+    fn copy_in(&mut self, bytes: &[u8]) -> R<()> {
         if bytes.len() != self.state.len() {
             return Err(format!(
                 "a state of this site has {} bytes, not {}",
@@ -352,7 +360,14 @@ impl<'s> FlatEnv<'s> {
             ));
         }
         self.state.copy_from_slice(bytes);
-        self.psi = self.potential(pool)?;
+        Ok(())
+    }
+
+    /// `load_state` for a search: the bytes and the page's candidates, but
+    /// not Ψ (which only rewards need), so only [`FlatEnv::probe`],
+    /// `unprobe`, `state` and another load may follow.
+    pub fn load_for_search(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
+        self.copy_in(bytes)?;
         self.refresh(pool)
     }
 

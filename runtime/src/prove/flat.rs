@@ -19,7 +19,7 @@ use super::search::{explained, mentions_visited, prunes, Prehashed, Unexplained}
 use super::{prove_instance, step_of, Engine, Options, Proof, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
 use crate::ir;
-use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite};
+use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -104,9 +104,13 @@ impl JitProver {
         let Ok(start) = FlatStart::new(&self.site, instance, pool) else {
             return Ok(None);
         };
-        let Ok(parent) = FlatEnv::from_start(&self.site, start, config, pool) else {
+        let Ok(mut parent) = FlatEnv::from_start(&self.site, start, config, pool) else {
             return Ok(None);
         };
+        // The search reads candidates and handles, never texts: expansions
+        // render structure only (a retrieval task's keep their texts, which
+        // its answers are).
+        parent.set_render_mode(RenderMode::STRUCTURE, pool)?;
         let env = Env::new(&self.program, instance, config)?;
         let task = env.task();
         let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
@@ -339,7 +343,7 @@ impl FlatSearch<'_> {
         pool: &mut TextPool,
     ) -> R<Option<Ended>> {
         self.shape.expand(compact, &mut self.scratch)?;
-        self.parent.load_state(&self.scratch, pool)?;
+        self.parent.load_for_search(&self.scratch, pool)?;
         let page = u32_at(&self.scratch, self.page_at)?;
         let last_level = depth + 1 >= self.horizon;
         for k in 0..self.parent.actions().len() {
