@@ -22,6 +22,7 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod layout;
+pub mod page;
 #[cfg(feature = "plot")]
 pub mod plot;
 pub mod prm;

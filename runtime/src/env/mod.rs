@@ -728,7 +728,10 @@ impl<'p> Env<'p> {
     /// The current page's structure (element ids, loop paths, `disabled`,
     /// handles as words), as [`crate::jit::JitSite::render_structure`] writes
     /// it; texts are interned into `pool`.
-    pub fn structure(&self, pool: &mut TextPool) -> Result<crate::jit::PageStructure, LayoutError> {
+    pub fn structure(
+        &self,
+        pool: &mut TextPool,
+    ) -> Result<crate::page::PageStructure, LayoutError> {
         observe::structure(&self.view, &self.state, pool)
     }
 

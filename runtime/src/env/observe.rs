@@ -260,8 +260,9 @@ pub(crate) fn structure(
     view: &View,
     state: &State,
     pool: &mut crate::layout::TextPool,
-) -> Result<crate::jit::PageStructure, crate::layout::LayoutError> {
-    use crate::jit::{word_of, ElementInstance, HandleWords};
+) -> Result<crate::page::PageStructure, crate::layout::LayoutError> {
+    use crate::layout::word_of;
+    use crate::page::{ElementInstance, HandleWords};
     let mut words = |vs: &[Value]| -> Result<Vec<Option<i64>>, crate::layout::LayoutError> {
         vs.iter().map(|v| word_of(v, pool)).collect()
     };
@@ -298,15 +299,18 @@ pub(crate) fn structure(
             role: el.role,
             text: el.text.clone(),
             nonempty: !el.text.is_empty(),
-            text_words: crate::jit::WordRange::default(),
+            text_words: crate::page::WordRange::default(),
             value: el.value.clone(),
-            value_words: crate::jit::WordRange::default(),
+            value_words: crate::page::WordRange::default(),
             options: el.options.clone(),
             disabled: el.disabled,
             handle,
         });
     }
-    Ok(crate::jit::PageStructure::new(elements, view.shown.clone()))
+    Ok(crate::page::PageStructure::new(
+        elements,
+        view.shown.clone(),
+    ))
 }
 
 /// A form variable's value before the agent touches it.

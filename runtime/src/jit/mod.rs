@@ -1,4 +1,4 @@
-//! The predicate JIT: a site's goals, progress predicates, invariants and
+//! The JIT: a site's goals, progress predicates, invariants and
 //! marker `requires` compiled with Cranelift to native functions over the flat
 //! state (see [`crate::layout`]).
 //!
@@ -29,9 +29,17 @@
 //! exactly, and [`JitSite::run_marker_alert`] also gives its alert text
 //! (`alert`). Markers the JIT cannot run are reported per marker.
 //!
-//! [`FlatEnv`] (`step`) plays a whole §5.3 step of an operation task on the
-//! flat bytes with all of the above; the interpreter's `Env` stays the
-//! reference (`tests/tests/jit_step.rs`).
+//! Pages are compiled too (`render`): each page's element tree becomes a
+//! plan whose expressions are native functions, walked over the flat state
+//! to write a [`PageStructure`] — handles, paths, roles and options always,
+//! and, as its [`RenderMode`] asks, the labels' texts (rendered as the
+//! interpreter renders them) and the hashes of their words, literal words
+//! hashed when the site is compiled (`label_words`).
+//!
+//! [`FlatEnv`] (`step`) plays a whole §5.3 step of a task on the flat bytes
+//! with all of the above; the interpreter's `Env` stays the reference
+//! (`tests/tests/jit_step.rs`, and `tests/tests/observe_tokens.rs` for the
+//! observations the batch writes from word hashes).
 //!
 //! This module owns the generated code and the calls into it; it does not decide
 //! when predicates are evaluated (the environments and the prover do).
@@ -52,8 +60,8 @@ mod render;
 mod step;
 mod text;
 
+pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
-pub(crate) use render::word_of;
 pub use render::{ElementInstance, HandleWords, PageStructure, RenderMode, WordRange};
 pub use step::{FlatAction, FlatEnv, FlatStart, Probe};
 
@@ -108,8 +116,8 @@ pub enum PredicateRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JitError {
     /// The predicate uses something the JIT does not lower (a frame slot of
-    /// unknown type, an IR the checker could not have produced; text
-    /// interpolation in page functions); the interpreter evaluates it instead.
+    /// unknown type, an IR the checker could not have produced); the
+    /// interpreter evaluates it instead.
     Unsupported(String),
     /// The host has no Cranelift backend, or Cranelift refused its settings.
     Host(String),

@@ -7,6 +7,11 @@
 //! differential test (`tests/tests/jit_step.rs`) demands the interpreter's
 //! rewards, flags and identity and visited bytes at every step.
 //!
+//! Each render writes the page in the engine's [`RenderMode`]: texts by
+//! default (what a person or a test reads), word hashes for the batched
+//! trainer (`FlatEngine`), structure only for the prover. A retrieval task
+//! renders its texts whatever the mode, since its answers are texts.
+//!
 //! Candidates are the interpreter's: one `select` per distinct option *text*
 //! (the first option with that text kept, as `env::actions` offers them), and
 //! in retrieval tasks the `answer`s from the texts the compiled page shows.

@@ -342,6 +342,24 @@ fn text_of(pool: &TextPool, id: u32) -> Result<&Arc<str>, LayoutError> {
 
 /// The word of `value` in a slot of type `ty`; `None` for `none`. Shared with
 /// the JIT, which encodes frames with it.
+/// A value as its layout word (`None` for `none`), texts interned into
+/// `pool`: `to_word` against the value's own type (enums and rows encode the
+/// same whatever the enum or table).
+pub(crate) fn word_of(value: &Value, pool: &mut TextPool) -> Result<Option<i64>, LayoutError> {
+    let ty = match value {
+        Value::None => return Ok(None),
+        Value::Int(_) => Ty::Int,
+        Value::Money(_) => Ty::Money,
+        Value::Bool(_) => Ty::Bool,
+        Value::Text(_) => Ty::Text,
+        Value::Date(_) => Ty::Date,
+        Value::Time(_) => Ty::Time,
+        Value::Enum(_) => Ty::Enum(0),
+        Value::Row(_) => Ty::Row(0),
+    };
+    to_word(value, &ty, pool)
+}
+
 pub(crate) fn to_word(
     value: &Value,
     ty: &Ty,

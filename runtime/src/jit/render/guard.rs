@@ -4,8 +4,9 @@
 //! them runs those functions over a frame holding the arguments the
 //! navigation carries, in the state it happens in.
 
-use super::{Calls, Definer, JitError, JitFault, JitSite, PageNative, F, R};
+use super::{Calls, Definer, JitError, JitFault, PageNative, F, R};
 use crate::ir::{self, PageId};
+use crate::jit::JitSite;
 use crate::layout::TextPool;
 
 /// One compiled `guard cond else page(args)`.
