@@ -17,6 +17,7 @@
 pub mod artifact;
 pub mod batch;
 pub mod env;
+pub mod episode;
 pub mod graph;
 pub mod interp;
 pub mod ir;

@@ -1,7 +1,7 @@
 //! Batched environments: N task episodes stepped together, a contiguous share
-//! per thread (the caller's own and `threads − 1` rayon workers that live as
-//! long as the batch), with observations written straight into one
-//! contiguous, trainer-ready buffer per field.
+//! per worker of a rayon pool that lives as long as the batch (or on the
+//! caller's thread alone for one thread), with observations written straight
+//! into one contiguous, trainer-ready buffer per field.
 //!
 //! The trainer hands these buffers to torch without reformatting: element
 //! roles, flags and hashed token ids (see [`tokens`]) for every element, the
@@ -37,7 +37,7 @@ use crate::jit::{FlatStart, JitSite};
 use crate::layout::TextPool;
 use buffers::Rows;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokens::Tokenizer;
 use write::{describe, write_observation, Taken};
 
@@ -168,9 +168,8 @@ struct Slot<E> {
 pub struct BatchEnv<E> {
     instances: usize,
     spec: ObsSpec,
-    /// How many threads step the batch: the caller's, and `threads − 1`
-    /// workers (none for one thread: the batch then steps inline, with no
-    /// hand-off at all).
+    /// How many threads step the batch: a pool of that many rayon workers,
+    /// or, for one thread, the caller alone (no hand-off at all).
     threads: usize,
     workers: Option<rayon::ThreadPool>,
     slots: Vec<Slot<E>>,
@@ -318,9 +317,9 @@ impl<E: Engine> BatchEnv<E> {
             1 => None,
             t => Some(
                 rayon::ThreadPoolBuilder::new()
-                    .num_threads(t - 1)
+                    .num_threads(t)
                     .build()
-                    .map_err(|e| format!("cannot start {} worker threads: {e}", t - 1))?,
+                    .map_err(|e| format!("cannot start {t} worker threads: {e}"))?,
             ),
         };
         let mut batch = BatchEnv {
@@ -460,9 +459,9 @@ impl<E: Engine> BatchEnv<E> {
         let labels = &self.labels[..];
         // Each thread always steps the same contiguous share of the
         // environments, so their memory stays in its allocator arena and its
-        // cache, and no two threads write the same stretch of a buffer. The
-        // caller steps the first share itself while the workers step the
-        // others: with as many threads as cores, no thread waits for a core.
+        // cache, and no two threads write the same stretch of a buffer.
+        // (Work stealing balanced the shares but moved environments between
+        // arenas: frees across arenas contend, and it scaled worse.)
         let per = self.slots.len().div_ceil(self.threads).max(1);
         let mut rows = self.buffers.rows(&spec).into_iter();
         let jobs: Vec<Job<'_, '_, E>> = self
@@ -480,25 +479,21 @@ impl<E: Engine> BatchEnv<E> {
             labels,
             autoreset,
         };
-        let mut failures: Vec<Vec<String>> = vec![Vec::new(); jobs.len()];
-        match &self.workers {
-            None => {
-                for (job, out) in jobs.into_iter().zip(&mut failures) {
-                    *out = run_job(job, &shared);
-                }
+        let failures: Vec<Vec<String>> = match &self.workers {
+            None => jobs.into_iter().map(|job| run_job(job, &shared)).collect(),
+            Some(pool) => {
+                // Each job is taken by exactly one worker (by its index), so
+                // the locks are never contended.
+                let jobs: Vec<Mutex<Option<Job<'_, '_, E>>>> =
+                    jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
+                pool.broadcast(|ctx| match jobs.get(ctx.index()).map(Mutex::lock) {
+                    None => Vec::new(),
+                    Some(Ok(mut job)) => job.take().map_or_else(Vec::new, |j| run_job(j, &shared)),
+                    // A poisoned lock means a worker panicked.
+                    Some(Err(_)) => vec!["a worker thread failed".to_string()],
+                })
             }
-            Some(pool) => pool.in_place_scope(|scope| {
-                let mut pairs = jobs.into_iter().zip(failures.iter_mut());
-                let mine = pairs.next();
-                let shared = &shared;
-                for (job, out) in pairs {
-                    scope.spawn(move |_| *out = run_job(job, shared));
-                }
-                if let Some((job, out)) = mine {
-                    *out = run_job(job, shared);
-                }
-            }),
-        }
+        };
         match failures.into_iter().flatten().next() {
             None => Ok(()),
             Some(e) => Err(e),

@@ -24,7 +24,7 @@ pub mod writer_json;
 use crate::interp::eval::{eval, Navigation};
 use crate::interp::exec::{run_setup, World};
 use crate::interp::guard::land;
-use crate::interp::render::render_text;
+use crate::interp::render_text;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
 use crate::layout::{LayoutError, StateLayout, TextPool};
@@ -253,23 +253,7 @@ pub struct StepResult {
     pub judgement: Option<Judgement>,
 }
 
-/// A form variable's identity: its element and the ids (or list indices) bound
-/// by its enclosing loops, so each loop iteration has its own.
-pub type FormKey = (u32, Vec<i64>);
-
-/// The episode state s (§5.1). A server keeps it between requests and hands
-/// it back with [`Env::load`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct State {
-    pub world: World,
-    pub nav: Navigation,
-    /// Only values set by the agent; others show their initial value.
-    pub forms: BTreeMap<FormKey, Value>,
-    pub step: u32,
-    pub alert: Option<String>,
-    pub done: bool,
-    pub success: bool,
-}
+pub use crate::episode::{FormKey, State};
 
 /// A task instance being played.
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@
 //! the calendar bounds in `crate::value`. A `none` argument faults before
 //! anything else, as in every strict operator.
 
-use super::eval::Fault;
+use super::fault::Fault;
 use crate::ir::{self, BinaryOp, Builtin, Value};
 use crate::textops;
 

@@ -15,8 +15,8 @@
 //! runtime already handles.
 
 use super::eval::{eval_bool, Context};
-use super::exec::{Delta, World};
 use super::state::{idx, TableState};
+use super::world::{Delta, World};
 use crate::ir::reads as footprint;
 use crate::ir::{self, FieldId, MarkerId, Permission, SessionId, TableId, Ty, Value};
 use std::collections::BTreeSet;

@@ -11,13 +11,15 @@
 mod builtins;
 pub mod eval;
 pub mod exec;
+mod fault;
 pub mod gate;
 pub mod guard;
 pub mod render;
 pub mod state;
+mod world;
 
-pub use eval::{eval, eval_bool, Context, Fault};
-pub use render::{render, render_text};
+pub use eval::{eval, eval_bool, render_text, Context, Fault};
+pub use render::render;
 pub use state::{Database, TableState};
 
 /// A small hand-built program and expression builders for the tests of this

@@ -4,11 +4,11 @@
 //! `11:00`, `Bool` as `yes`/`no`, an enum value by its variant's name, `none` as
 //! the empty string, and a row by its `name` field when its table has one,
 //! otherwise `#<id>` (also for a row that no longer exists). Rendering never
-//! fails; in `render_text` an interpolation whose evaluation faults shows `—`.
+//! fails; in `eval::render_text` an interpolation whose evaluation faults
+//! shows `—`.
 
-use super::eval::{eval, Context, Fault};
 use super::state::{idx, Database};
-use crate::ir::{self, TextPart, Ty, Value};
+use crate::ir::{self, Ty, Value};
 use crate::value::Money;
 
 /// What a failed interpolation shows.
@@ -21,43 +21,6 @@ const MAX_NAME_DEPTH: u8 = 8;
 /// Renders `value`, of static type `ty`, as page text.
 pub fn render(program: &ir::Program, db: &Database, value: &Value, ty: &Ty) -> String {
     render_at(program, db, value, ty, 0)
-}
-
-/// Renders text parts, each interpolation by its static type; one that faults
-/// renders as `—` and the rest still render.
-pub fn render_text(ctx: &Context<'_>, frame: &mut Vec<Value>, parts: &[TextPart]) -> String {
-    let mut out = String::new();
-    for part in parts {
-        match part {
-            TextPart::Lit(s) => out.push_str(s),
-            TextPart::Interp(e, ty) => match eval(ctx, frame, e) {
-                Ok(v) => out.push_str(&render(ctx.program, ctx.db, &v, ty)),
-                Err(_) => out.push_str(FAILED),
-            },
-        }
-    }
-    out
-}
-
-/// Like `render_text`, but the first fault fails the whole text. This is the
-/// value of a text expression (`Expr::Text`) used as a value — assigned, passed,
-/// compared — where a fault must reject the marker rather than store `—`.
-pub fn try_render_text(
-    ctx: &Context<'_>,
-    frame: &mut Vec<Value>,
-    parts: &[TextPart],
-) -> Result<String, Fault> {
-    let mut out = String::new();
-    for part in parts {
-        match part {
-            TextPart::Lit(s) => out.push_str(s),
-            TextPart::Interp(e, ty) => {
-                let v = eval(ctx, frame, e)?;
-                out.push_str(&render(ctx.program, ctx.db, &v, ty));
-            }
-        }
-    }
-    Ok(out)
 }
 
 fn render_at(program: &ir::Program, db: &Database, value: &Value, ty: &Ty, depth: u8) -> String {
@@ -114,7 +77,8 @@ fn row_name(program: &ir::Program, db: &Database, ty: &Ty, id: i64, depth: u8) -
 mod tests {
     use super::super::fixture::*;
     use super::*;
-    use crate::ir::{BinaryOp, Expr};
+    use crate::interp::eval::{render_text, try_render_text, Context, Fault};
+    use crate::ir::{BinaryOp, Expr, TextPart};
 
     fn show(value: Value, ty: Ty) -> String {
         let program = program();

@@ -10,7 +10,7 @@
 //! define them (`render::Definer` does) nor decide when they run.
 
 use super::helpers::JitCtx;
-use super::label_words::{run_plan, word_plan, WordOp};
+use super::label_words::{run_plan, word_plan, Piece, WordOp};
 use super::marker::fault_of;
 use super::text::TextCtx;
 use super::{JitFault, PredFn, Tag};
@@ -36,7 +36,10 @@ pub(super) struct Label {
 
 impl Label {
     pub fn new(parts: Vec<Part>) -> Label {
-        let words = word_plan(&parts);
+        let words = word_plan(parts.iter().map(|p| match p {
+            Part::Lit(s) => Piece::Lit(s),
+            Part::Interp(..) => Piece::Value,
+        }));
         Label { parts, words }
     }
 

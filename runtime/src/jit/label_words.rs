@@ -15,7 +15,6 @@
 //! The differential tests (here and in `tests/tests/observe_tokens.rs`)
 //! demand it.
 
-use super::label::Part;
 use std::sync::Arc;
 
 /// One step of a label's word plan.
@@ -32,21 +31,29 @@ pub(super) enum WordOp {
     Value(usize),
 }
 
+/// One part of a label, as the plan sees it: literal text, or the
+/// interpolation at this position.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Piece<'a> {
+    Lit(&'a str),
+    Value,
+}
+
 /// A label's parts merged into literal runs and interpolations (by index).
 enum Segment {
     Lit(String),
     Value(usize),
 }
 
-fn segments(parts: &[Part]) -> Vec<Segment> {
+fn segments<'a>(parts: impl IntoIterator<Item = Piece<'a>>) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
-    for (i, p) in parts.iter().enumerate() {
+    for (i, p) in parts.into_iter().enumerate() {
         match p {
-            Part::Lit(s) => match out.last_mut() {
+            Piece::Lit(s) => match out.last_mut() {
                 Some(Segment::Lit(run)) => run.push_str(s),
                 _ => out.push(Segment::Lit(s.to_string())),
             },
-            Part::Interp(..) => out.push(Segment::Value(i)),
+            Piece::Value => out.push(Segment::Value(i)),
         }
     }
     out
@@ -60,8 +67,8 @@ fn after_last_space(s: &str) -> Option<usize> {
         .map(|(k, c)| k + c.len_utf8())
 }
 
-/// The word plan of a label made of `parts`.
-pub(super) fn word_plan(parts: &[Part]) -> Vec<WordOp> {
+/// The word plan of a label made of `parts` (`WordOp::Value` indexes them).
+pub(super) fn word_plan<'a>(parts: impl IntoIterator<Item = Piece<'a>>) -> Vec<WordOp> {
     let segs = segments(parts);
     let mut ops = Vec::new();
     // Whether pending text may be open (an interpolation since the last
@@ -144,11 +151,10 @@ pub(super) fn run_plan<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Ty;
 
     /// Hashes through the plan, each interpolation `i` showing `values[i]`.
-    fn planned(parts: &[Part], values: &[&str]) -> Vec<u64> {
-        let plan = word_plan(parts);
+    fn planned(parts: &[Piece<'_>], values: &[&str]) -> Vec<u64> {
+        let plan = word_plan(parts.iter().copied());
         let mut out = Vec::new();
         let mut pending = String::new();
         run_plan::<()>(
@@ -165,35 +171,35 @@ mod tests {
     }
 
     /// Hashes of the whole rendered text.
-    fn rendered(parts: &[Part], values: &[&str]) -> Vec<u64> {
+    fn rendered(parts: &[Piece<'_>], values: &[&str]) -> Vec<u64> {
         let text: String = parts
             .iter()
             .enumerate()
             .map(|(i, p)| match p {
-                Part::Lit(s) => s.to_string(),
-                Part::Interp(..) => values[i].to_string(),
+                Piece::Lit(s) => s.to_string(),
+                Piece::Value => values[i].to_string(),
             })
             .collect();
         crate::words::hashes(&text)
     }
 
-    fn lit(s: &str) -> Part {
-        Part::Lit(Arc::from(s))
+    fn lit(s: &str) -> Piece<'_> {
+        Piece::Lit(s)
     }
 
-    fn value() -> Part {
-        Part::Interp(0, Ty::Text)
+    fn value() -> Piece<'static> {
+        Piece::Value
     }
 
     #[test]
     fn literal_labels_are_hashed_once_and_glued_pieces_per_render() {
         let parts = [lit("Add to cart")];
         assert_eq!(
-            word_plan(&parts),
+            word_plan(parts),
             [WordOp::Words(crate::words::hashes("Add to cart").into())]
         );
         let parts = [lit("Price: $"), value(), lit(" only, ("), value(), lit(")")];
-        let plan = word_plan(&parts);
+        let plan = word_plan(parts);
         assert!(
             matches!(&plan[0], WordOp::Words(w) if w.len() == 1),
             "{plan:?}"
@@ -220,21 +226,21 @@ mod tests {
         let mut seed = 7;
         for _ in 0..20_000 {
             let n = 1 + next(&mut seed) as usize % 6;
-            let mut parts = Vec::new();
-            let mut values = Vec::new();
+            // (is a literal, text) per part.
+            let mut drawn = Vec::new();
             for _ in 0..n {
                 let a = pieces[next(&mut seed) as usize % pieces.len()];
                 let b = pieces[next(&mut seed) as usize % pieces.len()];
-                let joined = format!("{a}{b}");
-                if next(&mut seed) % 2 == 0 {
-                    parts.push(lit(&joined));
-                    values.push(String::new());
-                } else {
-                    parts.push(value());
-                    values.push(joined);
-                }
+                drawn.push((next(&mut seed) % 2 == 0, format!("{a}{b}")));
             }
-            let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            let parts: Vec<Piece<'_>> = drawn
+                .iter()
+                .map(|(is_lit, t)| if *is_lit { lit(t) } else { value() })
+                .collect();
+            let values: Vec<&str> = drawn
+                .iter()
+                .map(|(is_lit, t)| if *is_lit { "" } else { t.as_str() })
+                .collect();
             assert_eq!(
                 planned(&parts, &values),
                 rendered(&parts, &values),

@@ -60,6 +60,7 @@ mod render;
 mod step;
 mod text;
 
+#[cfg(test)]
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::{ElementInstance, HandleWords, PageStructure, RenderMode, WordRange};

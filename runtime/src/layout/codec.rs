@@ -7,7 +7,7 @@
 
 use super::{Cells, EntryList, LayoutError, StateLayout, TextPool};
 use super::{ALERT_AT, FLAGS_AT, FLAG_ALERT, FLAG_DONE, FLAG_SUCCESS, STEP_AT, WORD};
-use crate::env::{FormKey, State};
+use crate::episode::{FormKey, State};
 use crate::interp::eval::Navigation;
 use crate::interp::exec::World;
 use crate::interp::state::{Database, TableState};

@@ -1,0 +1,56 @@
+//! Why an evaluation failed: the run-time faults of §3 (division by zero, a
+//! field of `none`, a missing row, overflow, a date or time out of range), a
+//! value every engine returns and every caller interprets (a predicate is
+//! false, a marker is rejected, text shows `—`).
+
+use super::state::idx;
+use crate::ir::{self, TableId};
+use std::fmt;
+
+/// Why an evaluation failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    DivisionByZero,
+    /// A field of `none`, or `none` where a value is needed.
+    NoneValue,
+    /// A reference to, or a lookup of, a row that does not exist.
+    MissingRow {
+        table: TableId,
+        id: i64,
+    },
+    /// Int or money arithmetic out of the 64-bit range.
+    Overflow,
+    /// Date or time arithmetic that leaves the calendar (`@9999-12-31 + 1`)
+    /// or the day (`@23:30 + 45`).
+    OutOfRange,
+    /// The IR is inconsistent (wrong kinds of values for an operator, an unknown
+    /// table or field). Never expected from a checked program.
+    TypeConfusion(&'static str),
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::DivisionByZero => f.write_str("division by zero"),
+            Fault::NoneValue => f.write_str("a value is none"),
+            Fault::MissingRow { id, .. } => write!(f, "row #{id} does not exist"),
+            Fault::Overflow => f.write_str("number out of range"),
+            Fault::OutOfRange => f.write_str("date or time out of range"),
+            Fault::TypeConfusion(what) => write!(f, "internal error: {what}"),
+        }
+    }
+}
+
+impl Fault {
+    /// Like `Display`, but names the table of a missing row (`no Product with id
+    /// 7`), which needs the program.
+    pub fn describe(&self, program: &ir::Program) -> String {
+        match self {
+            Fault::MissingRow { table, id } => match program.tables.get(idx(*table)) {
+                Some(t) => format!("no {} with id {id}", t.name),
+                None => self.to_string(),
+            },
+            _ => self.to_string(),
+        }
+    }
+}
