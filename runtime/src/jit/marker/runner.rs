@@ -1,0 +1,525 @@
+//! The runner: [`JitSite::run_marker`] and [`JitSite::run_marker_alert`] —
+//! `requires`, the compiled body on the bytes in place, the gate on the
+//! bytes, the `go` arguments — giving `interp::exec::run_marker`'s outcome,
+//! with the undo log replayed on a rejection.
+
+use super::*;
+
+/// A fault code of compiled code as the interpreter's fault.
+pub(crate) fn fault_of(r: i64, ctx: &JitCtx) -> Option<Fault> {
+    Some(match r {
+        code::DIVISION_BY_ZERO => Fault::DivisionByZero,
+        code::NONE_VALUE => Fault::NoneValue,
+        code::MISSING_ROW => Fault::MissingRow {
+            table: u32::try_from(ctx.missing_table).unwrap_or(u32::MAX),
+            id: ctx.missing_id,
+        },
+        code::OVERFLOW => Fault::Overflow,
+        code::OUT_OF_RANGE => Fault::OutOfRange,
+        code::TEXT => Fault::TypeConfusion("a text id is not in the pool"),
+        _ => return None,
+    })
+}
+
+/// The value a compiled value of kind `tag` stands for.
+pub(crate) fn value_of(tag: Tag, word: i64, present: bool, pool: &TextPool) -> Option<Value> {
+    if !present {
+        return Some(Value::None);
+    }
+    Some(match tag {
+        Tag::None => Value::None,
+        Tag::Int => Value::Int(word),
+        Tag::Money => Value::Money(word),
+        Tag::Bool => Value::Bool(word != 0),
+        Tag::Text => Value::Text(pool.get(u32::try_from(word).ok()?)?.clone()),
+        Tag::Date => Value::Date(Date::from_day_number(word)?),
+        Tag::Time => Value::Time(Time {
+            hour: u8::try_from(word / 60).ok()?,
+            minute: u8::try_from(word % 60).ok()?,
+        }),
+        Tag::Enum => Value::Enum(u32::try_from(word).ok()?),
+        Tag::Row => Value::Row(word),
+    })
+}
+
+pub(crate) fn pool_has(pool: &TextPool, texts: &[(u32, Arc<str>)]) -> bool {
+    texts.iter().all(|(id, text)| {
+        pool.get(*id)
+            .is_some_and(|s| Arc::ptr_eq(s, text) || **s == **text)
+    })
+}
+
+/// Whether the cell may hold what it holds after a write: `none` only where
+/// optional, an enum index in range, a reference to an existing row.
+pub(crate) fn cell_fits(
+    program: &ir::Program,
+    layout: &StateLayout,
+    bytes: &[u8],
+    cells: Cells,
+    i: usize,
+    ty: &Ty,
+) -> bool {
+    let present = bytes.get(cells.present_at(i)).is_some_and(|&p| p != 0);
+    let base = match ty {
+        Ty::Optional(inner) => {
+            if !present {
+                return true;
+            }
+            &**inner
+        }
+        other => other,
+    };
+    if !present {
+        return false;
+    }
+    let Some(word) = i64_at(bytes, cells.word_at(i)) else {
+        return false;
+    };
+    match base {
+        Ty::Enum(e) => {
+            let variants = program.enums.get(idx(*e)).map_or(0, |d| d.variants.len());
+            usize::try_from(word).is_ok_and(|w| w < variants)
+        }
+        Ty::Row(t) => find_row(bytes, layout, idx(*t), word).is_some(),
+        _ => true,
+    }
+}
+
+/// The gate's value checks (`gate::validate_commit` without permissions and
+/// invariants) on the bytes after the body.
+pub(crate) fn values_fit(
+    program: &ir::Program,
+    layout: &StateLayout,
+    bytes: &[u8],
+    delta: &Delta,
+) -> bool {
+    for &(t, id) in &delta.inserted {
+        let (Some(def), Some(tl)) = (program.tables.get(idx(t)), layout.tables.get(idx(t))) else {
+            return false;
+        };
+        let Some(at) = find_row(bytes, layout, idx(t), id) else {
+            continue;
+        };
+        for (field, cells) in def.fields.iter().zip(&tl.columns) {
+            if !cell_fits(program, layout, bytes, *cells, at, &field.ty) {
+                return false;
+            }
+        }
+    }
+    for &(t, id, f) in &delta.set_fields {
+        let ty = program
+            .tables
+            .get(idx(t))
+            .and_then(|d| d.fields.get(idx(f)));
+        let cells = layout
+            .tables
+            .get(idx(t))
+            .and_then(|tl| tl.columns.get(idx(f)));
+        let (Some(field), Some(cells)) = (ty, cells) else {
+            return false;
+        };
+        let Some(at) = find_row(bytes, layout, idx(t), id) else {
+            continue;
+        };
+        if !cell_fits(program, layout, bytes, *cells, at, &field.ty) {
+            return false;
+        }
+    }
+    for &s in &delta.set_session {
+        let Some(def) = program.session.get(idx(s)) else {
+            return false;
+        };
+        if !cell_fits(program, layout, bytes, layout.session, idx(s), &def.ty) {
+            return false;
+        }
+    }
+    true
+}
+
+impl JitSite {
+    /// Whether marker `marker` runs natively.
+    pub fn marker_is_compiled(&self, marker: MarkerId) -> bool {
+        self.markers
+            .get(idx(marker))
+            .is_some_and(|m| m.status.is_ok())
+    }
+
+    /// Why marker `marker` is not compiled, if it is not.
+    pub fn marker_fallback_reason(&self, marker: MarkerId) -> Option<&JitError> {
+        self.markers
+            .get(idx(marker))
+            .and_then(|m| m.status.as_ref().err())
+    }
+
+    /// `(compiled, fallback)` over the site's markers.
+    pub fn marker_stats(&self) -> (usize, usize) {
+        let compiled = self.markers.iter().filter(|m| m.status.is_ok()).count();
+        (compiled, self.markers.len() - compiled)
+    }
+
+    /// Every marker's name and, when it is not compiled, why.
+    pub fn marker_fallbacks(&self) -> Vec<(&str, &JitError)> {
+        self.markers
+            .iter()
+            .filter_map(|m| m.status.as_ref().err().map(|e| (m.name.as_str(), e)))
+            .collect()
+    }
+
+    /// Runs marker `marker` with `args` on `state` (bytes of this site's
+    /// layout, encoded with `pool` or a pool grown from it), in place: the
+    /// outcome of `interp::exec::run_marker` on the decoded state, and on a
+    /// commit the bytes of its new world; on a rejection the bytes are
+    /// exactly as they were. `undo` is scratch memory (left empty).
+    ///
+    /// `Err` means nothing was changed and the interpreter must run the step:
+    /// the marker is not compiled ([`JitFault::NotCompiled`]) or the inputs do
+    /// not fit the code ([`JitFault::Input`]: a state of another size, an
+    /// argument of another kind than its parameter or an enum index out of
+    /// range, a pool without the code's text constants).
+    pub fn run_marker(
+        &self,
+        marker: MarkerId,
+        state: &mut [u8],
+        args: &[Value],
+        pool: &mut TextPool,
+        undo: &mut UndoLog,
+    ) -> Result<MarkerOutcome, JitFault> {
+        self.run(marker, state, args, pool, undo, None)
+    }
+
+    /// [`JitSite::run_marker`], and on a rejection the alert the interpreter
+    /// gives (`exec::Outcome::Rejected`'s), written to `alert`; messages
+    /// with interpolations intern the texts they compute into `pool`. Which
+    /// outcome, and the bytes, are those of `run_marker`.
+    pub fn run_marker_alert(
+        &self,
+        marker: MarkerId,
+        state: &mut [u8],
+        args: &[Value],
+        pool: &mut TextPool,
+        undo: &mut UndoLog,
+        alert: &mut String,
+    ) -> Result<MarkerOutcome, JitFault> {
+        alert.clear();
+        self.run(marker, state, args, pool, undo, Some(alert))
+    }
+
+    /// The runner; with `alert`, a rejection's text is rendered into it (on
+    /// the bytes as the refusal found them, before any rollback).
+    fn run(
+        &self,
+        marker: MarkerId,
+        state: &mut [u8],
+        args: &[Value],
+        pool: &mut TextPool,
+        undo: &mut UndoLog,
+        mut alert: Option<&mut String>,
+    ) -> Result<MarkerOutcome, JitFault> {
+        let gi = &self.gate;
+        let program = &gi.program;
+        let mut say = |text: &dyn Fn() -> String| {
+            if let Some(a) = alert.as_deref_mut() {
+                a.push_str(&text());
+            }
+        };
+        let (Some(def), Some(jm)) = (
+            program.markers.get(idx(marker)),
+            self.markers.get(idx(marker)),
+        ) else {
+            say(&|| exec_alert::unknown_marker(marker));
+            return Ok(rejected(MarkerRejection::Call));
+        };
+        if args.len() != def.params.len() {
+            say(&|| exec_alert::arity(def, args.len()));
+            return Ok(rejected(MarkerRejection::Call));
+        }
+        let native = jm.status.as_ref().map_err(|_| JitFault::NotCompiled)?;
+        if state.len() != gi.layout.size {
+            return Err(JitFault::Input(format!(
+                "a state of this site has {} bytes, not {}",
+                gi.layout.size,
+                state.len()
+            )));
+        }
+        for ((arg, &tag), p) in args.iter().zip(&native.params).zip(&def.params) {
+            let got = Tag::of(arg);
+            if got != tag && got != Tag::None {
+                return Err(JitFault::Input(format!(
+                    "an argument {arg:?} for a parameter of type {:?}",
+                    p.ty
+                )));
+            }
+        }
+        check_enum_args(program, def, args)?;
+        let texts_ok = pool_has(pool, &native.texts)
+            && pool_has(pool, &native.messages.texts)
+            && native.gos.iter().all(|g| pool_has(pool, &g.texts));
+        if !texts_ok {
+            return Err(JitFault::Input(
+                "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
+            ));
+        }
+        let frame = self
+            .frame(args, pool)
+            .map_err(|e| JitFault::Input(e.to_string()))?;
+        for index in 0..def.requires.len() {
+            let pred = self
+                .requires(idx(marker), index)
+                .ok_or(JitFault::NotCompiled)?;
+            let fault = match pred.eval(state, &frame, pool) {
+                Ok(true) => continue,
+                Ok(false) => None,
+                Err(JitFault::Fault(f)) => Some(f),
+                Err(other) => return Err(other),
+            };
+            if let Some(a) = alert {
+                let on = self.on(state);
+                a.push_str(&match fault {
+                    None => native
+                        .messages
+                        .requires_false(&on, def, index, &frame.cells, pool)?,
+                    Some(f) => exec_alert::rejected(program, def, Some(&f)),
+                });
+            }
+            return Ok(rejected(MarkerRejection::Requires { index }));
+        }
+
+        undo.clear();
+        let (r, delta, go, fault, stop) = {
+            // One pointer for the code and its helpers alike.
+            let ptr = state.as_mut_ptr();
+            let mut bctx = BodyCtx {
+                state: ptr,
+                len: state.len(),
+                program,
+                layout: &gi.layout,
+                undo: &mut *undo,
+                delta: Delta::default(),
+                snap: Vec::new(),
+                go: None,
+                reject: None,
+                full: None,
+                frame_len: native.slot_tags.len(),
+                go_out: Vec::new(),
+            };
+            let mut ctx = JitCtx::new(
+                pool as *mut TextPool,
+                (&mut bctx as *mut BodyCtx<'_>).cast(),
+            );
+            // SAFETY: `body` was finalized by this site's module, which
+            // outlives `&self`. The code reads the state only below the
+            // layout's size (checked equal to `state.len()`), the frame only
+            // below its parameters (`frame` is padded to the site's widest
+            // frame), and writes nothing itself: its helpers write the state
+            // through `bctx.state`, the `&mut [u8]` lent for this call and
+            // not touched otherwise until the call returns, and reach `pool`
+            // and `bctx` through `ctx`, both borrowed for the call alone.
+            let r = unsafe { (native.body)(ptr, frame.cells.as_ptr(), &mut ctx) };
+            let fault = fault_of(r, &ctx);
+            let stop = (bctx.reject, bctx.full);
+            (r, bctx.delta, bctx.go, fault, stop)
+        };
+        if r != 1 {
+            if r == code::REJECTED || fault.is_some() {
+                // The message is rendered on the state the body left, as
+                // the interpreter renders it on its copy of the world.
+                let text = match alert {
+                    Some(_) => self.stop_alert(&native.messages, def, state, fault, stop, pool),
+                    None => Ok(String::new()),
+                };
+                undo.rollback(state);
+                if let Some(a) = alert {
+                    a.push_str(&text?);
+                }
+                return Ok(rejected(MarkerRejection::Body));
+            }
+            undo.rollback(state);
+            return Err(JitFault::Input(format!(
+                "the compiled body of `{}` returned {r}",
+                def.name
+            )));
+        }
+
+        // The gate, in `gate::validate_commit`'s order: permissions, values,
+        // invariants (capacities were checked by each insert).
+        let refusal = match gate::check_permissions(program, def, &delta) {
+            Err(v) => Some(Ok(v.to_string())),
+            Ok(()) if !values_fit(program, &gi.layout, state, &delta) => Some(match alert {
+                Some(_) => alert::values_violation(&self.on(state), def, &delta, pool),
+                None => Ok(String::new()),
+            }),
+            Ok(()) => None,
+        };
+        if let Some(text) = refusal {
+            undo.rollback(state);
+            if let Some(a) = alert {
+                a.push_str(&text?);
+            }
+            return Ok(rejected(MarkerRejection::Gate));
+        }
+        let written = gate::written_locs(program, &delta);
+        let empty = self
+            .frame(&[], pool)
+            .map_err(|e| JitFault::Input(e.to_string()));
+        let empty = match empty {
+            Ok(f) => f,
+            Err(e) => {
+                undo.rollback(state);
+                return Err(e);
+            }
+        };
+        for (i, reads) in gi.inv_reads.iter().enumerate() {
+            if !(reads.is_empty() || footprint::touches(&written, reads)) {
+                continue;
+            }
+            let result = match self.invariant(i) {
+                Some(pred) => pred.eval(state, &empty, pool),
+                None => Err(JitFault::NotCompiled),
+            };
+            match result {
+                Ok(true) => {}
+                Ok(false) | Err(JitFault::Fault(_)) => {
+                    undo.rollback(state);
+                    if let Some(a) = alert {
+                        let name = program.invariants.get(i).map(|d| d.name.clone());
+                        let v = gate::Violation::Invariant {
+                            name: name.unwrap_or_default(),
+                        };
+                        a.push_str(&v.to_string());
+                    }
+                    return Ok(rejected(MarkerRejection::Gate));
+                }
+                Err(other) => {
+                    undo.rollback(state);
+                    return Err(other);
+                }
+            }
+        }
+
+        // `go`, on the new state.
+        let go = match go {
+            None => None,
+            Some((n, cells)) => match self.run_go(native, n, state, &cells, pool) {
+                Ok(Ok(target)) => Some(target),
+                Ok(Err(f)) => {
+                    undo.rollback(state);
+                    if let Some(a) = alert {
+                        a.push_str(&exec_alert::failed(program, &def.name, &f));
+                    }
+                    return Ok(rejected(MarkerRejection::Body));
+                }
+                Err(e) => {
+                    undo.rollback(state);
+                    return Err(e);
+                }
+            },
+        };
+        undo.clear();
+        Ok(MarkerOutcome::Committed { go })
+    }
+
+    /// Evaluates `go` number `n` in its frame snapshot; `Err` with the fault
+    /// when an argument faults.
+    fn run_go(
+        &self,
+        native: &MarkerNative,
+        n: usize,
+        state: &mut [u8],
+        cells: &[i64],
+        pool: &mut TextPool,
+    ) -> Result<Result<(PageId, Vec<Value>), Fault>, JitFault> {
+        let gi = &self.gate;
+        let go = native
+            .gos
+            .get(n)
+            .ok_or_else(|| JitFault::Input("an unknown `go`".into()))?;
+        let mut undo = UndoLog::new();
+        let ptr = state.as_mut_ptr();
+        let mut bctx = BodyCtx {
+            state: ptr,
+            len: state.len(),
+            program: &gi.program,
+            layout: &gi.layout,
+            undo: &mut undo,
+            delta: Delta::default(),
+            snap: Vec::new(),
+            go: None,
+            reject: None,
+            full: None,
+            frame_len: 0,
+            go_out: Vec::new(),
+        };
+        let mut ctx = JitCtx::new(
+            pool as *mut TextPool,
+            (&mut bctx as *mut BodyCtx<'_>).cast(),
+        );
+        // SAFETY: `func` was finalized by this site's module, which outlives
+        // `&self`. It reads the state below the layout's size (checked by the
+        // caller) and the frame `cells` below the body's frame length (the
+        // snapshot has a word and a presence for each of the body's slots,
+        // the only slots `go` arguments read); it writes only through its
+        // helpers, which reach `bctx` and `pool` through `ctx`, both borrowed
+        // for the call alone.
+        let r = unsafe { (go.func)(ptr, cells.as_ptr(), &mut ctx) };
+        if r != 1 {
+            return if let Some(f) = fault_of(r, &ctx) {
+                Ok(Err(f))
+            } else {
+                Err(JitFault::Input(format!("a compiled `go` returned {r}")))
+            };
+        }
+        let out = std::mem::take(&mut bctx.go_out);
+        let mut args = Vec::with_capacity(go.tags.len());
+        for (i, &tag) in go.tags.iter().enumerate() {
+            let (word, present) = out.get(i).copied().unwrap_or((0, false));
+            let v = value_of(tag, word, present, pool)
+                .ok_or_else(|| JitFault::Input("a `go` argument is not a value".into()))?;
+            args.push(v);
+        }
+        Ok(Ok((go.page, args)))
+    }
+}
+
+pub(crate) fn rejected(cause: MarkerRejection) -> MarkerOutcome {
+    MarkerOutcome::Rejected { cause }
+}
+
+/// Enum arguments must be variants of their parameter's enum (the code
+/// assumes every enum word it reads is one).
+pub(crate) fn check_enum_args(
+    program: &ir::Program,
+    def: &ir::MarkerDef,
+    args: &[Value],
+) -> Result<(), JitFault> {
+    for (arg, p) in args.iter().zip(&def.params) {
+        let base = match &p.ty {
+            Ty::Optional(inner) => &**inner,
+            other => other,
+        };
+        if let (Value::Enum(v), Ty::Enum(e)) = (arg, base) {
+            let variants = program.enums.get(idx(*e)).map_or(0, |d| d.variants.len());
+            if idx(*v) >= variants {
+                return Err(JitFault::Input(format!(
+                    "variant #{v} of a {}-variant enum",
+                    variants
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `bytes` with the world replaced by `world` (the rest decoded from them and
+/// encoded back): the bytes the interpreter's new world has, for comparing
+/// engines. `pool` must be the pool `bytes` were encoded with.
+pub fn encode_world(
+    layout: &StateLayout,
+    program: &ir::Program,
+    bytes: &[u8],
+    world: &crate::interp::exec::World,
+    pool: &mut TextPool,
+) -> Result<Vec<u8>, LayoutError> {
+    let mut state = crate::layout::decode(layout, program, bytes, pool)?;
+    state.world = world.clone();
+    crate::layout::encode(layout, program, &state, pool)
+}
