@@ -410,3 +410,42 @@ mod tests {
         assert!(expectations("text \"see https://example.org\"\n").is_empty());
     }
 }
+
+/// The first buffer field that differs, for the failure message.
+pub fn first_difference(
+    a: &wsite_runtime::batch::Buffers,
+    b: &wsite_runtime::batch::Buffers,
+) -> &'static str {
+    let fields: [(&str, bool); 26] = [
+        ("instruction", a.instruction == b.instruction),
+        ("page", a.page == b.page),
+        ("alert", a.alert == b.alert),
+        ("steps", a.steps == b.steps),
+        ("context", a.context == b.context),
+        ("sibling", a.sibling == b.sibling),
+        ("history_kind", a.history_kind == b.history_kind),
+        ("history_text", a.history_text == b.history_text),
+        ("element_count", a.element_count == b.element_count),
+        ("role", a.role == b.role),
+        ("flags", a.flags == b.flags),
+        ("text", a.text == b.text),
+        ("value", a.value == b.value),
+        ("action_count", a.action_count == b.action_count),
+        ("action_kind", a.action_kind == b.action_kind),
+        ("action_element", a.action_element == b.action_element),
+        ("action_text", a.action_text == b.action_text),
+        ("action_mask", a.action_mask == b.action_mask),
+        ("reward", a.reward == b.reward),
+        ("done", a.done == b.done),
+        ("truncated", a.truncated == b.truncated),
+        ("success", a.success == b.success),
+        ("progress", a.progress == b.progress),
+        ("episode_return", a.episode_return == b.episode_return),
+        ("episode_length", a.episode_length == b.episode_length),
+        ("overflow", a.overflow == b.overflow),
+    ];
+    fields
+        .iter()
+        .find(|(_, same)| !same)
+        .map_or("none", |(f, _)| f)
+}

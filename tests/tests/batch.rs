@@ -170,7 +170,7 @@ fn the_jit_batch_writes_the_interpreter_batch_buffers() {
             if a != b {
                 panic!(
                     "{name}: step {step}: buffers differ: {}",
-                    first_difference(a, b)
+                    wsite_tests::first_difference(a, b)
                 );
             }
             ended += a.done.iter().filter(|&&d| d == 1).count();
@@ -183,42 +183,6 @@ fn the_jit_batch_writes_the_interpreter_batch_buffers() {
         );
     }
     assert!(compared >= 5 * 150, "too few sites compared");
-}
-
-/// The first buffer field that differs, for the failure message.
-fn first_difference(a: &Buffers, b: &Buffers) -> &'static str {
-    let fields: [(&str, bool); 26] = [
-        ("instruction", a.instruction == b.instruction),
-        ("page", a.page == b.page),
-        ("alert", a.alert == b.alert),
-        ("steps", a.steps == b.steps),
-        ("context", a.context == b.context),
-        ("sibling", a.sibling == b.sibling),
-        ("history_kind", a.history_kind == b.history_kind),
-        ("history_text", a.history_text == b.history_text),
-        ("element_count", a.element_count == b.element_count),
-        ("role", a.role == b.role),
-        ("flags", a.flags == b.flags),
-        ("text", a.text == b.text),
-        ("value", a.value == b.value),
-        ("action_count", a.action_count == b.action_count),
-        ("action_kind", a.action_kind == b.action_kind),
-        ("action_element", a.action_element == b.action_element),
-        ("action_text", a.action_text == b.action_text),
-        ("action_mask", a.action_mask == b.action_mask),
-        ("reward", a.reward == b.reward),
-        ("done", a.done == b.done),
-        ("truncated", a.truncated == b.truncated),
-        ("success", a.success == b.success),
-        ("progress", a.progress == b.progress),
-        ("episode_return", a.episode_return == b.episode_return),
-        ("episode_length", a.episode_length == b.episode_length),
-        ("overflow", a.overflow == b.overflow),
-    ];
-    fields
-        .iter()
-        .find(|(_, same)| !same)
-        .map_or("none", |(f, _)| f)
 }
 
 /// The words of `text` as the batch writes them, cut to `width`.

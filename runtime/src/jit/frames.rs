@@ -10,7 +10,7 @@
 //! not be perfect to be safe: every call checks the frame's actual values
 //! against the kinds the code was compiled for (`JitPredicate::eval`).
 
-use crate::ir::{self, AggKind, BinaryOp, Builtin, Expr, Slot, Stmt, Ty, UnaryOp, Value};
+use crate::ir::{self, AggKind, BinaryOp, Builtin, Expr, Slot, Stmt, Ty, UnaryOp};
 
 /// What is known of one slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,18 +137,7 @@ fn infer(
         Some(base(&t.fields.get(usize::try_from(field).ok()?)?.ty).clone())
     };
     Some(match e {
-        Expr::Const(v) => match v {
-            Value::None => return None,
-            Value::Int(_) => Ty::Int,
-            Value::Money(_) => Ty::Money,
-            Value::Bool(_) => Ty::Bool,
-            Value::Text(_) => Ty::Text,
-            Value::Date(_) => Ty::Date,
-            Value::Time(_) => Ty::Time,
-            // The enum or table is not in the value; the codec does not need it.
-            Value::Enum(_) => Ty::Enum(0),
-            Value::Row(_) => Ty::Row(0),
-        },
+        Expr::Const(v) => crate::layout::value_ty(v)?,
         Expr::Local(slot) => {
             if let Some((_, ty)) = scope.iter().rev().find(|(s, _)| s == slot) {
                 return Some(ty.clone());
@@ -217,6 +206,7 @@ fn infer(
 mod tests {
     use super::*;
     use crate::interp::fixture::{self, PRODUCT};
+    use crate::ir::Value;
 
     fn task(frame: u32, setup: Vec<Stmt>) -> ir::TaskDef {
         ir::TaskDef {

@@ -342,12 +342,12 @@ fn text_of(pool: &TextPool, id: u32) -> Result<&Arc<str>, LayoutError> {
 
 /// The word of `value` in a slot of type `ty`; `None` for `none`. Shared with
 /// the JIT, which encodes frames with it.
-/// A value as its layout word (`None` for `none`), texts interned into
-/// `pool`: `to_word` against the value's own type (enums and rows encode the
-/// same whatever the enum or table).
-pub(crate) fn word_of(value: &Value, pool: &mut TextPool) -> Result<Option<i64>, LayoutError> {
-    let ty = match value {
-        Value::None => return Ok(None),
+/// The type a value is encoded as, from the value alone (`None` for
+/// `none`, which fits every type): enums and rows encode the same whatever
+/// the enum or table, so index 0 stands for any.
+pub(crate) fn value_ty(value: &Value) -> Option<Ty> {
+    Some(match value {
+        Value::None => return None,
         Value::Int(_) => Ty::Int,
         Value::Money(_) => Ty::Money,
         Value::Bool(_) => Ty::Bool,
@@ -356,8 +356,16 @@ pub(crate) fn word_of(value: &Value, pool: &mut TextPool) -> Result<Option<i64>,
         Value::Time(_) => Ty::Time,
         Value::Enum(_) => Ty::Enum(0),
         Value::Row(_) => Ty::Row(0),
-    };
-    to_word(value, &ty, pool)
+    })
+}
+
+/// A value as its layout word (`None` for `none`), texts interned into
+/// `pool`: `to_word` against the value's own type.
+pub(crate) fn word_of(value: &Value, pool: &mut TextPool) -> Result<Option<i64>, LayoutError> {
+    match value_ty(value) {
+        None => Ok(None),
+        Some(ty) => to_word(value, &ty, pool),
+    }
 }
 
 pub(crate) fn to_word(

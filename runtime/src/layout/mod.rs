@@ -25,7 +25,7 @@
 mod codec;
 pub mod text;
 
-pub(crate) use codec::{decode, encode, from_word, to_word, word_of};
+pub(crate) use codec::{decode, encode, from_word, to_word, value_ty, word_of};
 pub use text::TextPool;
 
 use crate::ir::{self, Ty};
