@@ -381,36 +381,6 @@ pub fn perturb_cells(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_trailing_and_upward_annotations() {
-        let text = "a\nb // error[E101]: unknown\n  \"x\n  // ^ error[E002]\nc // error[E201] warning[S101]\n";
-        let got = expectations(text);
-        assert_eq!(got.len(), 4);
-        assert!(got.contains(&Expected {
-            line: 2,
-            severity: "error".into(),
-            code: "E101".into(),
-            message: Some("unknown".into())
-        }));
-        assert!(got.contains(&Expected {
-            line: 3,
-            severity: "error".into(),
-            code: "E002".into(),
-            message: None
-        }));
-        assert!(got.iter().any(|e| e.line == 5 && e.code == "S101"));
-    }
-
-    #[test]
-    fn urls_in_strings_are_not_annotations() {
-        assert!(expectations("text \"see https://example.org\"\n").is_empty());
-    }
-}
-
 /// The first buffer field that differs, for the failure message.
 pub fn first_difference(
     a: &wsite_runtime::batch::Buffers,
@@ -448,4 +418,34 @@ pub fn first_difference(
         .iter()
         .find(|(_, same)| !same)
         .map_or("none", |(f, _)| f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_trailing_and_upward_annotations() {
+        let text = "a\nb // error[E101]: unknown\n  \"x\n  // ^ error[E002]\nc // error[E201] warning[S101]\n";
+        let got = expectations(text);
+        assert_eq!(got.len(), 4);
+        assert!(got.contains(&Expected {
+            line: 2,
+            severity: "error".into(),
+            code: "E101".into(),
+            message: Some("unknown".into())
+        }));
+        assert!(got.contains(&Expected {
+            line: 3,
+            severity: "error".into(),
+            code: "E002".into(),
+            message: None
+        }));
+        assert!(got.iter().any(|e| e.line == 5 && e.code == "S101"));
+    }
+
+    #[test]
+    fn urls_in_strings_are_not_annotations() {
+        assert!(expectations("text \"see https://example.org\"\n").is_empty());
+    }
 }

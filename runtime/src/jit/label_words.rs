@@ -62,8 +62,8 @@ fn segments<'a>(parts: impl IntoIterator<Item = Piece<'a>>) -> Vec<Segment> {
 /// Byte offset just past the last white-space character of `s`, if any.
 fn after_last_space(s: &str) -> Option<usize> {
     s.char_indices()
-        .filter(|(_, c)| c.is_whitespace())
-        .last()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
         .map(|(k, c)| k + c.len_utf8())
 }
 
@@ -231,7 +231,7 @@ mod tests {
             for _ in 0..n {
                 let a = pieces[next(&mut seed) as usize % pieces.len()];
                 let b = pieces[next(&mut seed) as usize % pieces.len()];
-                drawn.push((next(&mut seed) % 2 == 0, format!("{a}{b}")));
+                drawn.push((next(&mut seed).is_multiple_of(2), format!("{a}{b}")));
             }
             let parts: Vec<Piece<'_>> = drawn
                 .iter()
