@@ -48,35 +48,25 @@ fn kept(c: char) -> bool {
     c.is_alphanumeric() || c == '$'
 }
 
-/// The words of an already lowercased (or ASCII) text, trimmed, non-empty.
+/// The words of an already lowercased text, trimmed, non-empty.
 fn trimmed_words(text: &str) -> impl Iterator<Item = &str> {
     text.split_whitespace()
         .map(|w| w.trim_matches(|c: char| !kept(c)))
         .filter(|w| !w.is_empty())
 }
 
-/// Calls `each` with every word of `text`, lowercased. `scratch` holds the
-/// lowercased word or text, so that a caller looping over many texts
-/// allocates only while it grows.
-pub fn each_word(text: &str, scratch: &mut String, mut each: impl FnMut(&str)) {
-    if text.is_ascii() {
-        for w in trimmed_words(text) {
-            scratch.clear();
-            scratch.extend(w.chars().map(|c| c.to_ascii_lowercase()));
-            each(scratch);
-        }
-    } else {
-        *scratch = text.to_lowercase();
-        for w in trimmed_words(scratch) {
-            each(w);
-        }
-    }
+/// One word of a text: ASCII bytes still to be lowercased, or a word that
+/// is already lowercased.
+enum Word<'a> {
+    Ascii(&'a [u8]),
+    Lower(&'a str),
 }
 
-/// Calls `each` with the hash of every word of `text`, in order.
-pub fn each_hash(text: &str, mut each: impl FnMut(u64)) {
+/// Calls `each` with every word of `text`, in order: the one splitting
+/// rule behind [`each_hash`] and [`words`].
+fn each_word(text: &str, mut each: impl FnMut(Word<'_>)) {
     if text.is_ascii() {
-        ascii_hashes(text.as_bytes(), &mut each);
+        ascii_words(text.as_bytes(), &mut each);
         return;
     }
     // Lowercasing one word looks no further than its own letters (white
@@ -84,14 +74,22 @@ pub fn each_hash(text: &str, mut each: impl FnMut(u64)) {
     // lowercased alone, and an ASCII word needs no lowercased copy.
     for word in text.split_whitespace() {
         if word.is_ascii() {
-            ascii_hashes(word.as_bytes(), &mut each);
+            ascii_words(word.as_bytes(), &mut each);
         } else {
             let lower = word.to_lowercase();
-            for w in trimmed_words(&lower) {
-                each(fnv1a(w.as_bytes()));
-            }
+            trimmed_words(&lower).for_each(|w| each(Word::Lower(w)));
         }
     }
+}
+
+/// Calls `each` with the hash of every word of `text`, in order.
+pub fn each_hash(text: &str, mut each: impl FnMut(u64)) {
+    each_word(text, |w| {
+        each(match w {
+            Word::Ascii(bytes) => fnv1a_ascii_lower(bytes),
+            Word::Lower(word) => fnv1a(word.as_bytes()),
+        })
+    });
 }
 
 /// Byte classes of ASCII: white space (as `char::is_whitespace` has it) and
@@ -117,9 +115,9 @@ fn class(b: u8) -> u8 {
     CLASS.get(usize::from(b)).copied().unwrap_or(0)
 }
 
-/// The words of ASCII `bytes`, split, trimmed and hashed lowercased in one
-/// pass.
-fn ascii_hashes(bytes: &[u8], each: &mut impl FnMut(u64)) {
+/// The words of ASCII `bytes`, split and trimmed in one pass (not yet
+/// lowercased).
+fn ascii_words(bytes: &[u8], each: &mut impl FnMut(Word<'_>)) {
     let n = bytes.len();
     let mut i = 0;
     while i < n {
@@ -138,7 +136,7 @@ fn ascii_hashes(bytes: &[u8], each: &mut impl FnMut(u64)) {
             end -= 1;
         }
         if start < end {
-            each(fnv1a_ascii_lower(&bytes[start..end]));
+            each(Word::Ascii(&bytes[start..end]));
         }
     }
 }
@@ -146,7 +144,15 @@ fn ascii_hashes(bytes: &[u8], each: &mut impl FnMut(u64)) {
 /// The words of `text`, lowercased (answer matching's tokens).
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    each_word(text, &mut String::new(), |w| out.push(w.to_string()));
+    each_word(text, |w| {
+        out.push(match w {
+            Word::Ascii(bytes) => bytes
+                .iter()
+                .map(|b| char::from(b.to_ascii_lowercase()))
+                .collect(),
+            Word::Lower(word) => word.to_string(),
+        })
+    });
     out
 }
 

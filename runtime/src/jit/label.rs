@@ -32,6 +32,9 @@ pub(super) type F = usize;
 pub(super) struct Label {
     pub parts: Vec<Part>,
     pub words: Vec<WordOp>,
+    /// The label shows literal text whatever its values are (so its text is
+    /// never empty).
+    pub has_literal_text: bool,
 }
 
 impl Label {
@@ -40,14 +43,14 @@ impl Label {
             Part::Lit(s) => Piece::Lit(s),
             Part::Interp(..) => Piece::Value,
         }));
-        Label { parts, words }
-    }
-
-    /// Whether the label shows literal text whatever its values are.
-    pub fn has_literal_text(&self) -> bool {
-        self.parts
+        let has_literal_text = parts
             .iter()
-            .any(|p| matches!(p, Part::Lit(s) if !s.is_empty()))
+            .any(|p| matches!(p, Part::Lit(s) if !s.is_empty()));
+        Label {
+            parts,
+            words,
+            has_literal_text,
+        }
     }
 }
 
@@ -229,7 +232,7 @@ impl Calls<'_> {
         pending: &mut String,
         out: impl FnMut(u64),
     ) -> Result<bool, JitFault> {
-        let mut nonempty = label.has_literal_text();
+        let mut nonempty = label.has_literal_text;
         run_plan(
             &label.words,
             pending,
