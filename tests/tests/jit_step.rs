@@ -378,3 +378,58 @@ fn flat_alerts_match_the_interpreter_on_every_refusal() {
         assert!(seen.contains(want), "no step was refused with {want:?}");
     }
 }
+
+/// A request the episode does not offer is refused with its own error kind,
+/// and changes nothing: a candidate index past the last, a step after the
+/// end, bytes of another size, and a reward only the interpreter gives.
+#[test]
+fn bad_requests_get_typed_errors_and_change_nothing() {
+    use wsite_runtime::env::RewardMode;
+    use wsite_runtime::jit::FlatError;
+    let (name, program) = wsite_tests::example_programs().remove(0);
+    let (site, mut pool, instances) = wsite_tests::jit_site(&program);
+    let inst = instances
+        .first()
+        .expect("an instance the flat engine plays");
+    let config = RewardConfig::default();
+    let mut flat = FlatEnv::new(&site, inst, config, &mut pool).unwrap();
+    let before = flat.state().to_vec();
+    let past = flat.actions().len();
+    assert_eq!(
+        flat.step(past, &mut pool).unwrap_err(),
+        FlatError::NoCandidate(past)
+    );
+    let short = vec![0; before.len() - 1];
+    assert_eq!(
+        flat.load_state(&short, &mut pool).unwrap_err(),
+        FlatError::StateSize {
+            expected: before.len(),
+            got: before.len() - 1
+        }
+    );
+    assert_eq!(
+        flat.state(),
+        before.as_slice(),
+        "{name}: a refusal changed the state"
+    );
+
+    let mut rng = Lcg(7);
+    while !flat.done() {
+        let k = choose(&flat, &mut rng);
+        flat.step(k, &mut pool).unwrap();
+    }
+    let ended = flat.state().to_vec();
+    assert_eq!(flat.step(0, &mut pool).unwrap_err(), FlatError::EpisodeOver);
+    assert_eq!(flat.state(), ended.as_slice());
+
+    let decomposed = RewardConfig {
+        mode: RewardMode::Decomposed,
+        ..config
+    };
+    let refused = FlatEnv::new(&site, inst, decomposed, &mut pool)
+        .err()
+        .unwrap();
+    assert_eq!(refused, FlatError::DecomposedReward);
+    assert!(refused.is_unplayable(), "the interpreter must take it over");
+    assert!(!FlatError::EpisodeOver.is_unplayable());
+}

@@ -217,3 +217,41 @@ fn compact_flat_states_expand_to_the_same_bytes() {
     }
     assert!(checked > 1000, "only {checked} states checked");
 }
+
+/// The prover's errors say what went wrong by kind: an instance the
+/// interpreter refuses, and a witness step naming an element the page does
+/// not show (with the key and the page's URL), on both provers' paths.
+#[test]
+fn prover_errors_are_typed() {
+    use wsite_runtime::env::ActionKind;
+    use wsite_runtime::prove::{MissingElement, ProveError, WitnessStep};
+    let (_, program) = wsite_tests::example_programs().remove(0);
+    let inst = env::instances(&program).remove(0);
+    let missing = WitnessStep {
+        kind: ActionKind::Click,
+        key: Some("no-such-element".into()),
+        text: None,
+    };
+    match prove::replay(&program, &inst, &[missing]) {
+        Err(ProveError::MissingElement(MissingElement { key, url })) => {
+            assert_eq!(key, "no-such-element");
+            assert!(!url.is_empty(), "the page shown is named");
+        }
+        other => panic!("expected a missing element, got {other:?}"),
+    }
+    let foreign = TaskInstance {
+        task: program.tasks.len(),
+        binding: None,
+        name: "no such task".into(),
+    };
+    let jit = JitProver::new(&program).unwrap();
+    for result in [
+        prove::prove_instance(&program, &foreign, Options::default()),
+        jit.prove(&foreign, Options::default()),
+    ] {
+        assert!(
+            matches!(result, Err(ProveError::Instance(_))),
+            "expected a refused instance, got {result:?}"
+        );
+    }
+}

@@ -571,7 +571,7 @@ fn drive_batch<E: wsite_runtime::batch::Engine>(
 /// Proves every task instance with `prove` (default options), timed.
 fn prove_all(
     instances: &[TaskInstance],
-    prove: impl Fn(&TaskInstance) -> Result<prove::Proof, String>,
+    prove: impl Fn(&TaskInstance) -> Result<prove::Proof, prove::ProveError>,
 ) -> ProverStats {
     let mut stats = ProverStats {
         instances: instances.len(),

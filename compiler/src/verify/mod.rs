@@ -17,7 +17,7 @@ use crate::syntax::ast::SourceFile;
 use lookup::Ast;
 use wsite_runtime::env::{self, Env, RewardConfig, TaskInstance};
 use wsite_runtime::ir::Program;
-use wsite_runtime::prove::{self, Proof, Verdict, WitnessStep};
+use wsite_runtime::prove::{self, Proof, ProveError, Verdict, WitnessStep};
 
 /// What the prover concluded about one task instance.
 #[derive(Clone, Debug)]
@@ -89,7 +89,7 @@ struct Prover<'a> {
 }
 
 impl Prover<'_> {
-    fn prove(&self, inst: &TaskInstance, options: prove::Options) -> Result<Proof, String> {
+    fn prove(&self, inst: &TaskInstance, options: prove::Options) -> Result<Proof, ProveError> {
         match self.jit {
             Some(jit) => jit.prove(inst, options),
             None => prove::prove_instance(self.program, inst, options),
@@ -131,7 +131,11 @@ fn verify_instance(
         Ok(_) => {}
         Err(why) => {
             outcome.reason = Some(explain::cannot_start(
-                ast, &task.name, &inst.name, &why, diags,
+                ast,
+                &task.name,
+                &inst.name,
+                &why.to_string(),
+                diags,
             ));
             return outcome;
         }
@@ -140,7 +144,11 @@ fn verify_instance(
         Ok(p) => p,
         Err(why) => {
             outcome.reason = Some(explain::cannot_start(
-                ast, &task.name, &inst.name, &why, diags,
+                ast,
+                &task.name,
+                &inst.name,
+                &why.to_string(),
+                diags,
             ));
             return outcome;
         }

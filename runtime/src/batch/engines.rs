@@ -276,10 +276,12 @@ impl<'s> FlatEngine<'s> {
             .cloned()
             .ok_or_else(|| format!("no task instance #{first}"))?;
         let base = pool.len();
-        let mut env = FlatEnv::from_start(site, start, config, &mut pool)?;
+        let mut env =
+            FlatEnv::from_start(site, start, config, &mut pool).map_err(|e| e.to_string())?;
         // The writer reads word hashes: no element text is built as a string
         // (a retrieval task's still are, for its answers).
-        env.set_render_mode(RenderMode::WORDS, &mut pool)?;
+        env.set_render_mode(RenderMode::WORDS, &mut pool)
+            .map_err(|e| e.to_string())?;
         Ok(FlatEngine {
             env,
             starts,
@@ -356,7 +358,9 @@ impl Engine for FlatEngine<'_> {
     }
 
     fn take(&mut self, index: usize) -> Result<StepResult, String> {
-        self.env.step(index, &mut self.pool)
+        self.env
+            .step(index, &mut self.pool)
+            .map_err(|e| e.to_string())
     }
 
     fn begin(&mut self, instance: usize) -> Result<(), String> {
@@ -366,6 +370,8 @@ impl Engine for FlatEngine<'_> {
             .cloned()
             .ok_or_else(|| format!("no task instance #{instance}"))?;
         self.pool.truncate(self.base);
-        self.env.restart(start, &mut self.pool)
+        self.env
+            .restart(start, &mut self.pool)
+            .map_err(|e| e.to_string())
     }
 }

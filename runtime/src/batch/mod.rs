@@ -265,7 +265,8 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
         let starts = instances
             .iter()
             .map(|inst| FlatStart::new(site, inst, pool))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         let base = pool.clone();
         let labels = hashed_labels(site.program());

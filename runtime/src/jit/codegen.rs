@@ -21,7 +21,7 @@
 use super::code;
 use super::helpers::{self, JitCtx};
 use super::text::{Template, Templates};
-use super::Tag;
+use super::{JitError, Tag};
 use crate::interp::state::idx;
 use crate::ir::{self, AggKind, BinaryOp, Expr, RowScan, Slot, TableId, Ty, UnaryOp, Value};
 use crate::layout::{Cells, StateLayout, TextPool, WORD};
@@ -72,8 +72,18 @@ pub(crate) struct Lowered {
     pub rejects: Vec<Vec<ir::TextPart>>,
 }
 
-/// Why a predicate is not lowered.
-type R<T> = Result<T, String>;
+/// Why a predicate or body is not lowered: [`JitError::Unsupported`] for IR
+/// the lowering does not cover (the interpreter runs it instead),
+/// [`JitError::Codegen`] for a broken invariant of the lowering itself.
+type R<T> = Result<T, JitError>;
+
+fn unsupported(what: impl Into<String>) -> JitError {
+    JitError::Unsupported(what.into())
+}
+
+fn internal(what: &str) -> JitError {
+    JitError::Codegen(format!("internal: {what}"))
+}
 
 /// Lowers `expr` as a condition (eval_bool) into `func`, whose signature the
 /// caller set.
@@ -232,7 +242,7 @@ impl<'a, 'f> Gen<'a, 'f> {
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
         let &[state, locals, ctx] = params.as_slice() else {
-            return Err("internal: the function signature has the wrong arity".into());
+            return Err(internal("the function signature has the wrong arity"));
         };
         Ok(Gen {
             b,
@@ -267,13 +277,13 @@ fn frame_flags() -> MemFlagsData {
 }
 
 fn offset(at: usize) -> R<i32> {
-    i32::try_from(at).map_err(|_| format!("offset {at} out of range"))
+    i32::try_from(at).map_err(|_| unsupported(format!("offset {at} out of range")))
 }
 
 fn at_slot(slot: Slot) -> R<usize> {
     let i = idx(slot);
     if i >= MAX_SLOTS {
-        return Err(format!("local slot {slot} out of range"));
+        return Err(unsupported(format!("local slot {slot} out of range")));
     }
     Ok(i)
 }
@@ -411,7 +421,7 @@ impl Gen<'_, '_> {
     /// Cell `i` (a constant) of `cells`.
     fn cell(&mut self, cells: Cells, i: usize, kind: Kind) -> R<Val> {
         if i >= cells.len {
-            return Err(format!("cell {i} of {}", cells.len));
+            return Err(unsupported(format!("cell {i} of {}", cells.len)));
         }
         let word = self.state_word(self.state, cells.word_at(i))?;
         let present = self.state_present(self.state, cells.present_at(i))?;
@@ -427,7 +437,7 @@ impl Gen<'_, '_> {
     /// count cannot lead reads past the room the layout reserved.
     fn count(&mut self, at: usize, capacity: usize) -> R<CValue> {
         let n = self.state_u32(at)?;
-        let cap = i64::try_from(capacity).map_err(|_| "capacity out of range".to_string())?;
+        let cap = i64::try_from(capacity).map_err(|_| unsupported("capacity out of range"))?;
         let cap = self.word(cap);
         Ok(self.b.ins().umin(n, cap))
     }
@@ -437,7 +447,7 @@ impl Gen<'_, '_> {
             .layout
             .tables
             .get(idx(table))
-            .ok_or_else(|| format!("unknown table #{table}"))
+            .ok_or_else(|| unsupported(format!("unknown table #{table}")))
     }
 
     /// Calls helper `f` with the context and `args`; its `i64` result.
@@ -448,7 +458,7 @@ impl Gen<'_, '_> {
             Helper::Ternary(f) => (f as *const () as usize, 3),
         };
         if args.len() != arity {
-            return Err("internal: a helper called with the wrong arity".into());
+            return Err(internal("a helper called with the wrong arity"));
         }
         self.call_addr(addr, args)
     }
@@ -463,7 +473,7 @@ impl Gen<'_, '_> {
         }
         sig.returns.push(AbiParam::new(types::I64));
         let sig = self.b.import_signature(sig);
-        let addr = i64::try_from(addr).map_err(|_| "helper address out of range".to_string())?;
+        let addr = i64::try_from(addr).map_err(|_| unsupported("helper address out of range"))?;
         let callee = self.iconst(self.ptr, addr);
         let mut all = vec![self.ctx];
         all.extend_from_slice(args);
@@ -472,7 +482,7 @@ impl Gen<'_, '_> {
             .inst_results(call)
             .first()
             .copied()
-            .ok_or_else(|| "internal: a helper call without a result".to_string())
+            .ok_or_else(|| internal("a helper call without a result"))
     }
 
     // ---- conditions and values ------------------------------------------------
@@ -489,7 +499,7 @@ impl Gen<'_, '_> {
                 self.fault(code::NONE_VALUE);
                 Ok(self.iconst(types::I8, 0))
             }
-            k => Err(format!("a condition of kind {k:?}")),
+            k => Err(unsupported(format!("a condition of kind {k:?}"))),
         }
     }
 
@@ -503,7 +513,7 @@ impl Gen<'_, '_> {
                     .program
                     .session
                     .get(idx(*s))
-                    .ok_or_else(|| format!("unknown session variable #{s}"))?;
+                    .ok_or_else(|| unsupported(format!("unknown session variable #{s}")))?;
                 let kind = Kind::of_ty(&def.ty);
                 self.cell(self.site.layout.session, idx(*s), kind)
             }
@@ -527,7 +537,7 @@ impl Gen<'_, '_> {
                         self.fault(code::NONE_VALUE);
                         Ok(self.dead(Kind::Int))
                     }
-                    k => Err(format!("`.id` of a {k:?}")),
+                    k => Err(unsupported(format!("`.id` of a {k:?}"))),
                 }
             }
             Expr::Lookup { table, id } => {
@@ -547,7 +557,7 @@ impl Gen<'_, '_> {
                         self.fault(code::NONE_VALUE);
                         Ok(self.dead(Kind::Row(Some(*table))))
                     }
-                    k => Err(format!("row lookup by a {k:?}")),
+                    k => Err(unsupported(format!("row lookup by a {k:?}"))),
                 }
             }
             Expr::Unary(op, e) => {
@@ -583,7 +593,7 @@ impl Gen<'_, '_> {
                 let id = self
                     .pool
                     .intern(s)
-                    .ok_or_else(|| "the text pool is full".to_string())?;
+                    .ok_or_else(|| unsupported("the text pool is full"))?;
                 if let Some(held) = self.pool.get(id) {
                     self.texts.push((id, held.clone()));
                 }
@@ -621,7 +631,7 @@ impl Gen<'_, '_> {
                 }
                 ir::TextPart::Interp(e, ty) => {
                     if self.site.templates.is_none() {
-                        return Err("text interpolation".into());
+                        return Err(unsupported("text interpolation"));
                     }
                     let v = self.expr(e)?;
                     vals.push((v, ty.clone()));
@@ -637,7 +647,7 @@ impl Gen<'_, '_> {
             .len()
             .checked_mul(2 * WORD)
             .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| "too many interpolations".to_string())?;
+            .ok_or_else(|| unsupported("too many interpolations"))?;
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             size,
@@ -655,7 +665,7 @@ impl Gen<'_, '_> {
         let interps = vals.into_iter().map(|(v, ty)| (v.kind.tag(), ty)).collect();
         let template = templates.add(lits, interps);
         let template = i64::try_from(template as usize)
-            .map_err(|_| "template address out of range".to_string())?;
+            .map_err(|_| unsupported("template address out of range"))?;
         let template = self.iconst(self.ptr, template);
 
         let mut sig = cranelift_codegen::ir::Signature::new(self.site.config.default_call_conv);
@@ -667,7 +677,7 @@ impl Gen<'_, '_> {
         let helper: extern "C" fn(*mut JitCtx, *const u8, *const Template, *const i64) -> i64 =
             helpers::text_interp;
         let addr = i64::try_from(helper as *const () as usize)
-            .map_err(|_| "helper address out of range".to_string())?;
+            .map_err(|_| unsupported("helper address out of range"))?;
         let callee = self.iconst(self.ptr, addr);
         let call =
             self.b
@@ -678,7 +688,7 @@ impl Gen<'_, '_> {
             .inst_results(call)
             .first()
             .copied()
-            .ok_or_else(|| "internal: a helper call without a result".to_string())?;
+            .ok_or_else(|| internal("a helper call without a result"))?;
         let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
         self.fault_if(bad, code::TEXT);
         Ok(Val {
@@ -697,7 +707,7 @@ impl Gen<'_, '_> {
         let i = at_slot(slot)?;
         if !self.vars.is_empty() {
             let Some(Some((w, p, kind))) = self.vars.get(i).copied() else {
-                return Err(format!("local slot {slot} of unknown type"));
+                return Err(unsupported(format!("local slot {slot} of unknown type")));
             };
             let word = self.b.use_var(w);
             let present = self.b.use_var(p);
@@ -710,7 +720,7 @@ impl Gen<'_, '_> {
         }
         let kind = match self.site.slots.get(i) {
             Some(Some(ty)) => Kind::of_ty(ty),
-            _ => return Err(format!("local slot {slot} of unknown type")),
+            _ => return Err(unsupported(format!("local slot {slot} of unknown type"))),
         };
         self.reads.insert(i, kind.tag());
         let at = offset(i * 2 * WORD)?;
@@ -795,20 +805,20 @@ impl Gen<'_, '_> {
             .tables
             .get(idx(table))
             .and_then(|t| t.fields.get(idx(field)))
-            .ok_or_else(|| format!("unknown field #{field} of table #{table}"))?;
+            .ok_or_else(|| unsupported(format!("unknown field #{field} of table #{table}")))?;
         let kind = Kind::of_ty(&def.ty);
         let cells = *self
             .table_layout(table)?
             .columns
             .get(idx(field))
-            .ok_or_else(|| format!("no column for field #{field}"))?;
+            .ok_or_else(|| unsupported(format!("no column for field #{field}")))?;
         match r.kind {
             Kind::Row(_) => {}
             Kind::Null => {
                 self.fault(code::NONE_VALUE);
                 return Ok(self.dead(kind));
             }
-            k => return Err(format!("a field of a {k:?}")),
+            k => return Err(unsupported(format!("a field of a {k:?}"))),
         }
         self.require(&r);
         let slot = match (r.kind, r.slot) {
@@ -824,23 +834,28 @@ impl Gen<'_, '_> {
     /// parameter count; each must have its parameter's class (or be `none`).
     fn page_args(&mut self, call: &ir::PageCall) -> R<Vec<Val>> {
         if !self.site.nav {
-            return Err("`visited`/`page is` outside a task".into());
+            return Err(unsupported("`visited`/`page is` outside a task"));
         }
         let page = self
             .site
             .program
             .pages
             .get(idx(call.page))
-            .ok_or_else(|| format!("unknown page #{}", call.page))?;
+            .ok_or_else(|| unsupported(format!("unknown page #{}", call.page)))?;
         if page.params.len() != call.args.len() || page.params.len() > self.site.layout.max_arity {
-            return Err("a page reference with the wrong number of arguments".into());
+            return Err(unsupported(
+                "a page reference with the wrong number of arguments",
+            ));
         }
         let params: Vec<Kind> = page.params.iter().map(|p| Kind::of_ty(&p.ty)).collect();
         let mut vals = Vec::with_capacity(call.args.len());
         for (a, k) in call.args.iter().zip(params) {
             let v = self.expr(a)?;
             if v.kind != Kind::Null && v.kind.class() != k.class() {
-                return Err(format!("a {:?} argument for a {k:?} parameter", v.kind));
+                return Err(unsupported(format!(
+                    "a {:?} argument for a {k:?} parameter",
+                    v.kind
+                )));
             }
             vals.push(v);
         }
@@ -900,7 +915,7 @@ impl Gen<'_, '_> {
 
         self.b.switch_to_block(body);
         let size =
-            i64::try_from(list.entry_size).map_err(|_| "entry size out of range".to_string())?;
+            i64::try_from(list.entry_size).map_err(|_| unsupported("entry size out of range"))?;
         let at = self.b.ins().imul_imm_s(iv, size);
         let entry = self.b.ins().iadd(self.state, at);
         let base = list.entries;

@@ -254,8 +254,7 @@ fn define_marker(
         config: module.target_config(),
         templates: Some(templates),
     };
-    let body = codegen::lower_body(&site, &mut ctx.func, &mut fctx, pool, marker)
-        .map_err(JitError::Unsupported)?;
+    let body = codegen::lower_body(&site, &mut ctx.func, &mut fctx, pool, marker)?;
     let body_id = define(module, ctx, format!("wsite_marker_{m}"))?;
 
     let mut gos = Vec::with_capacity(body.gos.len());
@@ -269,7 +268,7 @@ fn define_marker(
         };
         let (lowered, tags) =
             codegen::lower_values(&site, &mut ctx.func, &mut fctx, pool, &call.args)
-                .map_err(|e| JitError::Unsupported(format!("`go`: {e}")))?;
+                .map_err(|e| e.within("`go`"))?;
         let id = define(module, ctx, format!("wsite_marker_{m}_go_{n}"))?;
         gos.push((id, lowered, tags, call.page));
     }

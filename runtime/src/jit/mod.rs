@@ -64,7 +64,7 @@ mod text;
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::{ElementInstance, HandleWords, PageStructure, RenderMode, WordRange};
-pub use step::{FlatAction, FlatEnv, FlatStart, Probe};
+pub use step::{FlatAction, FlatEnv, FlatError, FlatStart, Probe};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};
@@ -141,6 +141,19 @@ impl fmt::Display for JitError {
 }
 
 impl std::error::Error for JitError {}
+
+impl JitError {
+    /// The same error, its message prefixed by the construct it arose in.
+    pub(crate) fn within(self, place: &str) -> JitError {
+        let prefix = |m: String| format!("{place}: {m}");
+        match self {
+            JitError::Unsupported(m) => JitError::Unsupported(prefix(m)),
+            JitError::Host(m) => JitError::Host(prefix(m)),
+            JitError::Codegen(m) => JitError::Codegen(prefix(m)),
+            JitError::Layout(m) => JitError::Layout(prefix(m)),
+        }
+    }
+}
 
 /// Why a compiled evaluation gave no `bool`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -489,7 +502,7 @@ impl JitSite {
             };
             let lowered = codegen::lower(&site, &mut ctx.func, &mut fctx, pool, expr);
             let status = match lowered {
-                Err(why) => Err(JitError::Unsupported(why)),
+                Err(why) => Err(why),
                 Ok(out) => {
                     let symbol = format!("wsite_pred_{n}");
                     module

@@ -362,12 +362,11 @@ impl Definer<'_> {
             templates: Some(self.templates),
         };
         let (lowered, kind) = if cond {
-            let l = codegen::lower(&site, &mut self.ctx.func, &mut fctx, self.pool, e)
-                .map_err(JitError::Unsupported)?;
+            let l = codegen::lower(&site, &mut self.ctx.func, &mut fctx, self.pool, e)?;
             (l, FnKind::Cond)
         } else {
-            let (l, tag) = codegen::lower_value(&site, &mut self.ctx.func, &mut fctx, self.pool, e)
-                .map_err(JitError::Unsupported)?;
+            let (l, tag) =
+                codegen::lower_value(&site, &mut self.ctx.func, &mut fctx, self.pool, e)?;
             (l, FnKind::Value(tag))
         };
         if lowered.locals > self.slots.len() {

@@ -26,7 +26,8 @@
 //! otherwise `step`: the same verdict and the same bytes past the header.
 
 use super::{
-    HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, RenderMode, UndoLog,
+    HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, RenderMode,
+    UndoLog,
 };
 use crate::env::actions::parse_input;
 use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
@@ -39,7 +40,9 @@ use crate::layout::{
 use std::sync::Arc;
 
 mod entries;
+mod error;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
+pub use error::FlatError;
 
 /// A candidate action of the flat engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,16 +87,23 @@ impl FlatStart {
         let task = program
             .tasks
             .get(task_index)
-            .ok_or_else(|| format!("no task #{task_index}"))?;
+            .ok_or(FlatError::NoTask(task_index))?;
         let name = &instance.name;
         check_compiled(site, task_index, task, name)?;
-        let env = Env::new(program, instance, RewardConfig::default())?;
-        let initial = env
-            .encode_state(&site.gate.layout, pool)
-            .map_err(|e| format!("task `{name}`: {e}"))?;
+        let env =
+            Env::new(program, instance, RewardConfig::default()).map_err(FlatError::Instance)?;
+        let initial =
+            env.encode_state(&site.gate.layout, pool)
+                .map_err(|e| FlatError::Encoding {
+                    task: name.clone(),
+                    error: JitError::Layout(e.to_string()),
+                })?;
         let frame = site
             .frame(env.task_frame(), pool)
-            .map_err(|e| format!("task `{name}`: {e}"))?;
+            .map_err(|error| FlatError::Encoding {
+                task: name.clone(),
+                error,
+            })?;
         Ok(Arc::new(FlatStart {
             task_index,
             name: name.clone(),
@@ -121,29 +131,26 @@ impl FlatStart {
 fn check_compiled(site: &JitSite, task_index: usize, task: &ir::TaskDef, name: &str) -> R<()> {
     let program = &site.gate.program;
     if task.goal.is_some() && !site.goal(task_index).is_some_and(|p| p.is_compiled()) {
-        return Err(format!("task `{name}`: the goal is not compiled"));
+        return Err(not_compiled(name, "the goal".into()));
     }
     for i in 0..task.progress.len() {
         if !site
             .progress(task_index, i)
             .is_some_and(|p| p.is_compiled())
         {
-            return Err(format!(
-                "task `{name}`: progress predicate {} is not compiled",
-                i + 1
-            ));
+            return Err(not_compiled(name, format!("progress predicate {}", i + 1)));
         }
     }
     for (p, page) in program.pages.iter().enumerate() {
-        let id = ir::PageId::try_from(p).map_err(|_| "too many pages".to_string())?;
-        if !site.page_is_compiled(id) {
-            return Err(format!("page `{}` is not compiled", page.name));
+        let compiled = ir::PageId::try_from(p).is_ok_and(|id| site.page_is_compiled(id));
+        if !compiled {
+            return Err(not_compiled("", format!("page `{}`", page.name)));
         }
     }
     for (m, marker) in program.markers.iter().enumerate() {
-        let id = ir::MarkerId::try_from(m).map_err(|_| "too many markers".to_string())?;
-        if !site.marker_is_compiled(id) {
-            return Err(format!("marker `{}` is not compiled", marker.name));
+        let compiled = ir::MarkerId::try_from(m).is_ok_and(|id| site.marker_is_compiled(id));
+        if !compiled {
+            return Err(not_compiled("", format!("marker `{}`", marker.name)));
         }
     }
     Ok(())
@@ -174,20 +181,31 @@ pub struct FlatEnv<'s> {
     used: Vec<usize>,
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, FlatError>;
+
+fn not_compiled(task: &str, what: String) -> FlatError {
+    FlatError::NotCompiled {
+        task: task.to_string(),
+        what,
+    }
+}
+
+fn outside(at: usize) -> FlatError {
+    FlatError::malformed(format!("offset {at} is outside the state"))
+}
 
 fn u32_at(b: &[u8], at: usize) -> R<u32> {
     at.checked_add(4)
         .and_then(|end| b.get(at..end))
         .and_then(|s| <[u8; 4]>::try_from(s).ok())
         .map(u32::from_le_bytes)
-        .ok_or_else(|| format!("offset {at} is outside the state"))
+        .ok_or_else(|| outside(at))
 }
 
 fn put(b: &mut [u8], at: usize, bytes: &[u8]) -> R<()> {
     at.checked_add(bytes.len())
         .and_then(|end| b.get_mut(at..end))
-        .ok_or_else(|| format!("offset {at} is outside the state"))?
+        .ok_or_else(|| outside(at))?
         .copy_from_slice(bytes);
     Ok(())
 }
@@ -198,10 +216,6 @@ fn put_u32(b: &mut [u8], at: usize, v: u32) -> R<()> {
 
 fn put_i64(b: &mut [u8], at: usize, v: i64) -> R<()> {
     put(b, at, &v.to_le_bytes())
-}
-
-fn fault(e: JitFault) -> String {
-    format!("the flat engine cannot run this step: {e}")
 }
 
 /// What probing a candidate found.
@@ -254,13 +268,13 @@ impl<'s> FlatEnv<'s> {
     ) -> R<FlatEnv<'s>> {
         if config.mode == crate::env::RewardMode::Decomposed {
             // Its judge searches exact `Env` states (`prove::distance`).
-            return Err("the decomposed reward needs the interpreter: play it on `Env`".into());
+            return Err(FlatError::DecomposedReward);
         }
         let program = &site.gate.program;
         let task = program
             .tasks
             .get(start.task_index)
-            .ok_or_else(|| format!("no task #{}", start.task_index))?;
+            .ok_or(FlatError::NoTask(start.task_index))?;
         let mut flat = FlatEnv {
             site,
             program,
@@ -289,13 +303,13 @@ impl<'s> FlatEnv<'s> {
     /// (what a batched environment does when an episode ends).
     pub fn restart(&mut self, start: Arc<FlatStart>, pool: &mut TextPool) -> R<()> {
         if start.initial.len() != self.state.len() {
-            return Err("the prepared instance is of another site".into());
+            return Err(FlatError::Foreign("a prepared instance"));
         }
         self.task = self
             .program
             .tasks
             .get(start.task_index)
-            .ok_or_else(|| format!("no task #{}", start.task_index))?;
+            .ok_or(FlatError::NoTask(start.task_index))?;
         self.start = start;
         self.copy_initial()?;
         self.initial_psi = self.potential(pool)?;
@@ -361,11 +375,10 @@ impl<'s> FlatEnv<'s> {
     /// length is not the layout's.
     fn copy_in(&mut self, bytes: &[u8]) -> R<()> {
         if bytes.len() != self.state.len() {
-            return Err(format!(
-                "a state of this site has {} bytes, not {}",
-                self.state.len(),
-                bytes.len()
-            ));
+            return Err(FlatError::StateSize {
+                expected: self.state.len(),
+                got: bytes.len(),
+            });
         }
         self.state.copy_from_slice(bytes);
         Ok(())
@@ -386,7 +399,7 @@ impl<'s> FlatEnv<'s> {
     /// trying each candidate.
     pub fn restore_from(&mut self, other: &FlatEnv<'s>) -> R<()> {
         if !std::ptr::eq(self.site, other.site) || !Arc::ptr_eq(&self.start, &other.start) {
-            return Err("restore_from needs an engine of the same site and task".into());
+            return Err(FlatError::Foreign("an engine"));
         }
         self.state.clone_from(&other.state);
         self.structure.clone_from(&other.structure);
@@ -519,8 +532,7 @@ impl<'s> FlatEnv<'s> {
         self.structure.set_mode(mode);
         let page = self.page()?;
         self.site
-            .render_structure(page, &self.state, pool, &mut self.structure)
-            .map_err(fault)?;
+            .render_structure(page, &self.state, pool, &mut self.structure)?;
         if self.done() {
             return Ok(());
         }
@@ -594,7 +606,7 @@ impl<'s> FlatEnv<'s> {
             let pred = self
                 .site
                 .progress(self.start.task_index, i)
-                .ok_or_else(|| fault(JitFault::NotCompiled))?;
+                .ok_or(FlatError::Fault(JitFault::NotCompiled))?;
             if self.holds(pred, pool)? {
                 got = got.saturating_add(*w);
             }
@@ -607,7 +619,7 @@ impl<'s> FlatEnv<'s> {
         match pred.eval(&self.state, &self.start.frame, pool) {
             Ok(b) => Ok(b),
             Err(JitFault::Fault(_)) => Ok(false),
-            Err(other) => Err(fault(other)),
+            Err(other) => Err(FlatError::Fault(other)),
         }
     }
 
@@ -618,7 +630,7 @@ impl<'s> FlatEnv<'s> {
         let pred = self
             .site
             .goal(self.start.task_index)
-            .ok_or_else(|| fault(JitFault::NotCompiled))?;
+            .ok_or(FlatError::Fault(JitFault::NotCompiled))?;
         self.holds(pred, pool)
     }
 
@@ -630,12 +642,12 @@ impl<'s> FlatEnv<'s> {
     /// to be reset.
     pub fn step(&mut self, index: usize, pool: &mut TextPool) -> R<StepResult> {
         if self.done() {
-            return Err("the episode is over; reset to play again".into());
+            return Err(FlatError::EpisodeOver);
         }
         let action = *self
             .actions
             .get(index)
-            .ok_or_else(|| format!("there is no candidate #{index}"))?;
+            .ok_or(FlatError::NoCandidate(index))?;
         let applied = self.apply(action, pool, Alert::Render)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
         put_u32(&mut self.state, STEP_AT, step)?;
@@ -646,7 +658,7 @@ impl<'s> FlatEnv<'s> {
                 let id = match text {
                     Some(t) => pool
                         .intern(&Arc::from(t.as_str()))
-                        .ok_or("the text pool is full")?,
+                        .ok_or(FlatError::PoolFull)?,
                     None => 0,
                 };
                 (1, Some(id), None)
@@ -692,7 +704,7 @@ impl<'s> FlatEnv<'s> {
         let action = *self
             .actions
             .get(index)
-            .ok_or_else(|| format!("there is no candidate #{index}"))?;
+            .ok_or(FlatError::NoCandidate(index))?;
         Ok(match self.apply(action, pool, Alert::Skip)? {
             Applied::Rejected(_) => Probe {
                 success: self.goal_holds(pool)?,
@@ -722,14 +734,14 @@ impl<'s> FlatEnv<'s> {
             let text = self
                 .answers
                 .get(action.arg)
-                .ok_or_else(|| format!("there is no answer #{}", action.arg))?;
+                .ok_or(FlatError::NoAnswer(action.arg))?;
             return Ok(Applied::Answered(self.start.expected.matches(text)));
         }
         let el = self
             .structure
             .elements
             .get(action.element.wrapping_sub(1))
-            .ok_or_else(|| format!("there is no element [{}]", action.element))?;
+            .ok_or(FlatError::NoElement(action.element))?;
         let (id, handle) = (el.id, el.handle.clone());
         let path = el.path.clone();
         match (action.kind, handle) {
@@ -745,7 +757,7 @@ impl<'s> FlatEnv<'s> {
                     .program
                     .markers
                     .get(idx(m))
-                    .ok_or_else(|| format!("no marker #{m}"))?;
+                    .ok_or_else(|| FlatError::malformed(format!("no marker #{m}")))?;
                 let args = words
                     .iter()
                     .zip(&def.params)
@@ -757,11 +769,14 @@ impl<'s> FlatEnv<'s> {
                             self.program,
                             pool,
                         )
-                        .map_err(|e| e.to_string())
+                        .map_err(FlatError::Value)
                     })
                     .collect::<R<Vec<_>>>()?;
                 if args.len() != words.len() {
-                    return Err(format!("marker `{}`: wrong number of arguments", def.name));
+                    return Err(FlatError::malformed(format!(
+                        "marker `{}`: wrong number of arguments",
+                        def.name
+                    )));
                 }
                 let mut text = String::new();
                 let outcome = match alert {
@@ -777,8 +792,7 @@ impl<'s> FlatEnv<'s> {
                         self.site
                             .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
                     }
-                }
-                .map_err(fault)?;
+                }?;
                 match outcome {
                     MarkerOutcome::Committed {
                         go: Some((page, args)),
@@ -789,8 +803,7 @@ impl<'s> FlatEnv<'s> {
                                 .iter()
                                 .zip(params)
                                 .map(|(v, p)| crate::layout::to_word(v, &p.ty, pool))
-                                .collect::<Result<Vec<_>, _>>()
-                                .map_err(|e| e.to_string())?,
+                                .collect::<Result<Vec<_>, _>>()?,
                             None => Vec::new(),
                         };
                         self.navigate(page, words, pool)
@@ -811,7 +824,9 @@ impl<'s> FlatEnv<'s> {
                     .layout
                     .form_slot(page, id)
                     .map(|s| s.ty.clone())
-                    .ok_or_else(|| format!("element #{id} holds no form variable"))?;
+                    .ok_or_else(|| {
+                        FlatError::malformed(format!("element #{id} holds no form variable"))
+                    })?;
                 let text = self
                     .start
                     .typeable
@@ -819,8 +834,7 @@ impl<'s> FlatEnv<'s> {
                     .map_or("", String::as_str);
                 match parse_input(self.program, text, &ty) {
                     Ok(v) => {
-                        let word =
-                            crate::layout::to_word(&v, &ty, pool).map_err(|e| e.to_string())?;
+                        let word = crate::layout::to_word(&v, &ty, pool)?;
                         self.set_form(id, &path, word)?;
                         Ok(Applied::Done)
                     }
@@ -830,14 +844,11 @@ impl<'s> FlatEnv<'s> {
             (ActionKind::Select, HandleWords::Select { options, .. }) => {
                 let word = *options
                     .get(action.arg)
-                    .ok_or_else(|| format!("element [{}] has no such option", action.element))?;
+                    .ok_or(FlatError::NoOption(action.element))?;
                 self.set_form(id, &path, word)?;
                 Ok(Applied::Done)
             }
-            _ => Err(format!(
-                "element [{}] cannot take this action",
-                action.element
-            )),
+            _ => Err(FlatError::WrongAction(action.element)),
         }
     }
 
@@ -857,20 +868,17 @@ impl<'s> FlatEnv<'s> {
         args: Vec<Option<i64>>,
         pool: &mut TextPool,
     ) -> R<Applied> {
-        let (page, args) = self
-            .site
-            .land(page, args, &self.state, pool)
-            .map_err(fault)?;
+        let (page, args) = self.site.land(page, args, &self.state, pool)?;
         let args = args.as_slice();
         let Some(params) = self.params(page) else {
             return Ok(Applied::Rejected(Some(format!("there is no page #{page}"))));
         };
         if args.len() != params.len() {
-            return Err(format!(
+            return Err(FlatError::malformed(format!(
                 "page #{page} takes {} arguments, not {}",
                 params.len(),
                 args.len()
-            ));
+            )));
         }
         let layout = self.layout;
         // The visited entry first: if the set is full nothing has changed.
@@ -923,7 +931,9 @@ impl<'s> FlatEnv<'s> {
             put_u32(&mut entry, 0, id)?;
             put_u32(&mut entry, 4, u32::from(word.is_some()))?;
             if path.len() > layout.form_depth {
-                return Err(format!("form variable #{id} is nested too deep"));
+                return Err(FlatError::malformed(format!(
+                    "form variable #{id} is nested too deep"
+                )));
             }
             for (i, p) in path.iter().enumerate() {
                 put_i64(&mut entry, WORD * (1 + i), *p)?;

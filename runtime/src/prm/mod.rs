@@ -255,7 +255,8 @@ impl State<'_> {
 /// Takes `trace`'s steps in `env`; the episode must still run afterwards.
 pub fn replay_trace(env: &mut Env<'_>, trace: &[WitnessStep]) -> Result<(), RestoreError> {
     for (i, step) in trace.iter().enumerate() {
-        let action = resolve_step(env, step).map_err(|e| RestoreError::Step(i + 1, e))?;
+        let action =
+            resolve_step(env, step).map_err(|e| RestoreError::Step(i + 1, e.to_string()))?;
         let r = env
             .step(&action)
             .map_err(|e| RestoreError::Step(i + 1, e))?;

@@ -4,9 +4,7 @@
 //! expected value only inside a longer text, where no `answer` candidate
 //! matches it ("buried"), so the author should show the value on its own.
 
-use super::explain::{Closest, Explanation};
-use super::{Engine, Proof, Verdict};
-use crate::env::{ActionKind, Env, Expected, RewardConfig, TaskInstance};
+use crate::env::{ActionKind, Env};
 use crate::ir;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -23,33 +21,6 @@ pub enum AnswerIssue {
 
 /// The summary of an instance whose expected answer is `none` (spec words).
 pub const EMPTY_SUMMARY: &str = "the expected answer is empty";
-
-/// The proof of an instance whose expected answer is `none`: infeasible,
-/// without a search.
-pub(super) fn empty_answer(program: &ir::Program, instance: &TaskInstance) -> Option<Proof> {
-    let env = Env::new(program, instance, RewardConfig::default()).ok()?;
-    (*env.expected_answer() == Expected::Empty).then(|| Proof {
-        instance: instance.clone(),
-        verdict: Verdict::Infeasible,
-        witness: Vec::new(),
-        states: 1,
-        depth: 0,
-        initially_true: false,
-        cut_by_horizon: false,
-        explanation: Some(Explanation {
-            summary: EMPTY_SUMMARY.into(),
-            unmet: Vec::new(),
-            closest: Closest {
-                progress: 0.0,
-                trace: Vec::new(),
-            },
-            pages_reached: Vec::new(),
-            pages_unreached: Vec::new(),
-            answer: Some(AnswerIssue::Empty),
-        }),
-        engine: Engine::Interpreter,
-    })
-}
 
 /// Watches the answer candidates of the states a search expands for the
 /// first one that buries the expected answer.

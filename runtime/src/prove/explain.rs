@@ -7,8 +7,7 @@
 //! for every conjunct that never held, the markers that could write what it
 //! reads and the reason each never made it true.
 
-use super::answers::{buried_sentence, AnswerIssue, BuriedWatch};
-use super::search::Search;
+use super::answers::{buried_sentence, AnswerIssue, BuriedWatch, EMPTY_SUMMARY};
 use super::{Verdict, WitnessStep};
 use crate::env::{reward, Action, Env, State};
 use crate::interp::eval::eval;
@@ -17,6 +16,23 @@ use crate::ir::reads::{expr_reads, marker_effects, touches, Locs};
 use crate::ir::{self, BinaryOp, Expr, Value};
 use serde::Serialize;
 use std::collections::BTreeSet;
+
+/// What an explanation reads of a finished search. The search implements it,
+/// so explaining depends on no part of the search's bookkeeping.
+pub(super) trait Searched<'p> {
+    fn program(&self) -> &'p ir::Program;
+    fn task(&self) -> &'p ir::TaskDef;
+    /// What the search saw while it ran.
+    fn observed(&self) -> &Observed<'p>;
+    /// Distinct states explored.
+    fn states(&self) -> usize;
+    /// The steps the search looked ahead.
+    fn horizon(&self) -> u32;
+    /// The actions from the root to search node `node`.
+    fn path(&self, node: u32) -> Vec<Action>;
+    /// `path` replayed from the initial state, each action named by key.
+    fn keyed(&self, path: &[Action]) -> Vec<WitnessStep>;
+}
 
 /// The top-level `and`-conjuncts of a goal, left to right.
 pub fn conjuncts(goal: &Expr) -> Vec<&Expr> {
@@ -360,6 +376,24 @@ pub struct Explanation {
     pub answer: Option<AnswerIssue>,
 }
 
+impl Explanation {
+    /// The explanation of an instance whose expected answer is `none`: no
+    /// search ran, so nothing was reached and nothing came close.
+    pub(super) fn of_empty_answer() -> Explanation {
+        Explanation {
+            summary: EMPTY_SUMMARY.into(),
+            unmet: Vec::new(),
+            closest: Closest {
+                progress: 0.0,
+                trace: Vec::new(),
+            },
+            pages_reached: Vec::new(),
+            pages_unreached: Vec::new(),
+            answer: Some(AnswerIssue::Empty),
+        }
+    }
+}
+
 /// A goal conjunct (by position) that held in no explored state.
 #[derive(Clone, Debug, Serialize)]
 pub struct UnmetConjunct {
@@ -430,10 +464,10 @@ pub struct Closest {
     pub trace: Vec<WitnessStep>,
 }
 
-pub(super) fn explain(search: &Search<'_>, verdict: Verdict, depth: u32) -> Explanation {
+pub(super) fn explain<'p>(search: &impl Searched<'p>, verdict: Verdict, depth: u32) -> Explanation {
     let program = search.program();
     let task = search.task();
-    let seen = &search.observed;
+    let seen = search.observed();
     let name = |p: ir::PageId| {
         program
             .pages
@@ -509,7 +543,7 @@ pub(super) fn plural(n: usize, noun: &str) -> String {
 }
 
 /// The markers that write what `conjunct` reads, each with its story.
-fn writers(search: &Search<'_>, conjunct: &Expr) -> Vec<MarkerReport> {
+fn writers<'p>(search: &impl Searched<'p>, conjunct: &Expr) -> Vec<MarkerReport> {
     let program = search.program();
     let mut reads = Locs::new();
     expr_reads(program, conjunct, &mut reads);
@@ -531,9 +565,9 @@ fn writers(search: &Search<'_>, conjunct: &Expr) -> Vec<MarkerReport> {
 
 /// `m` refused with arguments naming the instance's row, and never committed
 /// with them: the first such refusal.
-fn row_refusal(search: &Search<'_>, m: ir::MarkerId) -> Option<RowRefusal> {
+fn row_refusal<'p>(search: &impl Searched<'p>, m: ir::MarkerId) -> Option<RowRefusal> {
     let program = search.program();
-    let seen = &search.observed;
+    let seen = search.observed();
     // Refused and never committed first; else committed, then refused (a
     // `requires` that stops it short of the goal).
     // Among argument lists, the refusal that got furthest (as for the
@@ -568,9 +602,9 @@ fn row_refusal(search: &Search<'_>, m: ir::MarkerId) -> Option<RowRefusal> {
     })
 }
 
-fn status(search: &Search<'_>, m: ir::MarkerId) -> MarkerStatus {
+fn status<'p>(search: &impl Searched<'p>, m: ir::MarkerId) -> MarkerStatus {
     let program = search.program();
-    let seen = &search.observed;
+    let seen = search.observed();
     let name = |p: &ir::PageId| {
         program
             .pages

@@ -16,8 +16,8 @@
 
 use super::footprint::Cone;
 use super::search::{explained, mentions_visited, prunes, Prehashed, Unexplained};
-use super::{prove_instance, step_of, Engine, Options, Proof, Verdict, WitnessStep};
-use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
+use super::{prove_instance, step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
+use crate::env::{reward, ActionKind, RewardConfig, TaskInstance};
 use crate::ir;
 use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
@@ -26,7 +26,7 @@ use std::hash::BuildHasherDefault;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_128;
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, ProveError>;
 
 /// A program compiled for the flat engine, ready to prove its task instances.
 pub struct JitProver {
@@ -43,9 +43,9 @@ impl JitProver {
     /// not fit, a host without a JIT backend) means: prove with the
     /// interpreter's [`prove_instance`].
     pub fn new(program: &ir::Program) -> R<JitProver> {
-        let layout = StateLayout::for_program(program).map_err(|e| e.to_string())?;
+        let layout = StateLayout::for_program(program).map_err(ProveError::Layout)?;
         let mut pool = TextPool::for_program(program);
-        let site = JitSite::compile(program, &layout, &mut pool).map_err(|e| e.to_string())?;
+        let site = JitSite::compile(program, &layout, &mut pool).map_err(ProveError::Jit)?;
         Ok(JitProver {
             program: program.clone(),
             pool,
@@ -111,7 +111,7 @@ impl JitProver {
         // render structure only (a retrieval task's keep their texts, which
         // its answers are).
         parent.set_render_mode(RenderMode::STRUCTURE, pool)?;
-        let env = Env::new(&self.program, instance, config)?;
+        let env = super::fresh_env(&self.program, instance)?;
         let task = env.task();
         let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
             || task.progress.iter().any(|(_, p)| mentions_visited(p));
@@ -167,16 +167,17 @@ impl JitProver {
         pool: &mut TextPool,
     ) -> R<Vec<WitnessStep>> {
         let config = RewardConfig::default();
-        let mut env = Env::new(&self.program, instance, config)?;
+        let mut env = super::fresh_env(&self.program, instance)?;
         let mut flat = FlatEnv::new(&self.site, instance, config, pool)?;
         let mut scratch = flat.state().to_vec();
         let mut witness = Vec::with_capacity(path.len());
-        let broken = |i: usize, why: &str| {
-            format!(
-                "task `{}`: the JIT prover's witness does not replay on the interpreter \
-                 (step {}: {why})",
-                instance.name,
-                i + 1
+        let broken = |i: usize, why: &dyn std::fmt::Display| {
+            ProveError::self_check(
+                &instance.name,
+                format!(
+                    "the JIT prover's witness does not replay on the interpreter (step {}: {why})",
+                    i + 1
+                ),
             )
         };
         for (i, &k) in path.iter().enumerate() {
@@ -190,13 +191,13 @@ impl JitProver {
                 || action.element.unwrap_or(0) != candidate.element
                 || action.text.as_deref() != flat.action_text(&candidate)
             {
-                return Err(broken(i, "the engines offer different candidates"));
+                return Err(broken(i, &"the engines offer different candidates"));
             }
             witness.push(step_of(&env, &action));
             let succ = env.successor(&action).map_err(|e| broken(i, &e))?;
             let last = i + 1 == path.len();
             if succ.success != last || (succ.rejected && !last) {
-                return Err(broken(i, "the interpreter's step ends differently"));
+                return Err(broken(i, &"the interpreter's step ends differently"));
             }
             env.load(succ.state);
             if !last {
@@ -236,7 +237,7 @@ fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
         .and_then(|end| bytes.get(at..end))
         .and_then(|s| <[u8; 4]>::try_from(s).ok())
         .map(u32::from_le_bytes)
-        .ok_or_else(|| format!("offset {at} is outside the state"))
+        .ok_or_else(|| ProveError::compact(format!("offset {at} is outside the state")))
 }
 
 /// How a flat search ended. `depth` is as in the interpreter's search.
@@ -317,7 +318,7 @@ impl FlatSearch<'_> {
             let mut next = Level::default();
             for i in 0..frontier.nodes.len() {
                 let (Some(state), Some(&id)) = (frontier.state(i), frontier.nodes.get(i)) else {
-                    return Err("a frontier entry is missing".into());
+                    return Err(ProveError::compact("a frontier entry is missing"));
                 };
                 if let Some(end) = self.expand(id, state, depth, &mut next, pool)? {
                     return Ok(end);
@@ -411,7 +412,7 @@ impl FlatSearch<'_> {
         };
         hashed
             .map(xxh3_128)
-            .ok_or_else(|| "a compact state is shorter than its identity".into())
+            .ok_or_else(|| ProveError::compact("a compact state is shorter than its identity"))
     }
 
     /// Whether the cone says this candidate cannot matter (as the
@@ -512,11 +513,11 @@ impl Shape {
     /// those bytes are the identity region's.
     fn compact(&self, state: &[u8], out: &mut Vec<u8>) -> R<usize> {
         if state.len() != self.size {
-            return Err(format!(
+            return Err(ProveError::compact(format!(
                 "a state of {} bytes, not {}",
                 state.len(),
                 self.size
-            ));
+            )));
         }
         let start = out.len();
         let mut identity = 0;
@@ -525,7 +526,11 @@ impl Shape {
                 identity = out.len() - start;
             }
             let bytes = part.used(state)?;
-            out.extend_from_slice(state.get(bytes).ok_or("a part is outside the state")?);
+            out.extend_from_slice(
+                state
+                    .get(bytes)
+                    .ok_or_else(|| ProveError::compact("a part is outside the state"))?,
+            );
         }
         if self.identity_parts == self.parts.len() {
             identity = out.len() - start;
@@ -537,11 +542,11 @@ impl Shape {
     /// zero header.
     fn expand(&self, compact: &[u8], state: &mut [u8]) -> R<()> {
         if state.len() != self.size {
-            return Err(format!(
+            return Err(ProveError::compact(format!(
                 "a state of {} bytes, not {}",
                 state.len(),
                 self.size
-            ));
+            )));
         }
         state.fill(0);
         let mut from: usize = 0;
@@ -552,15 +557,15 @@ impl Shape {
             let source = from
                 .checked_add(len)
                 .and_then(|end| compact.get(from..end))
-                .ok_or("a compact state is too short")?;
+                .ok_or_else(|| ProveError::compact("a compact state is too short"))?;
             state
                 .get_mut(bytes)
-                .ok_or("a part is outside the state")?
+                .ok_or_else(|| ProveError::compact("a part is outside the state"))?
                 .copy_from_slice(source);
             from += len;
         }
         if from != compact.len() {
-            return Err("a compact state is too long".into());
+            return Err(ProveError::compact("a compact state is too long"));
         }
         Ok(())
     }
@@ -579,7 +584,9 @@ impl Part {
             } => {
                 let count = usize::try_from(u32_at(state, count_at)?).unwrap_or(usize::MAX);
                 if count > capacity {
-                    return Err(format!("a count of {count} where {capacity} fit"));
+                    return Err(ProveError::compact(format!(
+                        "a count of {count} where {capacity} fit"
+                    )));
                 }
                 Ok(at..at + count * stride)
             }
@@ -611,11 +618,11 @@ fn cover(range: Range<usize>, mut lists: Vec<Part>) -> R<Vec<Part>> {
         let end = stride
             .checked_mul(capacity)
             .and_then(|n| n.checked_add(at))
-            .ok_or("a list's size overflows")?;
+            .ok_or_else(|| ProveError::compact("a list's size overflows"))?;
         if at < cursor || end > range.end || count_at < range.start || count_at + 4 > at {
-            return Err(format!(
+            return Err(ProveError::compact(format!(
                 "the layout's list at {at} is not where the compact form expects it"
-            ));
+            )));
         }
         if at > cursor {
             parts.push(Part::Whole {

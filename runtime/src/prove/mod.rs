@@ -19,6 +19,7 @@
 mod answers;
 pub mod bounds;
 pub mod distance;
+mod error;
 pub mod explain;
 mod flat;
 pub mod footprint;
@@ -26,6 +27,7 @@ mod search;
 
 pub use answers::{AnswerIssue, EMPTY_SUMMARY};
 pub use distance::{Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET};
+pub use error::{MissingElement, ProveError};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
 pub(crate) use search::{fingerprint, with_open_task};
@@ -186,11 +188,37 @@ fn decided_before_search(
     program: &crate::ir::Program,
     instance: &TaskInstance,
     options: Options,
-) -> Result<Option<Proof>, String> {
-    if let Some(proof) = answers::empty_answer(program, instance) {
+) -> Result<Option<Proof>, ProveError> {
+    if let Some(proof) = empty_answer(program, instance) {
         return Ok(Some(proof));
     }
     bounds::decide(program, instance, options)
+}
+
+/// A fresh environment of `instance` for a search or a replay (default
+/// reward; the prover reads no reward).
+pub(crate) fn fresh_env<'p>(
+    program: &'p crate::ir::Program,
+    instance: &TaskInstance,
+) -> Result<Env<'p>, ProveError> {
+    Env::new(program, instance, RewardConfig::default()).map_err(ProveError::Instance)
+}
+
+/// The proof of an instance whose expected answer is `none`: infeasible,
+/// without a search.
+fn empty_answer(program: &crate::ir::Program, instance: &TaskInstance) -> Option<Proof> {
+    let env = Env::new(program, instance, RewardConfig::default()).ok()?;
+    (*env.expected_answer() == crate::env::Expected::Empty).then(|| Proof {
+        instance: instance.clone(),
+        verdict: Verdict::Infeasible,
+        witness: Vec::new(),
+        states: 1,
+        depth: 0,
+        initially_true: false,
+        cut_by_horizon: false,
+        explanation: Some(Explanation::of_empty_answer()),
+        engine: Engine::Interpreter,
+    })
 }
 
 /// Goal conjuncts (by position) that are false in the instance's initial state
@@ -199,9 +227,9 @@ fn decided_before_search(
 pub fn frozen_conjuncts(
     program: &crate::ir::Program,
     instance: &TaskInstance,
-) -> Result<Vec<usize>, String> {
+) -> Result<Vec<usize>, ProveError> {
     use crate::ir::reads::{expr_reads, marker_effects, touches, Locs};
-    let env = Env::new(program, instance, RewardConfig::default())?;
+    let env = fresh_env(program, instance)?;
     let Some(goal) = &env.task().goal else {
         return Ok(Vec::new());
     };
@@ -229,13 +257,13 @@ pub fn replay(
     program: &crate::ir::Program,
     instance: &TaskInstance,
     witness: &[WitnessStep],
-) -> Result<bool, String> {
-    let mut env = Env::new(program, instance, RewardConfig::default())?;
+) -> Result<bool, ProveError> {
+    let mut env = fresh_env(program, instance)?;
     for (i, step) in witness.iter().enumerate() {
         let action = resolve_step(&env, step)?;
         let r = env
             .step(&action)
-            .map_err(|e| format!("step {}: {e}", i + 1))?;
+            .map_err(|why| ProveError::Step { step: i + 1, why })?;
         if r.done {
             return Ok(r.success && i + 1 == witness.len());
         }
@@ -244,7 +272,7 @@ pub fn replay(
 }
 
 /// The action a witness step names on the current page.
-pub fn resolve_step(env: &Env<'_>, step: &WitnessStep) -> Result<Action, String> {
+pub fn resolve_step(env: &Env<'_>, step: &WitnessStep) -> Result<Action, MissingElement> {
     let element = match &step.key {
         None => None,
         Some(key) => Some(
@@ -253,7 +281,10 @@ pub fn resolve_step(env: &Env<'_>, step: &WitnessStep) -> Result<Action, String>
                 .iter()
                 .find(|e| &e.key == key)
                 .map(|e| e.index)
-                .ok_or_else(|| format!("no element `{key}` on {}", env.observation().url))?,
+                .ok_or_else(|| MissingElement {
+                    key: key.clone(),
+                    url: env.observation().url.clone(),
+                })?,
         ),
     };
     Ok(Action {

@@ -10,9 +10,9 @@
 //! copy-on-write, so siblings cost little); every other state is one node: its
 //! parent and the action that reached it, enough to rebuild any trace.
 
-use super::explain::{self, Observed};
+use super::explain::{self, Observed, Searched};
 use super::footprint::Cone;
-use super::{Engine, Options, Proof, Verdict};
+use super::{Engine, Options, Proof, ProveError, Verdict};
 use crate::env::observe::Handle;
 use crate::env::{reward, Action, ActionKind, Env, RewardConfig, State, TaskInstance};
 use crate::interp::state::Digest128;
@@ -25,7 +25,7 @@ pub fn prove_instance(
     program: &ir::Program,
     instance: &TaskInstance,
     options: Options,
-) -> Result<Proof, String> {
+) -> Result<Proof, ProveError> {
     if let Some(proof) = super::decided_before_search(program, instance, options)? {
         return Ok(proof);
     }
@@ -78,7 +78,7 @@ pub(super) fn explained(
     options: Options,
     plain: Unexplained,
     engine: Engine,
-) -> Result<Proof, String> {
+) -> Result<Proof, ProveError> {
     let unexplained = Proof {
         instance: instance.clone(),
         verdict: plain.verdict,
@@ -116,11 +116,13 @@ pub(super) fn explained(
         plain.cut_by_horizon,
     );
     if (capped && proof.verdict != Verdict::Undecided) || (!capped && mine != theirs) {
-        return Err(format!(
-            "task `{}`: the {} search (verdict, depth, states, cut by the horizon) is \
-             {theirs:?} but the interpreter's explaining search is {mine:?}",
-            instance.name,
-            engine.as_str()
+        return Err(ProveError::self_check(
+            &instance.name,
+            format!(
+                "the {} search (verdict, depth, states, cut by the horizon) is {theirs:?} \
+                 but the interpreter's explaining search is {mine:?}",
+                engine.as_str()
+            ),
         ));
     }
     let mut explanation = proof.explanation;
@@ -145,7 +147,7 @@ pub(super) fn prove_explained(
     program: &ir::Program,
     instance: &TaskInstance,
     options: Options,
-) -> Result<Proof, String> {
+) -> Result<Proof, ProveError> {
     let (env, cone) = start(program, instance, options)?;
     let mut search = Search::new(program, env, options, cone, true);
     let ended = search.run();
@@ -165,8 +167,8 @@ fn start<'p>(
     program: &'p ir::Program,
     instance: &TaskInstance,
     options: Options,
-) -> Result<(Env<'p>, Option<Cone>), String> {
-    let env = Env::new(program, instance, RewardConfig::default())?;
+) -> Result<(Env<'p>, Option<Cone>), ProveError> {
+    let env = super::fresh_env(program, instance)?;
     let cone = prunes(program, &env, options).then(|| Cone::of_task(program, env.task()));
     Ok((env, cone))
 }
@@ -240,7 +242,7 @@ pub(super) struct Search<'p> {
     horizon: u32,
     /// Keep what explanations need (`observed`).
     observe: bool,
-    pub(super) observed: Observed<'p>,
+    observed: Observed<'p>,
     /// Pages and elements this search must not use (key nodes).
     avoid: Avoid,
 }
@@ -274,7 +276,7 @@ pub fn verdict_avoiding(
     instance: &TaskInstance,
     options: Options,
     avoid: &Avoid,
-) -> Result<Verdict, String> {
+) -> Result<Verdict, ProveError> {
     let (env, cone) = start(program, instance, options)?;
     if avoid.page(env.state()) {
         return Ok(Verdict::Infeasible);
@@ -476,8 +478,14 @@ impl<'p> Search<'p> {
         fingerprint(state, self.with_visited)
     }
 
+    fn explain(&self, verdict: Verdict, depth: u32) -> super::Explanation {
+        explain::explain(self, verdict, depth)
+    }
+}
+
+impl<'p> Searched<'p> for Search<'p> {
     /// The actions from the initial state to `node`.
-    pub(super) fn path(&self, mut node: u32) -> Vec<Action> {
+    fn path(&self, mut node: u32) -> Vec<Action> {
         let mut path = Vec::new();
         while let Some(n) = self.nodes.get(node as usize) {
             match &n.action {
@@ -494,7 +502,7 @@ impl<'p> Search<'p> {
     /// replayed as the search took it (successor, then load), not with
     /// `Env::step`, which would end the episode at the task's horizon and cut
     /// short a trace found with a longer search horizon.
-    pub(super) fn keyed(&self, path: &[Action]) -> Vec<super::WitnessStep> {
+    fn keyed(&self, path: &[Action]) -> Vec<super::WitnessStep> {
         let mut env = self.start.clone();
         let mut out = Vec::with_capacity(path.len());
         for a in path {
@@ -507,24 +515,24 @@ impl<'p> Search<'p> {
         out
     }
 
-    fn explain(&self, verdict: Verdict, depth: u32) -> super::Explanation {
-        explain::explain(self, verdict, depth)
-    }
-
-    pub(super) fn states(&self) -> usize {
+    fn states(&self) -> usize {
         self.seen.len()
     }
 
-    pub(super) fn program(&self) -> &'p ir::Program {
+    fn program(&self) -> &'p ir::Program {
         self.program
     }
 
-    pub(super) fn task(&self) -> &'p ir::TaskDef {
+    fn task(&self) -> &'p ir::TaskDef {
         self.start.task()
     }
 
-    pub(super) fn horizon(&self) -> u32 {
+    fn horizon(&self) -> u32 {
         self.horizon
+    }
+
+    fn observed(&self) -> &Observed<'p> {
+        &self.observed
     }
 }
 
@@ -634,7 +642,7 @@ pub(crate) fn with_open_task(program: &ir::Program, name: &str, horizon: u32) ->
 /// §5.5's extra search per site: from the initial state (no `setup`), with
 /// every task's typeable values, as deep as the longest horizon, never stopping
 /// at a goal; every marker refused by an invariant, with its shortest trace.
-pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, String> {
+pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, ProveError> {
     let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
     let swept = with_open_task(program, "invariant sweep", horizon);
     let instance = TaskInstance {
@@ -642,7 +650,7 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
         binding: None,
         name: "invariant sweep".into(),
     };
-    let env = Env::new(&swept, &instance, RewardConfig::default())?;
+    let env = super::fresh_env(&swept, &instance)?;
     let options = Options {
         prune: false,
         ..options

@@ -128,7 +128,9 @@ pub fn resolve(env: &Env<'_>, step: &StepAction) -> Result<Action, StepFailure> 
                 })
         }
         StepAction::Element(action) => Ok(action.clone()),
-        StepAction::Keyed(keyed) => resolve_step(env, keyed).map_err(StepFailure::UnknownKey),
+        StepAction::Keyed(keyed) => {
+            resolve_step(env, keyed).map_err(|e| StepFailure::UnknownKey(e.to_string()))
+        }
     }
 }
 

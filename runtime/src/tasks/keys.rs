@@ -73,7 +73,7 @@ pub fn key_nodes(
                 key.starts_with('#').then(|| key.clone()),
             ),
         };
-        match verdict_avoiding(program, instance, options, &avoid)? {
+        match verdict_avoiding(program, instance, options, &avoid).map_err(|e| e.to_string())? {
             Verdict::Infeasible => out.nodes.push(KeyNode { name, source }),
             Verdict::Undecided => out.undecided += 1,
             Verdict::Feasible => {}
@@ -108,7 +108,7 @@ fn witness_nodes(
     };
     note_page(&env, &mut out);
     for step in witness {
-        let action = resolve_step(&env, step)?;
+        let action = resolve_step(&env, step).map_err(|e| e.to_string())?;
         if let Some(key) = step.key.as_ref().filter(|k| !keys.contains(k)) {
             keys.push(key.clone());
             out.push(Node::Element(key.clone()));

@@ -217,7 +217,7 @@ pub fn row_of_step(
     step: &WitnessStep,
 ) -> Result<Option<u32>, String> {
     let env = batch.env(0).ok_or("an empty batch")?;
-    let action = resolve_step(env, step)?;
+    let action = resolve_step(env, step).map_err(|e| e.to_string())?;
     let index = env
         .actions()
         .iter()

@@ -109,7 +109,7 @@ pub fn check_program(program: &Program, budget: usize) -> ProgramOutcome {
     out
 }
 
-type Outcome = Result<Proof, String>;
+type Outcome = Result<Proof, prove::ProveError>;
 
 /// Every instance's four results, one line each (for looking at a site).
 pub fn describe_program(program: &Program, budget: usize) -> String {

@@ -15,7 +15,7 @@ impl Gen<'_, '_> {
     pub(super) fn builtin(&mut self, f: Builtin, args: &[Expr]) -> R<Val> {
         if f == Builtin::Today {
             if !args.is_empty() {
-                return Err("`today` with arguments".into());
+                return Err(unsupported("`today` with arguments"));
             }
             let word = self.word(self.site.program.site.today.day_number());
             return Ok(present(Kind::Date, word));
@@ -90,7 +90,7 @@ impl Gen<'_, '_> {
                 let singular = self.b.ins().bor(is_one, is_minus_one);
                 (Kind::Text, self.b.ins().select(singular, *one, *many))
             }
-            (f, k, _) => return Err(format!("{f:?} of {k:?}")),
+            (f, k, _) => return Err(unsupported(format!("{f:?} of {k:?}"))),
         };
         Ok(present(kind, word))
     }
@@ -139,7 +139,7 @@ impl Gen<'_, '_> {
             (Kind::Time, Kind::Int, BinaryOp::Add | BinaryOp::Sub) => {
                 (Kind::Time, 0, MINUTES_PER_DAY - 1)
             }
-            (x, y, op) => return Err(format!("{x:?} {} {y:?}", op.symbol())),
+            (x, y, op) => return Err(unsupported(format!("{x:?} {} {y:?}", op.symbol()))),
         };
         self.require_all(&[*a, *b]);
         let (r, overflow) = if op == BinaryOp::Add {

@@ -28,7 +28,7 @@ impl Gen<'_, '_> {
                 let b = self.b.ins().icmp_imm_s(IntCC::Equal, v.word, 0);
                 Ok(self.bool_val(b))
             }
-            (op, k) => Err(format!("{op:?} of a {k:?}")),
+            (op, k) => Err(unsupported(format!("{op:?} of a {k:?}"))),
         }
     }
 
@@ -105,7 +105,10 @@ impl Gen<'_, '_> {
             return Ok(self.iconst(types::I8, 0));
         }
         if a.kind.class() != b.kind.class() || !a.kind.ordered() {
-            return Err(format!("ordering of {:?} and {:?}", a.kind, b.kind));
+            return Err(unsupported(format!(
+                "ordering of {:?} and {:?}",
+                a.kind, b.kind
+            )));
         }
         let cc = match op {
             BinaryOp::Lt => IntCC::SignedLessThan,
@@ -161,7 +164,7 @@ impl Gen<'_, '_> {
             (Kind::Money, Kind::Int) if matches!(op, Mul | Div) => Kind::Money,
             (Kind::Int, Kind::Money) if op == Mul => Kind::Money,
             (Kind::Date | Kind::Time, _) => return self.calendar(op, a, b),
-            (x, y) => return Err(format!("{x:?} {} {y:?}", op.symbol())),
+            (x, y) => return Err(unsupported(format!("{x:?} {} {y:?}", op.symbol()))),
         };
         self.require_all(&[*a, *b]);
         let word = self.int_op(op, a.word, b.word)?;
@@ -213,7 +216,12 @@ impl Gen<'_, '_> {
                 let d = self.b.ins().select(unsafe_divisor, one, y);
                 self.b.ins().srem(x, d)
             }
-            other => return Err(format!("`{}` is not arithmetic", other.symbol())),
+            other => {
+                return Err(unsupported(format!(
+                    "`{}` is not arithmetic",
+                    other.symbol()
+                )))
+            }
         })
     }
 

@@ -128,7 +128,10 @@ impl Gen<'_, '_> {
         self.scan(s, |g, _, _, _| {
             let v = g.expr(value)?;
             if v.kind != kind && v.kind != Kind::Null {
-                return Err(format!("a {kind:?} sum of {:?} values", v.kind));
+                return Err(unsupported(format!(
+                    "a {kind:?} sum of {:?} values",
+                    v.kind
+                )));
             }
             g.require(&v);
             let a = g.b.use_var(acc);
@@ -163,7 +166,7 @@ impl Gen<'_, '_> {
                 return Ok(());
             }
             if !v.kind.ordered() {
-                return Err(format!("min/max of {:?} values", v.kind));
+                return Err(unsupported(format!("min/max of {:?} values", v.kind)));
             }
             let take = g.b.create_block();
             let check = g.b.create_block();

@@ -49,7 +49,7 @@ impl Gen<'_, '_> {
         let i = at_slot(slot)?;
         match self.vars.get(i) {
             Some(Some(v)) => Ok(*v),
-            _ => Err(format!("local slot {slot} of unknown type")),
+            _ => Err(unsupported(format!("local slot {slot} of unknown type"))),
         }
     }
 
@@ -57,7 +57,10 @@ impl Gen<'_, '_> {
     fn assign(&mut self, slot: Slot, v: Val) -> R<()> {
         let (w, p, kind) = self.var(slot)?;
         if v.kind != Kind::Null && v.kind.class() != kind.class() {
-            return Err(format!("a {:?} assigned to a {kind:?} slot", v.kind));
+            return Err(unsupported(format!(
+                "a {:?} assigned to a {kind:?} slot",
+                v.kind
+            )));
         }
         let present = self.pres(v.present);
         self.b.def_var(w, v.word);
@@ -71,7 +74,10 @@ impl Gen<'_, '_> {
         if v.kind == Kind::Null || v.kind.class() == Kind::of_ty(ty).class() {
             Ok(())
         } else {
-            Err(format!("a {:?} stored in a place of type {ty:?}", v.kind))
+            Err(unsupported(format!(
+                "a {:?} stored in a place of type {ty:?}",
+                v.kind
+            )))
         }
     }
 
@@ -82,7 +88,7 @@ impl Gen<'_, '_> {
             .get(idx(table))
             .and_then(|t| t.fields.get(idx(field)))
             .map(|f| f.ty.clone())
-            .ok_or_else(|| format!("unknown field #{field} of table #{table}"))
+            .ok_or_else(|| unsupported(format!("unknown field #{field} of table #{table}")))
     }
 
     /// The id of the row `e` refers to (`none` faults).
@@ -97,7 +103,7 @@ impl Gen<'_, '_> {
                 self.fault(code::NONE_VALUE);
                 Ok(self.word(0))
             }
-            k => Err(format!("a {k:?} used as a row")),
+            k => Err(unsupported(format!("a {k:?} used as a row"))),
         }
     }
 
@@ -211,7 +217,7 @@ impl Gen<'_, '_> {
                     .session
                     .get(idx(*s))
                     .map(|d| d.ty.clone())
-                    .ok_or_else(|| format!("unknown session variable #{s}"))?;
+                    .ok_or_else(|| unsupported(format!("unknown session variable #{s}")))?;
                 let v = self.expr(e)?;
                 Self::storable(&v, &ty)?;
                 let sw = self.word(i64::from(*s));
@@ -277,7 +283,7 @@ impl Gen<'_, '_> {
             }
             Stmt::Reject(parts) => {
                 let n = i64::try_from(self.rejects.len())
-                    .map_err(|_| "too many `reject`s".to_string())?;
+                    .map_err(|_| unsupported("too many `reject`s"))?;
                 self.rejects.push(parts.clone());
                 let n = self.word(n);
                 self.call_addr(m::reject_begin as *const () as usize, &[n])?;
@@ -292,7 +298,7 @@ impl Gen<'_, '_> {
     /// `go`: remembers which `go` was reached and the frame there; the
     /// arguments are evaluated after the gate, by the `go` function.
     fn go(&mut self, call: &PageCall) -> R<()> {
-        let n = i64::try_from(self.gos.len()).map_err(|_| "too many `go`s".to_string())?;
+        let n = i64::try_from(self.gos.len()).map_err(|_| unsupported("too many `go`s"))?;
         self.gos.push(call.clone());
         let n = self.word(n);
         self.call_addr(m::go_begin as *const () as usize, &[n])?;
@@ -306,7 +312,7 @@ impl Gen<'_, '_> {
             let Some((w, p, _)) = self.vars.get(i).copied().flatten() else {
                 continue;
             };
-            let slot = self.word(i64::try_from(i).map_err(|_| "slot out of range")?);
+            let slot = self.word(i64::try_from(i).map_err(|_| unsupported("slot out of range"))?);
             let word = self.b.use_var(w);
             let present = self.b.use_var(p);
             let present = self.b.ins().uextend(types::I64, present);
@@ -325,7 +331,7 @@ fn start<'a, 'f>(
     pool: &'a mut TextPool,
 ) -> R<Gen<'a, 'f>> {
     if site.config.pointer_type() != types::I64 {
-        return Err("marker bodies need a 64-bit host".into());
+        return Err(unsupported("marker bodies need a 64-bit host"));
     }
     Gen::start(site, func, fctx, pool)
 }
@@ -367,7 +373,7 @@ pub(crate) fn lower_body(
     marker: &ir::MarkerDef,
 ) -> R<Lowered> {
     if !site.mutable {
-        return Err("internal: a body lowered over a read-only state".into());
+        return Err(internal("a body lowered over a read-only state"));
     }
     let mut g = start(site, func, fctx, pool)?;
     for (i, ty) in site.slots.iter().enumerate() {
@@ -415,7 +421,7 @@ pub(crate) fn lower_values(
     for (i, e) in exprs.iter().enumerate() {
         let v = g.expr(e)?;
         tags.push(v.kind.tag());
-        let n = g.word(i64::try_from(i).map_err(|_| "too many arguments")?);
+        let n = g.word(i64::try_from(i).map_err(|_| unsupported("too many arguments"))?);
         let p = g.pres64(&v);
         g.call_addr(m::go_out as *const () as usize, &[n, v.word, p])?;
     }

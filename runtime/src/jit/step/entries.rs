@@ -7,7 +7,10 @@ use super::*;
 pub(super) fn count_of(state: &[u8], list: EntryList) -> R<usize> {
     let n = idx(u32_at(state, list.count)?);
     if n > list.capacity {
-        return Err(format!("a count of {n} where {} fit", list.capacity));
+        return Err(FlatError::malformed(format!(
+            "a count of {n} where {} fit",
+            list.capacity
+        )));
     }
     Ok(n)
 }
@@ -19,7 +22,7 @@ pub(super) fn insert_sorted(
     list: EntryList,
     entry: &[u8],
     set: bool,
-    what: &str,
+    what: &'static str,
 ) -> R<()> {
     let n = count_of(state, list)?;
     let size = list.entry_size;
@@ -29,7 +32,7 @@ pub(super) fn insert_sorted(
         let at = list.entry_at(mid);
         let e = state
             .get(at..at + size)
-            .ok_or("an entry is outside the state")?;
+            .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?;
         match e.cmp(entry) {
             std::cmp::Ordering::Less => lo = mid + 1,
             std::cmp::Ordering::Equal if set => return Ok(()),
@@ -37,16 +40,16 @@ pub(super) fn insert_sorted(
         }
     }
     if n >= list.capacity {
-        return Err(format!(
-            "{} {what}, more than the {} the layout holds",
-            n + 1,
-            list.capacity
-        ));
+        return Err(FlatError::Capacity {
+            what,
+            needed: n + 1,
+            capacity: list.capacity,
+        });
     }
     let from = list.entry_at(lo);
     let end = list.entry_at(n);
     if end + size > state.len() {
-        return Err("an entry is outside the state".into());
+        return Err(FlatError::malformed("an entry is outside the state"));
     }
     state.copy_within(from..end, from + size);
     put(state, from, entry)?;
@@ -66,13 +69,13 @@ pub(super) fn remove_where(
         let at = list.entry_at(i);
         let e = state
             .get(at..at + size)
-            .ok_or("an entry is outside the state")?;
+            .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?;
         if matches(e) {
             let end = list.entry_at(n);
             state.copy_within(at + size..end, at);
             state
                 .get_mut(end - size..end)
-                .ok_or("an entry is outside the state")?
+                .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?
                 .fill(0);
             return put_u32(state, list.count, u32::try_from(n - 1).unwrap_or(0));
         }
@@ -85,7 +88,7 @@ pub(super) fn clear_list(state: &mut [u8], list: EntryList) -> R<()> {
     let n = count_of(state, list)?;
     state
         .get_mut(list.entry_at(0)..list.entry_at(n))
-        .ok_or("an entry is outside the state")?
+        .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?
         .fill(0);
     put_u32(state, list.count, 0)
 }
@@ -137,7 +140,10 @@ pub(super) fn copy_used(
     used: &mut Vec<usize>,
 ) -> R<()> {
     if dst.len() != src.len() {
-        return Err("a state of another layout".into());
+        return Err(FlatError::StateSize {
+            expected: dst.len(),
+            got: src.len(),
+        });
     }
     // Every count is read before any is overwritten (a table's count lies
     // in the stretch copied before its first tail).
@@ -150,7 +156,7 @@ pub(super) fn copy_used(
     for (t, &n) in tails.iter().zip(used.iter()) {
         let end = t.base + t.unit * n;
         if t.base < at || end > dst.len() {
-            return Err("overlapping layout regions".into());
+            return Err(FlatError::malformed("overlapping layout regions"));
         }
         dst[at..end].copy_from_slice(&src[at..end]);
         at = t.base + t.unit * t.capacity;

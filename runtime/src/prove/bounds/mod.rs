@@ -56,8 +56,8 @@ mod world;
 
 use super::explain::{conjuncts, plural};
 use super::search::prove_explained;
-use super::{Engine, Options, Proof, Verdict};
-use crate::env::{Env, RewardConfig, TaskInstance};
+use super::{Engine, Options, Proof, ProveError, Verdict};
+use crate::env::{Env, TaskInstance};
 use crate::ir;
 use eval::Cx;
 use value::Abs;
@@ -122,11 +122,11 @@ pub(super) fn decide(
     program: &ir::Program,
     instance: &TaskInstance,
     options: Options,
-) -> Result<Option<Proof>, String> {
+) -> Result<Option<Proof>, ProveError> {
     if !options.reduce {
         return Ok(None);
     }
-    let env = Env::new(program, instance, RewardConfig::default())?;
+    let env = super::fresh_env(program, instance)?;
     let horizon = options.horizon.unwrap_or(env.task().horizon);
     let Some(bound) = bound(program, &env, horizon) else {
         return Ok(None);
@@ -137,10 +137,12 @@ pub(super) fn decide(
     };
     let proof = prove_explained(program, instance, explaining)?;
     let contradiction = |why: &str| {
-        Err(format!(
-            "task `{}`: the static bound rules out goal parts {:?} within {horizon} steps, \
-             but {why}",
-            instance.name, bound.impossible
+        Err(ProveError::self_check(
+            &instance.name,
+            format!(
+                "the static bound rules out goal parts {:?} within {horizon} steps, but {why}",
+                bound.impossible
+            ),
         ))
     };
     if proof.verdict == Verdict::Feasible {
