@@ -16,7 +16,8 @@
 //! search; a search that ends without success memoizes a lower bound.
 //! Past the state budget the answer is [`Distance::Unknown`], never a guess.
 
-use super::search::{fingerprint, tells_visited, Prehashed};
+use super::bfs::Prehashed;
+use super::search::{fingerprint, tells_visited};
 use crate::env::{Action, ActionKind, Env, TaskInstance};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;

@@ -14,15 +14,14 @@
 //! that meet a state the layout cannot hold are proven by the interpreter
 //! alone.
 
+use super::bfs::{self, Bfs, Tried};
 use super::footprint::Cone;
-use super::search::{explained, mentions_visited, prunes, Prehashed, Unexplained};
+use super::search::{explained, mentions_visited, prunes, Unexplained};
 use super::{prove_instance, step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, RewardConfig, TaskInstance};
 use crate::ir;
 use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -73,16 +72,17 @@ impl JitProver {
             return prove_instance(&self.program, instance, options);
         };
         match ended {
-            Ended::Witness { path, depth } => {
+            Ended::Witness { node, label, depth } => {
+                let path = search.witness(node, label);
                 let witness = self.replay(instance, &path, &mut pool)?;
                 Ok(Proof {
                     instance: instance.clone(),
                     verdict: Verdict::Feasible,
                     witness,
-                    states: search.seen.len(),
+                    states: search.bfs.states(),
                     depth,
                     initially_true: search.initially_true,
-                    cut_by_horizon: search.cut_by_horizon,
+                    cut_by_horizon: search.bfs.cut_by_horizon,
                     explanation: None,
                     engine: Engine::Jit,
                 })
@@ -115,20 +115,21 @@ impl JitProver {
         let task = env.task();
         let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
             || task.progress.iter().any(|(_, p)| mentions_visited(p));
+        let horizon = options.horizon.unwrap_or(task.horizon);
         Ok(Some(FlatSearch {
-            shape: &self.shape,
-            page_at: self.page_at,
-            cone: prunes(&self.program, &env, options).then(|| Cone::of_task(&self.program, task)),
-            with_visited,
-            horizon: options.horizon.unwrap_or(task.horizon),
+            bfs: Bfs::new(horizon, options.budget),
             task_horizon: task.horizon,
-            budget: options.budget,
             initially_true: reward::goal_holds(&self.program, task, env.state(), env.task_frame()),
-            scratch: vec![0; parent.state().len()],
-            parent,
-            nodes: Vec::new(),
-            seen: HashSet::default(),
-            cut_by_horizon: false,
+            engine: FlatStates {
+                shape: &self.shape,
+                page_at: self.page_at,
+                cone: prunes(&self.program, &env, options)
+                    .then(|| Cone::of_task(&self.program, task)),
+                with_visited,
+                scratch: vec![0; parent.state().len()],
+                parent,
+                page: 0,
+            },
         }))
     }
 
@@ -149,9 +150,9 @@ impl JitProver {
         let plain = Unexplained {
             verdict,
             depth,
-            states: search.seen.len(),
+            states: search.bfs.states(),
             initially_true: search.initially_true,
-            cut_by_horizon: search.cut_by_horizon,
+            cut_by_horizon: search.bfs.cut_by_horizon,
         };
         explained(&self.program, instance, options, plain, Engine::Jit)
     }
@@ -240,35 +241,13 @@ fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
         .ok_or_else(|| ProveError::compact(format!("offset {at} is outside the state")))
 }
 
-/// How a flat search ended. `depth` is as in the interpreter's search.
-#[derive(Debug)]
-enum Ended {
-    /// The candidate indices from the initial state to success.
-    Witness {
-        path: Vec<usize>,
-        depth: u32,
-    },
-    Exhausted {
-        depth: u32,
-    },
-    Budget {
-        depth: u32,
-    },
-}
-
-/// A state reached: its parent node and the candidate index taken there
-/// (`u32::MAX` parent for the initial state).
-struct Node {
-    parent: u32,
-    candidate: u32,
-}
+type Ended = bfs::Ended<usize>;
 
 /// One level of the search: compact states back to back.
 #[derive(Default)]
 struct Level {
     bytes: Vec<u8>,
     ends: Vec<usize>,
-    nodes: Vec<u32>,
 }
 
 impl Level {
@@ -281,124 +260,122 @@ impl Level {
     }
 }
 
+impl bfs::Level for Level {
+    fn drop_last(&mut self) {
+        self.ends.pop();
+        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
+    }
+}
+
+/// The flat engine's search: the shared breadth-first loop ([`Bfs`]) over
+/// compact flat states, candidates named by index.
 struct FlatSearch<'s> {
+    bfs: Bfs<usize>,
+    engine: FlatStates<'s>,
+    task_horizon: u32,
+    initially_true: bool,
+}
+
+/// Compact flat states for [`Bfs`]: a state is expanded by writing it into
+/// the parent engine, whose candidates are probed one by one.
+struct FlatStates<'s> {
     shape: &'s Shape,
     page_at: usize,
     cone: Option<Cone>,
     with_visited: bool,
-    horizon: u32,
-    task_horizon: u32,
-    budget: usize,
-    initially_true: bool,
     /// The state expanded, loaded once per expansion; each candidate is
     /// probed on it and its bytes put back.
     parent: FlatEnv<'s>,
     /// A full state, written from a compact one.
     scratch: Vec<u8>,
-    nodes: Vec<Node>,
-    seen: HashSet<u128, BuildHasherDefault<Prehashed>>,
-    /// New states were still being found at the horizon.
-    cut_by_horizon: bool,
+    /// The page of the state expanded.
+    page: ir::PageId,
+}
+
+/// [`FlatStates`] with the text pool its engine grows while it runs.
+struct Probing<'a, 's> {
+    states: &'a mut FlatStates<'s>,
+    pool: &'a mut TextPool,
 }
 
 impl FlatSearch<'_> {
     fn run(&mut self, pool: &mut TextPool) -> R<Ended> {
-        let mut frontier = Level::default();
-        self.scratch.copy_from_slice(self.parent.state());
-        clear_header(&mut self.scratch);
-        let fingerprint = self.store(&mut frontier.bytes, None)?;
-        self.seen.insert(fingerprint);
-        self.nodes.push(Node {
-            parent: u32::MAX,
-            candidate: 0,
-        });
-        frontier.ends.push(frontier.bytes.len());
-        frontier.nodes.push(0);
-        for depth in 0..self.horizon {
-            let mut next = Level::default();
-            for i in 0..frontier.nodes.len() {
-                let (Some(state), Some(&id)) = (frontier.state(i), frontier.nodes.get(i)) else {
-                    return Err(ProveError::compact("a frontier entry is missing"));
-                };
-                if let Some(end) = self.expand(id, state, depth, &mut next, pool)? {
-                    return Ok(end);
-                }
-            }
-            if next.nodes.is_empty() {
-                break;
-            }
-            frontier = next;
+        let mut probing = Probing {
+            states: &mut self.engine,
+            pool,
+        };
+        self.bfs.run(&mut probing, self.task_horizon)
+    }
+
+    /// The candidate indices from the initial state to success.
+    fn witness(&self, node: u32, last: usize) -> Vec<usize> {
+        let mut path = self.bfs.path(node);
+        path.push(last);
+        path
+    }
+}
+
+impl bfs::Expander for Probing<'_, '_> {
+    type Label = usize;
+    type Level = Level;
+    type Error = ProveError;
+
+    fn store_root(&mut self, level: &mut Level) -> R<u128> {
+        let s = &mut *self.states;
+        s.scratch.copy_from_slice(s.parent.state());
+        clear_header(&mut s.scratch);
+        let fingerprint = s.store(&mut level.bytes, None)?;
+        level.ends.push(level.bytes.len());
+        Ok(fingerprint)
+    }
+
+    fn load(&mut self, level: &mut Level, i: usize, _node: u32) -> R<()> {
+        let s = &mut *self.states;
+        let compact = level
+            .state(i)
+            .ok_or_else(|| ProveError::compact("a frontier entry is missing"))?;
+        s.shape.expand(compact, &mut s.scratch)?;
+        s.parent.load_for_search(&s.scratch, self.pool)?;
+        s.page = u32_at(&s.scratch, s.page_at)?;
+        Ok(())
+    }
+
+    fn candidates(&self) -> usize {
+        self.states.parent.actions().len()
+    }
+
+    fn try_candidate(&mut self, k: usize, _node: u32, next: &mut Level) -> R<Tried<usize>> {
+        let s = &mut *self.states;
+        let Some(&candidate) = s.parent.actions().get(k) else {
+            return Ok(Tried::Skipped);
+        };
+        if s.pruned(&candidate) {
+            return Ok(Tried::Skipped);
         }
-        Ok(Ended::Exhausted {
-            depth: self.task_horizon,
+        // The successor is read off the parent engine's bytes, which are
+        // then put back: no page is rendered for a state merely reached.
+        let probe = s.parent.probe(k, self.pool)?;
+        let keep = !probe.success && !probe.rejected && candidate.kind != ActionKind::Answer;
+        let stored = if keep {
+            Some(s.store(&mut next.bytes, Some(&s.parent)))
+        } else {
+            None
+        };
+        s.parent.unprobe(&s.scratch)?;
+        if probe.success {
+            return Ok(Tried::Success(k));
+        }
+        Ok(match stored.transpose()? {
+            Some(fingerprint) => {
+                next.ends.push(next.bytes.len());
+                Tried::Successor(k, fingerprint)
+            }
+            None => Tried::Dead,
         })
     }
+}
 
-    /// Tries every candidate of one stored state; new states go to `next`.
-    fn expand(
-        &mut self,
-        id: u32,
-        compact: &[u8],
-        depth: u32,
-        next: &mut Level,
-        pool: &mut TextPool,
-    ) -> R<Option<Ended>> {
-        self.shape.expand(compact, &mut self.scratch)?;
-        self.parent.load_for_search(&self.scratch, pool)?;
-        let page = u32_at(&self.scratch, self.page_at)?;
-        let last_level = depth + 1 >= self.horizon;
-        for k in 0..self.parent.actions().len() {
-            let Some(&candidate) = self.parent.actions().get(k) else {
-                continue;
-            };
-            if self.pruned(&candidate, page) {
-                continue;
-            }
-            // The successor is read off the parent engine's bytes, which are
-            // then put back: no page is rendered for a state merely reached.
-            let probe = self.parent.probe(k, pool)?;
-            let keep = !probe.success && !probe.rejected && candidate.kind != ActionKind::Answer;
-            let start = next.bytes.len();
-            let stored = if keep {
-                Some(self.store(&mut next.bytes, Some(&self.parent)))
-            } else {
-                None
-            };
-            self.parent.unprobe(&self.scratch)?;
-            if probe.success {
-                let mut path = self.path(id);
-                path.push(k);
-                return Ok(Some(Ended::Witness {
-                    path,
-                    depth: depth + 1,
-                }));
-            }
-            let Some(fingerprint) = stored.transpose()? else {
-                continue;
-            };
-            if !self.seen.insert(fingerprint) {
-                next.bytes.truncate(start);
-                continue;
-            }
-            if self.seen.len() > self.budget {
-                return Ok(Some(Ended::Budget { depth }));
-            }
-            let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-            self.nodes.push(Node {
-                parent: id,
-                candidate: u32::try_from(k).unwrap_or(u32::MAX),
-            });
-            if last_level {
-                self.cut_by_horizon = true;
-                next.bytes.truncate(start);
-            } else {
-                next.ends.push(next.bytes.len());
-                next.nodes.push(node);
-            }
-        }
-        Ok(None)
-    }
-
+impl FlatStates<'_> {
     /// Appends the compact form of `engine`'s state (of `scratch` when
     /// `None`) to `out` and returns its fingerprint.
     fn store(&self, out: &mut Vec<u8>, engine: Option<&FlatEnv<'_>>) -> R<u128> {
@@ -417,7 +394,7 @@ impl FlatSearch<'_> {
 
     /// Whether the cone says this candidate cannot matter (as the
     /// interpreter's search decides it from the element's handle).
-    fn pruned(&self, candidate: &FlatAction, page: ir::PageId) -> bool {
+    fn pruned(&self, candidate: &FlatAction) -> bool {
         let Some(cone) = &self.cone else { return false };
         let elements = &self.parent.structure().elements;
         let Some(element) = elements.get(candidate.element.wrapping_sub(1)) else {
@@ -427,23 +404,9 @@ impl FlatSearch<'_> {
             HandleWords::Marker(m, _) => cone.idle_markers.contains(m),
             HandleWords::Input { .. }
             | HandleWords::Select { .. }
-            | HandleWords::Checkbox { .. } => cone.idle_fields.contains(&(page, element.id)),
+            | HandleWords::Checkbox { .. } => cone.idle_fields.contains(&(self.page, element.id)),
             HandleWords::Inert | HandleWords::Go(_) => false,
         }
-    }
-
-    /// The candidate indices from the initial state to `node`.
-    fn path(&self, mut node: u32) -> Vec<usize> {
-        let mut path = Vec::new();
-        while let Some(n) = self.nodes.get(node as usize) {
-            if n.parent == u32::MAX {
-                break;
-            }
-            path.push(n.candidate as usize);
-            node = n.parent;
-        }
-        path.reverse();
-        path
     }
 }
 

@@ -17,6 +17,7 @@
 //! paths (the decomposed reward's oracle).
 
 mod answers;
+mod bfs;
 pub mod bounds;
 pub mod distance;
 mod error;

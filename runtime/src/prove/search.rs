@@ -10,6 +10,7 @@
 //! copy-on-write, so siblings cost little); every other state is one node: its
 //! parent and the action that reached it, enough to rebuild any trace.
 
+use super::bfs::{self, Bfs, Tried};
 use super::explain::{self, Observed, Searched};
 use super::footprint::Cone;
 use super::{Engine, Options, Proof, ProveError, Verdict};
@@ -17,8 +18,7 @@ use crate::env::observe::Handle;
 use crate::env::{reward, Action, ActionKind, Env, RewardConfig, State, TaskInstance};
 use crate::interp::state::Digest128;
 use crate::ir::{self, Expr};
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::Hash;
 
 /// Proves one task instance.
 pub fn prove_instance(
@@ -46,7 +46,7 @@ pub fn prove_instance(
         depth,
         states: search.states(),
         initially_true: search.initially_true,
-        cut_by_horizon: search.cut_by_horizon,
+        cut_by_horizon: search.bfs.cut_by_horizon,
     };
     explained(program, instance, options, plain, Engine::Interpreter)
 }
@@ -176,75 +176,66 @@ fn start<'p>(
 /// The proof a finished search amounts to.
 fn conclude(search: &Search<'_>, ended: Ended, instance: &TaskInstance) -> Proof {
     let (verdict, witness, depth) = match ended {
-        Ended::Witness {
-            node,
-            action,
-            depth,
-        } => {
+        Ended::Witness { node, label, depth } => {
             let mut path = search.path(node);
-            path.push(action);
+            path.push(label);
             (Verdict::Feasible, search.keyed(&path), depth)
         }
         Ended::Exhausted { depth } => (Verdict::Infeasible, Vec::new(), depth),
         Ended::Budget { depth } => (Verdict::Undecided, Vec::new(), depth),
     };
-    let explanation =
-        (verdict != Verdict::Feasible && search.observe).then(|| search.explain(verdict, depth));
+    let explanation = (verdict != Verdict::Feasible && search.engine.observe)
+        .then(|| search.explain(verdict, depth));
     Proof {
         instance: instance.clone(),
         verdict,
         witness,
-        states: search.seen.len(),
+        states: search.bfs.states(),
         depth,
         initially_true: search.initially_true,
-        cut_by_horizon: search.cut_by_horizon,
+        cut_by_horizon: search.bfs.cut_by_horizon,
         explanation,
         engine: Engine::Interpreter,
     }
 }
 
-/// How a search ended. `depth` is the number of steps fully explored.
-enum Ended {
-    Witness {
-        node: u32,
-        action: Action,
-        depth: u32,
-    },
-    Exhausted {
-        depth: u32,
-    },
-    Budget {
-        depth: u32,
-    },
-}
+type Ended = bfs::Ended<Action>;
 
-/// A state reached: its parent node and the action from there (`u32::MAX`
-/// and no action for the initial state).
-struct Node {
-    parent: u32,
-    action: Option<Action>,
-}
-
+/// The interpreter's search: the shared breadth-first loop ([`Bfs`]) over
+/// `Env` states, with the bookkeeping explanations need when `observe`.
 pub(super) struct Search<'p> {
+    bfs: Bfs<Action>,
+    engine: EnvExpander<'p>,
+    /// The untouched initial environment, for replaying traces.
+    start: Env<'p>,
+    initially_true: bool,
+}
+
+/// `Env` states for [`Bfs`]: a state is expanded by loading it into a
+/// scratch environment and taking each candidate's successor.
+struct EnvExpander<'p> {
     program: &'p ir::Program,
     /// A scratch environment, loaded with each state expanded.
     env: Env<'p>,
-    /// The untouched initial environment, for replaying traces.
-    start: Env<'p>,
-    options: Options,
+    /// The loaded state's candidates.
+    actions: Vec<Action>,
     cone: Option<Cone>,
     with_visited: bool,
-    nodes: Vec<Node>,
-    seen: HashSet<u128, BuildHasherDefault<Prehashed>>,
-    initially_true: bool,
-    /// New states were still being found at the horizon.
-    cut_by_horizon: bool,
-    horizon: u32,
     /// Keep what explanations need (`observed`).
     observe: bool,
     observed: Observed<'p>,
     /// Pages and elements this search must not use (key nodes).
     avoid: Avoid,
+}
+
+/// One level of `Env` states (each taken when it is expanded).
+#[derive(Default)]
+struct States(Vec<Option<State>>);
+
+impl bfs::Level for States {
+    fn drop_last(&mut self) {
+        self.0.pop();
+    }
 }
 
 /// Pages and elements a search must never use: the forbidding search that
@@ -282,7 +273,7 @@ pub fn verdict_avoiding(
         return Ok(Verdict::Infeasible);
     }
     let mut search = Search::new(program, env, options, cone, false);
-    search.avoid = avoid.clone();
+    search.engine.avoid = avoid.clone();
     Ok(match search.run() {
         Ended::Witness { .. } => Verdict::Feasible,
         Ended::Exhausted { .. } => Verdict::Infeasible,
@@ -300,134 +291,117 @@ impl<'p> Search<'p> {
     ) -> Self {
         let task = env.task();
         let horizon = options.horizon.unwrap_or(task.horizon);
-        let with_visited = tells_visited(task);
         Search {
-            program,
+            bfs: Bfs::new(horizon, options.budget),
             start: env.clone(),
-            observed: Observed::new(program, task),
-            env,
-            options,
-            cone,
-            with_visited,
-            nodes: Vec::new(),
-            seen: HashSet::default(),
             initially_true: false,
-            cut_by_horizon: false,
-            horizon,
-            observe,
-            avoid: Avoid::default(),
+            engine: EnvExpander {
+                program,
+                observed: Observed::new(program, task),
+                with_visited: tells_visited(task),
+                env,
+                actions: Vec::new(),
+                cone,
+                observe,
+                avoid: Avoid::default(),
+            },
         }
     }
 
     fn run(&mut self) -> Ended {
-        let root = self.env.state().clone();
-        let task = self.env.task();
-        self.initially_true = reward::goal_holds(self.program, task, &root, self.env.task_frame());
-        self.seen.insert(self.fingerprint(&root));
-        self.nodes.push(Node {
-            parent: u32::MAX,
-            action: None,
-        });
-        self.note_new(&root, 0);
-        let mut frontier = vec![(0u32, root)];
-        let horizon = self.horizon;
-        for depth in 0..horizon {
-            let mut next = Vec::new();
-            for (id, state) in frontier {
-                if let Some(end) = self.expand(id, state, depth, &mut next) {
-                    return end;
-                }
-            }
-            if next.is_empty() {
-                return Ended::Exhausted {
-                    depth: task.horizon,
-                };
-            }
-            frontier = next;
-        }
-        Ended::Exhausted {
-            depth: task.horizon,
+        let env = &self.engine.env;
+        self.initially_true = reward::goal_holds(
+            self.engine.program,
+            env.task(),
+            env.state(),
+            env.task_frame(),
+        );
+        let exhausted = env.task().horizon;
+        match self.bfs.run(&mut self.engine, exhausted) {
+            Ok(ended) => ended,
+            Err(never) => match never {},
         }
     }
 
-    /// Tries every candidate of one state; new states go to `next`.
-    fn expand(
-        &mut self,
-        id: u32,
-        state: State,
-        depth: u32,
-        next: &mut Vec<(u32, State)>,
-    ) -> Option<Ended> {
-        self.env.load(state);
+    fn explain(&self, verdict: Verdict, depth: u32) -> super::Explanation {
+        explain::explain(self, verdict, depth)
+    }
+}
+
+impl<'p> bfs::Expander for EnvExpander<'p> {
+    type Label = Action;
+    type Level = States;
+    type Error = std::convert::Infallible;
+
+    fn store_root(&mut self, level: &mut States) -> Result<u128, Self::Error> {
+        let root = self.env.state().clone();
+        let fingerprint = fingerprint(&root, self.with_visited);
+        level.0.push(Some(root));
+        Ok(fingerprint)
+    }
+
+    fn load(&mut self, level: &mut States, i: usize, _node: u32) -> Result<(), Self::Error> {
+        if let Some(state) = level.0.get_mut(i).and_then(Option::take) {
+            self.env.load(state);
+        }
         if self.observe {
             self.observed.note_expanded(&self.env);
         }
-        let last_level = depth + 1 >= self.horizon;
-        let actions = self.env.actions().to_vec();
-        for action in actions {
-            if self.pruned(&action) || self.avoided(&action) {
-                continue;
-            }
-            let Ok(succ) = self.env.successor(&action) else {
-                continue;
-            };
-            if self.avoid.page(&succ.state) {
-                continue;
-            }
-            let marker = if self.observe {
-                self.marker_of(&action)
-            } else {
-                None
-            };
-            if let Some((m, args)) = &marker {
-                self.observed.note_attempt(
-                    *m,
-                    args,
-                    &self.env,
-                    succ.rejection.as_ref(),
-                    &succ.state.alert,
-                    id,
-                    &action,
-                );
-            }
-            if succ.success {
-                return Some(Ended::Witness {
-                    node: id,
-                    action,
-                    depth: depth + 1,
-                });
-            }
-            if succ.rejected || action.kind == ActionKind::Answer {
-                continue;
-            }
-            if !self.seen.insert(self.fingerprint(&succ.state)) {
-                continue;
-            }
-            if self.seen.len() > self.options.budget {
-                return Some(Ended::Budget { depth });
-            }
-            let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
-            self.nodes.push(Node {
-                parent: id,
-                action: Some(action),
-            });
-            self.note_new(&succ.state, node);
-            if last_level {
-                self.cut_by_horizon = true;
-            } else {
-                next.push((node, succ.state));
+        self.actions.clear();
+        self.actions.extend_from_slice(self.env.actions());
+        Ok(())
+    }
+
+    fn candidates(&self) -> usize {
+        self.actions.len()
+    }
+
+    fn try_candidate(
+        &mut self,
+        k: usize,
+        node: u32,
+        next: &mut States,
+    ) -> Result<Tried<Action>, Self::Error> {
+        let Some(action) = self.actions.get(k).cloned() else {
+            return Ok(Tried::Skipped);
+        };
+        if self.pruned(&action) || self.avoided(&action) {
+            return Ok(Tried::Skipped);
+        }
+        let Ok(succ) = self.env.successor(&action) else {
+            return Ok(Tried::Skipped);
+        };
+        if self.avoid.page(&succ.state) {
+            return Ok(Tried::Skipped);
+        }
+        if self.observe {
+            if let Some((m, args)) = self.marker_of(&action) {
+                let rejection = succ.rejection.as_ref();
+                let alert = &succ.state.alert;
+                self.observed
+                    .note_attempt(m, &args, &self.env, rejection, alert, node, &action);
             }
         }
-        None
+        if succ.success {
+            return Ok(Tried::Success(action));
+        }
+        if succ.rejected || action.kind == ActionKind::Answer {
+            return Ok(Tried::Dead);
+        }
+        let fingerprint = fingerprint(&succ.state, self.with_visited);
+        next.0.push(Some(succ.state));
+        Ok(Tried::Successor(action, fingerprint))
     }
 
     /// Goal conjuncts and Ψ of a newly reached state.
-    fn note_new(&mut self, state: &State, node: u32) {
-        if self.observe {
+    fn reached(&mut self, level: &States, node: u32) {
+        if let (true, Some(Some(state))) = (self.observe, level.0.last()) {
             self.observed.note_state(state, self.env.task_frame(), node);
         }
     }
+}
 
+impl EnvExpander<'_> {
     /// Whether the cone says this action cannot matter.
     fn pruned(&self, action: &Action) -> bool {
         let Some(cone) = &self.cone else { return false };
@@ -473,29 +447,12 @@ impl<'p> Search<'p> {
             _ => None,
         }
     }
-
-    fn fingerprint(&self, state: &State) -> u128 {
-        fingerprint(state, self.with_visited)
-    }
-
-    fn explain(&self, verdict: Verdict, depth: u32) -> super::Explanation {
-        explain::explain(self, verdict, depth)
-    }
 }
 
 impl<'p> Searched<'p> for Search<'p> {
     /// The actions from the initial state to `node`.
-    fn path(&self, mut node: u32) -> Vec<Action> {
-        let mut path = Vec::new();
-        while let Some(n) = self.nodes.get(node as usize) {
-            match &n.action {
-                Some(a) => path.push(a.clone()),
-                None => break,
-            }
-            node = n.parent;
-        }
-        path.reverse();
-        path
+    fn path(&self, node: u32) -> Vec<Action> {
+        self.bfs.path(node)
     }
 
     /// `path` replayed from the start, each action named by stable key. It is
@@ -516,11 +473,11 @@ impl<'p> Searched<'p> for Search<'p> {
     }
 
     fn states(&self) -> usize {
-        self.seen.len()
+        self.bfs.states()
     }
 
     fn program(&self) -> &'p ir::Program {
-        self.program
+        self.engine.program
     }
 
     fn task(&self) -> &'p ir::TaskDef {
@@ -528,14 +485,13 @@ impl<'p> Searched<'p> for Search<'p> {
     }
 
     fn horizon(&self) -> u32 {
-        self.horizon
+        self.bfs.horizon()
     }
 
     fn observed(&self) -> &Observed<'p> {
-        &self.observed
+        &self.engine.observed
     }
 }
-
 /// Whether the searches of `task`'s instances must tell states apart by the
 /// visited set: its goal or a progress predicate asks `visited` (§5.5).
 pub(crate) fn tells_visited(task: &ir::TaskDef) -> bool {
@@ -563,28 +519,6 @@ pub(super) fn mentions_visited(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| found |= matches!(x, Expr::Visited(_)));
     found
-}
-
-/// For sets of fingerprints, which are already well mixed.
-#[derive(Default)]
-pub(super) struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
-    fn write_u128(&mut self, i: u128) {
-        // Both halves, so that sets stay spread whichever half varies.
-        self.0 = (i as u64) ^ ((i >> 64) as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// What the invariant sweep found (C302).
@@ -658,6 +592,7 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
     let mut search = Search::new(&swept, env, options, None, true);
     let ended = search.run();
     let conflicts = search
+        .engine
         .observed
         .invariant_refusals
         .iter()
@@ -676,7 +611,7 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
         .collect();
     Ok(SweepReport {
         conflicts,
-        states: search.seen.len(),
+        states: search.bfs.states(),
         complete: !matches!(ended, Ended::Budget { .. }),
     })
 }

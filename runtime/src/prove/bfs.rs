@@ -1,0 +1,242 @@
+//! The breadth-first search of §5.5, once, for both engines. [`Bfs`] owns
+//! the order and the bookkeeping every verdict rests on: levels expanded in
+//! the order they were reached, candidates in the page's order, a success
+//! ending the search at once (before its state is deduplicated), a state
+//! kept only when its fingerprint is new, the budget counted in distinct
+//! states, and states first reached at the horizon counted but not expanded
+//! (`cut_by_horizon`). What a state is, how it is stored, which candidates
+//! a page offers and what trying one does is the engine's ([`Expander`]):
+//! the interpreter's `Env` states (`search`) or the flat engine's compact
+//! bytes (`flat`). Keeping one loop keeps the two provers' state counts,
+//! depths and witnesses equal, which the flat prover's confirmation by the
+//! explaining search demands.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// How a search ended. `depth` is the number of steps fully explored.
+pub(super) enum Ended<L> {
+    /// Candidate `label` of node `node`'s state succeeds.
+    Witness {
+        node: u32,
+        label: L,
+        depth: u32,
+    },
+    Exhausted {
+        depth: u32,
+    },
+    Budget {
+        depth: u32,
+    },
+}
+
+/// A state reached: its parent node and the candidate taken there (no
+/// parent and no label for the initial state).
+pub(super) struct Node<L> {
+    pub(super) parent: u32,
+    pub(super) label: Option<L>,
+}
+
+/// What trying one candidate of the loaded state led to.
+pub(super) enum Tried<L> {
+    /// Not tried (pruned, avoided, or not applicable): nothing to record.
+    Skipped,
+    /// The goal holds after it: a witness.
+    Success(L),
+    /// Tried, but no state to keep (a rejected step or an answer).
+    Dead,
+    /// A successor, stored as the last state of the next level, with its
+    /// fingerprint.
+    Successor(L, u128),
+}
+
+/// One level of stored states, in the order they were reached.
+pub(super) trait Level: Default {
+    /// Forgets the last state stored (already seen, or reached at the
+    /// horizon, where nothing expands it).
+    fn drop_last(&mut self);
+}
+
+/// An engine the search runs on.
+pub(super) trait Expander {
+    /// How a candidate is named in a path.
+    type Label;
+    type Level: Level;
+    type Error;
+    /// Stores the initial state as the only state of `level`; its fingerprint.
+    fn store_root(&mut self, level: &mut Self::Level) -> Result<u128, Self::Error>;
+    /// Loads state `i` of `level` (node `node`) to expand it.
+    fn load(&mut self, level: &mut Self::Level, i: usize, node: u32) -> Result<(), Self::Error>;
+    /// The loaded state's candidates.
+    fn candidates(&self) -> usize;
+    /// Tries candidate `k` of the loaded state (node `node`); a successor to
+    /// keep is stored at the end of `next`.
+    fn try_candidate(
+        &mut self,
+        k: usize,
+        node: u32,
+        next: &mut Self::Level,
+    ) -> Result<Tried<Self::Label>, Self::Error>;
+    /// A new state was reached: the last of `level`, recorded as `node`.
+    fn reached(&mut self, _level: &Self::Level, _node: u32) {}
+}
+
+/// For sets of fingerprints, which are already well mixed.
+#[derive(Default)]
+pub(super) struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+    fn write_u128(&mut self, i: u128) {
+        // Both halves, so that sets stay spread whichever half varies.
+        self.0 = (i as u64) ^ ((i >> 64) as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The search's bookkeeping: the tree of states reached and their
+/// fingerprints.
+pub(super) struct Bfs<L> {
+    pub(super) nodes: Vec<Node<L>>,
+    pub(super) seen: HashSet<u128, BuildHasherDefault<Prehashed>>,
+    /// New states were still being found at the horizon.
+    pub(super) cut_by_horizon: bool,
+    /// Steps searched.
+    horizon: u32,
+    /// Distinct states allowed.
+    budget: usize,
+}
+
+impl<L> Bfs<L> {
+    pub(super) fn new(horizon: u32, budget: usize) -> Bfs<L> {
+        Bfs {
+            nodes: Vec::new(),
+            seen: HashSet::default(),
+            cut_by_horizon: false,
+            horizon,
+            budget,
+        }
+    }
+
+    pub(super) fn horizon(&self) -> u32 {
+        self.horizon
+    }
+
+    /// Distinct states reached.
+    pub(super) fn states(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// Searches from the engine's initial state; an exhausted space reports
+    /// `exhausted_depth` (the task's horizon, whatever was searched).
+    pub(super) fn run<E>(
+        &mut self,
+        engine: &mut E,
+        exhausted_depth: u32,
+    ) -> Result<Ended<L>, E::Error>
+    where
+        E: Expander<Label = L>,
+    {
+        let mut frontier = E::Level::default();
+        self.seen.insert(engine.store_root(&mut frontier)?);
+        self.nodes.push(Node {
+            parent: u32::MAX,
+            label: None,
+        });
+        engine.reached(&frontier, 0);
+        let mut ids = vec![0u32];
+        for depth in 0..self.horizon {
+            let mut next = E::Level::default();
+            let mut next_ids = Vec::new();
+            for (i, &id) in ids.iter().enumerate() {
+                engine.load(&mut frontier, i, id)?;
+                if let Some(end) = self.expand(engine, id, depth, &mut next, &mut next_ids)? {
+                    return Ok(end);
+                }
+            }
+            if next_ids.is_empty() {
+                break;
+            }
+            frontier = next;
+            ids = next_ids;
+        }
+        Ok(Ended::Exhausted {
+            depth: exhausted_depth,
+        })
+    }
+
+    /// Tries every candidate of the loaded state (node `id`); new states go
+    /// to `next`, their nodes to `next_ids`.
+    fn expand<E>(
+        &mut self,
+        engine: &mut E,
+        id: u32,
+        depth: u32,
+        next: &mut E::Level,
+        next_ids: &mut Vec<u32>,
+    ) -> Result<Option<Ended<L>>, E::Error>
+    where
+        E: Expander<Label = L>,
+    {
+        let last_level = depth + 1 >= self.horizon;
+        for k in 0..engine.candidates() {
+            let (label, fingerprint) = match engine.try_candidate(k, id, next)? {
+                Tried::Skipped | Tried::Dead => continue,
+                Tried::Success(label) => {
+                    return Ok(Some(Ended::Witness {
+                        node: id,
+                        label,
+                        depth: depth + 1,
+                    }))
+                }
+                Tried::Successor(label, fingerprint) => (label, fingerprint),
+            };
+            if !self.seen.insert(fingerprint) {
+                next.drop_last();
+                continue;
+            }
+            if self.seen.len() > self.budget {
+                return Ok(Some(Ended::Budget { depth }));
+            }
+            let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+            self.nodes.push(Node {
+                parent: id,
+                label: Some(label),
+            });
+            engine.reached(next, node);
+            if last_level {
+                self.cut_by_horizon = true;
+                next.drop_last();
+            } else {
+                next_ids.push(node);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The labels from the initial state to `node`.
+    pub(super) fn path(&self, mut node: u32) -> Vec<L>
+    where
+        L: Clone,
+    {
+        let mut path = Vec::new();
+        while let Some(n) = self.nodes.get(node as usize) {
+            match &n.label {
+                Some(label) => path.push(label.clone()),
+                None => break,
+            }
+            node = n.parent;
+        }
+        path.reverse();
+        path
+    }
+}
