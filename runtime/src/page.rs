@@ -74,6 +74,9 @@ pub struct PageStructure {
     pub(crate) spare: Spare,
 }
 
+/// A loop iteration: the binder's value (a word) and the id it is known by.
+pub(crate) type LoopItem = (Option<i64>, i64);
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Spare {
     pub texts: Vec<String>,
@@ -84,7 +87,30 @@ pub(crate) struct Spare {
     /// Argument and option words of earlier handles.
     pub words: Vec<Vec<Option<i64>>>,
     /// Loop items of earlier walks.
-    pub items: Vec<Vec<(Option<i64>, i64)>>,
+    pub items: Vec<Vec<LoopItem>>,
+    /// A walk's frame cells and loop path, and a select's options and a
+    /// loop's sort keys while they are built: one of each is in use at a
+    /// time, so one buffer each, taken and put back.
+    pub cells: Vec<i64>,
+    pub path: Vec<i64>,
+    pub options: Vec<(String, Option<i64>)>,
+    pub keyed: Vec<(Option<i64>, LoopItem)>,
+}
+
+impl Spare {
+    /// Keeps the word list a handle holds, if any, for a later handle.
+    pub(crate) fn keep_handle(&mut self, handle: HandleWords) {
+        match handle {
+            HandleWords::Go(Ok((_, words)))
+            | HandleWords::Marker(_, Ok(words))
+            | HandleWords::Select { options: words, .. }
+                if words.capacity() > 0 =>
+            {
+                self.words.push(words)
+            }
+            _ => {}
+        }
+    }
 }
 
 impl PartialEq for PageStructure {
@@ -125,19 +151,24 @@ impl PageStructure {
                 handle,
                 ..
             } = e;
-            match handle {
-                HandleWords::Go(Ok((_, words)))
-                | HandleWords::Marker(_, Ok(words))
-                | HandleWords::Select { options: words, .. } => spare.words.push(words),
-                _ => {}
+            // Only buffers that hold memory are worth keeping: an empty one
+            // popped later would grow (allocate) all the same.
+            spare.keep_handle(handle);
+            let held = |s: &String| s.capacity() > 0;
+            spare
+                .texts
+                .extend(Some(text).into_iter().chain(value).filter(held));
+            spare.texts.extend(options.drain(..).filter(held));
+            if options.capacity() > 0 {
+                spare.lists.push(options);
             }
-            spare.texts.push(text);
-            spare.texts.extend(value);
-            spare.texts.append(&mut options);
-            spare.lists.push(options);
-            spare.paths.push(path);
+            if path.capacity() > 0 {
+                spare.paths.push(path);
+            }
         }
-        spare.texts.append(&mut self.shown);
+        spare
+            .texts
+            .extend(self.shown.drain(..).filter(|s| s.capacity() > 0));
         self.words.clear();
     }
 

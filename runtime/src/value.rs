@@ -87,14 +87,25 @@ impl fmt::Display for Money {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let sign = if self.0 < 0 { "-" } else { "" };
         let abs = self.0.unsigned_abs();
-        let units = (abs / 100).to_string();
-        let mut grouped = String::with_capacity(units.len() + units.len() / 3);
-        for (i, ch) in units.chars().enumerate() {
-            if i > 0 && (units.len() - i).is_multiple_of(3) {
-                grouped.push(',');
+        // The units, grouped by threes, written right to left on the stack:
+        // pages show prices on every step, so this must not allocate. A u64
+        // has at most 20 digits, 26 bytes with their commas.
+        let mut buf = [0u8; 32];
+        let mut at = buf.len();
+        let mut units = abs / 100;
+        for digits in 0.. {
+            if digits > 0 && digits % 3 == 0 {
+                at -= 1;
+                buf[at] = b',';
             }
-            grouped.push(ch);
+            at -= 1;
+            buf[at] = b'0' + (units % 10) as u8;
+            units /= 10;
+            if units == 0 {
+                break;
+            }
         }
+        let grouped = std::str::from_utf8(&buf[at..]).map_err(|_| fmt::Error)?;
         write!(f, "{sign}${grouped}.{:02}", abs % 100)
     }
 }
@@ -349,6 +360,10 @@ mod tests {
         assert_eq!(Money(129_900).to_string(), "$1,299.00");
         assert_eq!(Money(-2500).to_string(), "-$25.00");
         assert_eq!(Money(5).to_string(), "$0.05");
+        assert_eq!(Money(100_000).to_string(), "$1,000.00");
+        assert_eq!(Money(99_999).to_string(), "$999.99");
+        assert_eq!(Money(i64::MIN).to_string(), "-$92,233,720,368,547,758.08");
+        assert_eq!(Money(i64::MAX).to_string(), "$92,233,720,368,547,758.07");
         assert!(matches!(
             Money::parse_body("1.999"),
             Err(LiteralError::Malformed(_))

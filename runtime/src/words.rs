@@ -10,10 +10,12 @@
 //! token id in a vocabulary of `vocab` ids is `RESERVED + hash mod (vocab −
 //! RESERVED)` ([`id_of_hash`]).
 //!
-//! ASCII text, nearly all text a site shows, is split and hashed without
-//! allocating: every ASCII letter lowercases on its own. Other text is
-//! lowercased as a whole first (`str::to_lowercase`, whose final-sigma rule
-//! looks at a letter's neighbours), exactly as answer matching always did.
+//! Hashing allocates nothing: every ASCII letter lowercases on its own, and
+//! a word with other letters is lowercased character by character as it is
+//! hashed. The one context-dependent rule of `str::to_lowercase` (a final
+//! capital sigma becomes `ς`) looks no further than the word, so a word
+//! holding `Σ` is lowercased whole, with an allocation: that is what answer
+//! matching always did, and the ids stay the same.
 
 /// Padding in token buffers.
 pub const PAD: u32 = 0;
@@ -55,11 +57,12 @@ fn trimmed_words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// One word of a text: ASCII bytes still to be lowercased, or a word that
-/// is already lowercased.
+/// One word of a text: ASCII bytes already trimmed, still to be lowercased,
+/// or a white-space-free run with other characters, still to be lowercased
+/// and trimmed (it may trim to nothing).
 enum Word<'a> {
     Ascii(&'a [u8]),
-    Lower(&'a str),
+    Unicode(&'a str),
 }
 
 /// Calls `each` with every word of `text`, in order: the one splitting
@@ -76,20 +79,46 @@ fn each_word(text: &str, mut each: impl FnMut(Word<'_>)) {
         if word.is_ascii() {
             ascii_words(word.as_bytes(), &mut each);
         } else {
-            let lower = word.to_lowercase();
-            trimmed_words(&lower).for_each(|w| each(Word::Lower(w)));
+            each(Word::Unicode(word));
         }
     }
 }
 
 /// Calls `each` with the hash of every word of `text`, in order.
 pub fn each_hash(text: &str, mut each: impl FnMut(u64)) {
-    each_word(text, |w| {
-        each(match w {
-            Word::Ascii(bytes) => fnv1a_ascii_lower(bytes),
-            Word::Lower(word) => fnv1a(word.as_bytes()),
-        })
+    each_word(text, |w| match w {
+        Word::Ascii(bytes) => each(fnv1a_ascii_lower(bytes)),
+        Word::Unicode(word) if word.contains('Σ') => {
+            trimmed_words(&word.to_lowercase()).for_each(|w| each(fnv1a(w.as_bytes())));
+        }
+        Word::Unicode(word) => {
+            if let Some(h) = unicode_word_hash(word) {
+                each(h);
+            }
+        }
     });
+}
+
+/// FNV-1a of a white-space-free run lowercased char by char and trimmed,
+/// without building the lowercased copy; `None` when nothing is kept. (No
+/// character lowercases to white space, so the run stays one word.)
+fn unicode_word_hash(word: &str) -> Option<u64> {
+    let lower = || word.chars().flat_map(char::to_lowercase);
+    let first = lower().position(kept)?;
+    let last = lower()
+        .enumerate()
+        .filter(|(_, c)| kept(*c))
+        .map(|(i, _)| i)
+        .last()?;
+    let mut h = FNV_OFFSET;
+    let mut utf8 = [0u8; 4];
+    for c in lower().skip(first).take(last + 1 - first) {
+        for b in c.encode_utf8(&mut utf8).as_bytes() {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(FNV_PRIME);
+        }
+    }
+    Some(h)
 }
 
 /// Byte classes of ASCII: white space (as `char::is_whitespace` has it) and
@@ -144,14 +173,16 @@ fn ascii_words(bytes: &[u8], each: &mut impl FnMut(Word<'_>)) {
 /// The words of `text`, lowercased (answer matching's tokens).
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    each_word(text, |w| {
-        out.push(match w {
-            Word::Ascii(bytes) => bytes
+    each_word(text, |w| match w {
+        Word::Ascii(bytes) => out.push(
+            bytes
                 .iter()
                 .map(|b| char::from(b.to_ascii_lowercase()))
                 .collect(),
-            Word::Lower(word) => word.to_string(),
-        })
+        ),
+        Word::Unicode(word) => {
+            out.extend(trimmed_words(&word.to_lowercase()).map(str::to_string));
+        }
     });
     out
 }
@@ -234,6 +265,17 @@ mod tests {
                 .collect();
             assert_eq!(hashes(&text), expected, "{text:?}");
             assert_eq!(words(&text), reference(&text), "{text:?}");
+        }
+    }
+
+    /// The char-by-char hashing of non-ASCII words assumes no character
+    /// lowercases to white space.
+    #[test]
+    fn no_character_lowercases_to_white_space() {
+        for c in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            if !c.is_whitespace() {
+                assert!(!c.to_lowercase().any(char::is_whitespace), "{c:?}");
+            }
         }
     }
 

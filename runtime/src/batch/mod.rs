@@ -159,6 +159,11 @@ struct Slot<E> {
     table: Vec<usize>,
     /// The last actions taken this episode, most recent first.
     history: VecDeque<Taken>,
+    /// Where each shown element sits (`write::placement`), kept between
+    /// steps so that writing an observation does not allocate.
+    places: Vec<(Option<usize>, u8)>,
+    /// History records of ended episodes, reused by the next.
+    spare_history: Vec<Taken>,
     rng: u64,
     ret: f64,
     len: u32,
@@ -308,6 +313,8 @@ impl<E: Engine> BatchEnv<E> {
                 tokens: Tokenizer::new(spec.vocab),
                 table: Vec::new(),
                 history: VecDeque::new(),
+                places: Vec::new(),
+                spare_history: Vec::new(),
                 rng,
                 ret: 0.0,
                 len: 0,
@@ -543,11 +550,12 @@ fn step_one<E: Engine>(
         .copied()
         .ok_or_else(|| format!("no action row {row}"))?;
     // The oldest record is reused when the history is full.
-    let mut taken = if slot.history.len() >= spec.history {
-        slot.history.pop_back().unwrap_or_default()
+    let taken = if slot.history.len() >= spec.history {
+        slot.history.pop_back()
     } else {
-        Taken::default()
+        slot.spare_history.pop()
     };
+    let mut taken = taken.unwrap_or_default();
     describe(slot, index, spec.history_tokens, &mut taken);
     let answered = slot
         .engine
@@ -586,7 +594,7 @@ fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), String> {
     slot.finished = false;
     slot.ret = 0.0;
     slot.len = 0;
-    slot.history.clear();
+    slot.spare_history.extend(slot.history.drain(..));
     Ok(())
 }
 

@@ -72,6 +72,9 @@ impl Tokenizer {
     /// while it is shorter than `limit`.
     pub fn push_ids(&self, text: &str, hashes: Option<&[u64]>, out: &mut Vec<u32>, limit: usize) {
         let vocab = self.vocab;
+        // Room for the whole limit at once: the record is reused, and will
+        // not need to grow again.
+        out.reserve(limit.saturating_sub(out.len()));
         let mut push = |h: u64| {
             if out.len() < limit {
                 out.push(id_of_hash(h, vocab));

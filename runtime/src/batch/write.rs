@@ -163,8 +163,8 @@ fn write_history<E: Engine>(slot: &Slot<E>, kind: &mut [u8], text: &mut [u32], s
 
 /// Where each shown element sits: the element whose text gives its context
 /// (if any) and its place in its repeated row (0 outside one).
-fn placement<E: Engine>(engine: &E, shown: usize) -> Vec<(Option<usize>, u8)> {
-    let mut out = Vec::with_capacity(shown);
+fn placement<E: Engine>(engine: &E, shown: usize, out: &mut Vec<(Option<usize>, u8)>) {
+    out.clear();
     let mut heading: Option<usize> = None;
     // The current repeated row: where it starts and its first element with text.
     let mut run_start = 0;
@@ -201,7 +201,6 @@ fn placement<E: Engine>(engine: &E, shown: usize) -> Vec<(Option<usize>, u8)> {
             heading = Some(i);
         }
     }
-    out
 }
 
 fn write_elements<E: Engine>(
@@ -214,7 +213,8 @@ fn write_elements<E: Engine>(
     rows.flags.fill(0);
     rows.sibling.fill(0);
     let (tt, vt, ct) = (spec.text_tokens, spec.value_tokens, spec.context_tokens);
-    let places = placement(&slot.engine, shown);
+    let mut places = std::mem::take(&mut slot.places);
+    placement(&slot.engine, shown, &mut places);
     for (i, &(context, sibling)) in places.iter().enumerate() {
         let Some(e) = slot.engine.element(i) else {
             break;
@@ -247,6 +247,7 @@ fn write_elements<E: Engine>(
             .fill_text(under.0, under.1, &mut rows.context[i * ct..(i + 1) * ct]);
     }
     let written = places.len();
+    slot.places = places;
     rows.text[written * tt..].fill(0);
     rows.value[written * vt..].fill(0);
     rows.context[written * ct..].fill(0);

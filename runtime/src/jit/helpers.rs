@@ -13,7 +13,7 @@
 //! result the generated code turns into a fault.
 
 use super::text::Template;
-use crate::layout::TextPool;
+use crate::layout::{Derive, TextPool};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -101,24 +101,24 @@ pub(crate) extern "C" fn text_len(ctx: *mut JitCtx, a: i64) -> i64 {
     text(pool, a).map_or(ERROR, |t| i64::try_from(t.chars().count()).unwrap_or(ERROR))
 }
 
-/// A text made from another, interned.
-fn map_text(ctx: *mut JitCtx, a: i64, f: fn(&str) -> String) -> i64 {
+/// A text made from another, interned (and remembered by the pool).
+fn derive_text(ctx: *mut JitCtx, a: i64, how: Derive) -> i64 {
     // SAFETY: called only by compiled code, with the `ctx` `eval` passed.
     let Some(pool) = (unsafe { pool(ctx) }) else {
         return ERROR;
     };
-    let Some(s) = text(pool, a).map(|t| f(t)) else {
-        return ERROR;
-    };
-    id_of(pool, &s)
+    u32::try_from(a)
+        .ok()
+        .and_then(|id| pool.derive(how, id))
+        .map_or(ERROR, i64::from)
 }
 
 pub(crate) extern "C" fn text_lower(ctx: *mut JitCtx, a: i64) -> i64 {
-    map_text(ctx, a, str::to_lowercase)
+    derive_text(ctx, a, Derive::Lower)
 }
 
 pub(crate) extern "C" fn text_upper(ctx: *mut JitCtx, a: i64) -> i64 {
-    map_text(ctx, a, str::to_uppercase)
+    derive_text(ctx, a, Derive::Upper)
 }
 
 pub(crate) extern "C" fn text_trim(ctx: *mut JitCtx, a: i64) -> i64 {

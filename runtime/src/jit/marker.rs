@@ -40,7 +40,7 @@ use super::codegen;
 use super::frames;
 use super::helpers::JitCtx;
 use super::text::{i64_at, u32_at, Templates};
-use super::{code, JitError, JitFault, JitSite, PredFn, PredicateRef, Tag};
+use super::{code, JitError, JitFault, JitFrame, JitSite, PredFn, PredicateRef, Tag};
 use crate::interp::eval::Fault;
 use crate::interp::exec::{alert as exec_alert, Delta};
 use crate::interp::gate;
@@ -62,6 +62,9 @@ use std::sync::Arc;
 pub struct UndoLog {
     /// `(offset, length, old bytes)`; at most 8 bytes per entry.
     entries: Vec<(usize, u8, [u8; WORD])>,
+    /// The run's argument frame and the invariants' empty one, kept so
+    /// that a click allocates nothing.
+    pub(crate) frames: [JitFrame; 2],
 }
 
 impl UndoLog {

@@ -246,7 +246,7 @@ impl Tag {
 /// per slot a word and a presence word, exactly as the layout codec encodes a
 /// cell. Made by [`JitSite::frame`]; padded with `none` to the widest frame
 /// the site's code reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JitFrame {
     /// `[word₀, present₀, word₁, present₁, …]`.
     cells: Vec<i64>,
@@ -648,9 +648,24 @@ impl JitSite {
     /// empty slice for invariants) for compiled code, interning texts into
     /// `pool`. Each value is encoded by the layout codec's `to_word`.
     pub fn frame(&self, values: &[Value], pool: &mut TextPool) -> Result<JitFrame, JitError> {
+        let mut frame = JitFrame::default();
+        self.frame_into(values, pool, &mut frame)?;
+        Ok(frame)
+    }
+
+    /// [`JitSite::frame`] into `frame`'s buffers (a marker run reuses one).
+    pub(crate) fn frame_into(
+        &self,
+        values: &[Value],
+        pool: &mut TextPool,
+        frame: &mut JitFrame,
+    ) -> Result<(), JitError> {
         let len = values.len().max(self.frame_len);
-        let mut cells = vec![0; 2 * len];
-        let mut tags = vec![Tag::None; len];
+        let JitFrame { cells, tags } = frame;
+        cells.clear();
+        cells.resize(2 * len, 0);
+        tags.clear();
+        tags.resize(len, Tag::None);
         for (i, v) in values.iter().enumerate() {
             let tag = Tag::of(v);
             let word = crate::layout::to_word(v, &tag.ty(), pool)
@@ -663,7 +678,7 @@ impl JitSite {
                 *t = tag;
             }
         }
-        Ok(JitFrame { cells, tags })
+        Ok(())
     }
 }
 

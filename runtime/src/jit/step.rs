@@ -169,7 +169,13 @@ pub struct FlatEnv<'s> {
     structure: PageStructure,
     actions: Vec<FlatAction>,
     /// This page's answer candidates (retrieval tasks).
-    answers: Vec<String>,
+    /// Each an index into the page's shown values followed by its
+    /// elements' texts (see [`FlatEnv::answer`]).
+    answers: Vec<u32>,
+    /// Scratch for ordering answer candidates by text.
+    answer_order: Vec<u32>,
+    /// A refused marker's alert is rendered into this buffer.
+    alert_text: String,
     psi: f64,
     /// What renders compute (texts are added for retrieval tasks, whose
     /// answers are texts).
@@ -216,6 +222,19 @@ fn put_u32(b: &mut [u8], at: usize, v: u32) -> R<()> {
 
 fn put_i64(b: &mut [u8], at: usize, v: i64) -> R<()> {
     put(b, at, &v.to_le_bytes())
+}
+
+/// Text `i` of a page: its shown values, then its elements' texts (the
+/// answer candidates of a retrieval task, before deduplication).
+fn candidate_text(page: &PageStructure, i: u32) -> Option<&str> {
+    let i = i as usize;
+    match page.shown.get(i) {
+        Some(s) => Some(s),
+        None => page
+            .elements
+            .get(i - page.shown.len())
+            .map(|e| e.text.as_str()),
+    }
 }
 
 /// What probing a candidate found.
@@ -287,6 +306,8 @@ impl<'s> FlatEnv<'s> {
             structure: PageStructure::default(),
             actions: Vec::new(),
             answers: Vec::new(),
+            answer_order: Vec::new(),
+            alert_text: String::new(),
             psi: 0.0,
             mode: RenderMode::TEXTS,
             undo: UndoLog::new(),
@@ -337,10 +358,12 @@ impl<'s> FlatEnv<'s> {
         &self.start.instruction_words
     }
 
-    /// The current page's answer candidates (retrieval tasks; empty
+    /// Answer candidate `k` of the current page (retrieval tasks; none
     /// otherwise), which `answer` actions index.
-    pub fn answers(&self) -> &[String] {
-        &self.answers
+    pub fn answer(&self, k: usize) -> Option<&str> {
+        self.answers
+            .get(k)
+            .and_then(|&i| candidate_text(&self.structure, i))
     }
 
     /// The initial bytes, copied over the current ones (only what differs
@@ -479,7 +502,7 @@ impl<'s> FlatEnv<'s> {
                 .get(action.element.wrapping_sub(1))
                 .and_then(|e| e.options.get(action.arg))
                 .map(String::as_str),
-            ActionKind::Answer => self.answers.get(action.arg).map(String::as_str),
+            ActionKind::Answer => self.answer(action.arg),
         }
     }
 
@@ -570,17 +593,28 @@ impl<'s> FlatEnv<'s> {
     /// Answer candidates: the values shown, then element texts, non-empty and
     /// each once, in that order (`env::actions::candidates`).
     fn list_answers(&mut self) {
-        let mut seen = std::collections::BTreeSet::new();
-        let texts = self
-            .structure
-            .shown
-            .iter()
-            .chain(self.structure.elements.iter().map(|e| &e.text));
-        for t in texts {
-            if !t.is_empty() && seen.insert(t.as_str()) {
-                self.answers.push(t.clone());
+        // The first of each run of equal texts, found by sorting indices
+        // (ties by position) rather than with a set, so nothing allocates.
+        let page = &self.structure;
+        let count = u32::try_from(page.shown.len() + page.elements.len()).unwrap_or(u32::MAX);
+        let mut order = std::mem::take(&mut self.answer_order);
+        order.clear();
+        order
+            .extend((0..count).filter(|&i| candidate_text(page, i).is_some_and(|t| !t.is_empty())));
+        order.sort_unstable_by(|&a, &b| {
+            let text = |i| candidate_text(page, i).unwrap_or_default();
+            text(a).cmp(text(b)).then(a.cmp(&b))
+        });
+        let mut previous: Option<&str> = None;
+        for &i in &order {
+            let t = candidate_text(page, i);
+            if t != previous {
+                self.answers.push(i);
+                previous = t;
             }
         }
+        self.answers.sort_unstable();
+        self.answer_order = order;
         for arg in 0..self.answers.len() {
             self.actions.push(FlatAction {
                 kind: ActionKind::Answer,
@@ -656,9 +690,18 @@ impl<'s> FlatEnv<'s> {
             Applied::Answered(ok) => (0, None, Some(ok)),
             Applied::Rejected(text) => {
                 let id = match text {
-                    Some(t) => pool
-                        .intern(&Arc::from(t.as_str()))
-                        .ok_or(FlatError::PoolFull)?,
+                    // Most alerts repeat: look before building a new text.
+                    Some(t) => {
+                        let id = match pool.find(&t) {
+                            Some(id) => id,
+                            None => pool
+                                .intern(&Arc::from(t.as_str()))
+                                .ok_or(FlatError::PoolFull)?,
+                        };
+                        // Its buffer renders the next refusal's alert.
+                        self.alert_text = t;
+                        id
+                    }
                     None => 0,
                 };
                 (1, Some(id), None)
@@ -732,27 +775,50 @@ impl<'s> FlatEnv<'s> {
     fn apply(&mut self, action: FlatAction, pool: &mut TextPool, alert: Alert) -> R<Applied> {
         if action.kind == ActionKind::Answer {
             let text = self
-                .answers
-                .get(action.arg)
+                .answer(action.arg)
                 .ok_or(FlatError::NoAnswer(action.arg))?;
             return Ok(Applied::Answered(self.start.expected.matches(text)));
         }
+        // The element's handle and path are lent out while the action runs
+        // (nothing it does reads the page structure) and put back after, so
+        // a probe leaves the structure as it was without copying them.
+        let index = action.element.wrapping_sub(1);
         let el = self
             .structure
             .elements
-            .get(action.element.wrapping_sub(1))
+            .get_mut(index)
             .ok_or(FlatError::NoElement(action.element))?;
-        let (id, handle) = (el.id, el.handle.clone());
-        let path = el.path.clone();
+        let id = el.id;
+        let handle = std::mem::replace(&mut el.handle, HandleWords::Inert);
+        let path = std::mem::take(&mut el.path);
+        let applied = self.apply_to(action, id, &handle, &path, pool, alert);
+        if let Some(el) = self.structure.elements.get_mut(index) {
+            el.handle = handle;
+            el.path = path;
+        }
+        applied
+    }
+
+    /// `apply` for an action on element `id` (at loop `path`) with `handle`.
+    fn apply_to(
+        &mut self,
+        action: FlatAction,
+        id: u32,
+        handle: &HandleWords,
+        path: &[i64],
+        pool: &mut TextPool,
+        alert: Alert,
+    ) -> R<Applied> {
         match (action.kind, handle) {
             (ActionKind::Click, HandleWords::Go(Ok((page, args)))) => {
-                self.navigate(page, args, pool)
+                self.navigate(*page, args, pool)
             }
             (ActionKind::Click, HandleWords::Go(Err(why)))
             | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
-                Ok(Applied::Rejected(Some(why)))
+                Ok(Applied::Rejected(Some(why.clone())))
             }
             (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
+                let m = *m;
                 let def = self
                     .program
                     .markers
@@ -778,7 +844,8 @@ impl<'s> FlatEnv<'s> {
                         def.name
                     )));
                 }
-                let mut text = String::new();
+                let mut text = std::mem::take(&mut self.alert_text);
+                text.clear();
                 let outcome = match alert {
                     Alert::Render => self.site.run_marker_alert(
                         m,
@@ -806,7 +873,7 @@ impl<'s> FlatEnv<'s> {
                                 .collect::<Result<Vec<_>, _>>()?,
                             None => Vec::new(),
                         };
-                        self.navigate(page, words, pool)
+                        self.navigate(page, &words, pool)
                     }
                     MarkerOutcome::Committed { go: None } => Ok(Applied::Done),
                     MarkerOutcome::Rejected { .. } => {
@@ -815,7 +882,7 @@ impl<'s> FlatEnv<'s> {
                 }
             }
             (ActionKind::Click, HandleWords::Checkbox { on }) => {
-                self.set_form(id, &path, Some(i64::from(!on)))?;
+                self.set_form(id, path, Some(i64::from(!on)))?;
                 Ok(Applied::Done)
             }
             (ActionKind::Type, HandleWords::Input { .. }) => {
@@ -835,7 +902,7 @@ impl<'s> FlatEnv<'s> {
                 match parse_input(self.program, text, &ty) {
                     Ok(v) => {
                         let word = crate::layout::to_word(&v, &ty, pool)?;
-                        self.set_form(id, &path, word)?;
+                        self.set_form(id, path, word)?;
                         Ok(Applied::Done)
                     }
                     Err(why) => Ok(Applied::Rejected(Some(why))),
@@ -845,7 +912,7 @@ impl<'s> FlatEnv<'s> {
                 let word = *options
                     .get(action.arg)
                     .ok_or(FlatError::NoOption(action.element))?;
-                self.set_form(id, &path, word)?;
+                self.set_form(id, path, word)?;
                 Ok(Applied::Done)
             }
             _ => Err(FlatError::WrongAction(action.element)),
@@ -865,11 +932,14 @@ impl<'s> FlatEnv<'s> {
     fn navigate(
         &mut self,
         page: ir::PageId,
-        args: Vec<Option<i64>>,
+        args: &[Option<i64>],
         pool: &mut TextPool,
     ) -> R<Applied> {
-        let (page, args) = self.site.land(page, args, &self.state, pool)?;
-        let args = args.as_slice();
+        let landed = self.site.land(page, args, &self.state, pool)?;
+        let (page, args) = match &landed {
+            Some((p, a)) => (*p, a.as_slice()),
+            None => (page, args),
+        };
         let Some(params) = self.params(page) else {
             return Ok(Applied::Rejected(Some(format!("there is no page #{page}"))));
         };

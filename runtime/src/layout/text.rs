@@ -15,6 +15,15 @@ use std::sync::Arc;
 pub struct TextPool {
     texts: Vec<Arc<str>>,
     ids: HashMap<Arc<str>, u32>,
+    /// Texts derived from pooled ones ([`TextPool::derive`]), by source id.
+    derived: HashMap<(Derive, u32), u32>,
+}
+
+/// A text made from another by a builtin (`lower`, `upper`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Derive {
+    Lower,
+    Upper,
 }
 
 impl TextPool {
@@ -60,6 +69,27 @@ impl TextPool {
         self.texts.len()
     }
 
+    /// The id of the text `how` makes of text `id`, interned if new, and
+    /// remembered: compiled code evaluates `lower(x)` on every step, and
+    /// asking again must not build the string again. `None` for an id the
+    /// pool lacks (or a full pool).
+    pub fn derive(&mut self, how: Derive, id: u32) -> Option<u32> {
+        if let Some(&made) = self.derived.get(&(how, id)) {
+            return Some(made);
+        }
+        let text = self.get(id)?;
+        let made = match how {
+            Derive::Lower => text.to_lowercase(),
+            Derive::Upper => text.to_uppercase(),
+        };
+        let made = match self.find(&made) {
+            Some(found) => found,
+            None => self.intern(&Arc::from(made))?,
+        };
+        self.derived.insert((how, id), made);
+        Some(made)
+    }
+
     /// Forgets every text added after the first `len`: an environment that
     /// resets to bytes encoded with the pool as it was at `len` can drop what
     /// its episode interned, so long runs do not grow the pool without bound.
@@ -67,6 +97,9 @@ impl TextPool {
         for text in self.texts.drain(len.min(self.texts.len())..) {
             self.ids.remove(&text);
         }
+        let kept = |id: u32| (id as usize) < len;
+        self.derived
+            .retain(|&(_, from), &mut to| kept(from) && kept(to));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -103,6 +136,25 @@ mod tests {
         assert_eq!(pool.intern(&Arc::from("new")), b, "the freed id is reused");
         pool.truncate(10);
         assert_eq!(pool.len(), 2, "truncating past the end keeps everything");
+    }
+
+    #[test]
+    fn derived_texts_are_remembered_and_forgotten_with_their_ids() {
+        let mut pool = TextPool::default();
+        let a = pool.intern(&Arc::from("Straße")).unwrap();
+        let upper = pool.derive(Derive::Upper, a).unwrap();
+        assert_eq!(pool.get(upper).map(|s| &**s), Some("STRASSE"));
+        assert_eq!(pool.derive(Derive::Upper, a), Some(upper));
+        assert_eq!(pool.derive(Derive::Lower, upper), pool.find("strasse"));
+        let lower = pool.intern(&Arc::from("straße")).unwrap();
+        assert_eq!(pool.derive(Derive::Lower, lower), Some(lower), "already lower case");
+        assert_eq!(pool.derive(Derive::Lower, 99), None);
+        pool.truncate(1);
+        let other = pool.intern(&Arc::from("other")).unwrap();
+        assert_eq!(other, upper, "the freed id is reused");
+        assert_eq!(pool.derive(Derive::Lower, other), Some(other), "not the old memo");
+        let again = pool.derive(Derive::Upper, a).unwrap();
+        assert_eq!(pool.get(again).map(|s| &**s), Some("STRASSE"));
     }
 
     #[test]

@@ -213,7 +213,25 @@ impl JitSite {
         args: &[Value],
         pool: &mut TextPool,
         undo: &mut UndoLog,
+        alert: Option<&mut String>,
+    ) -> Result<MarkerOutcome, JitFault> {
+        let mut frames = std::mem::take(&mut undo.frames);
+        let outcome = self.run_in(marker, state, args, pool, undo, alert, &mut frames);
+        undo.frames = frames;
+        outcome
+    }
+
+    /// `run` with its frames' buffers (`[arguments, empty]`) lent out.
+    #[allow(clippy::too_many_arguments)]
+    fn run_in(
+        &self,
+        marker: MarkerId,
+        state: &mut [u8],
+        args: &[Value],
+        pool: &mut TextPool,
+        undo: &mut UndoLog,
         mut alert: Option<&mut String>,
+        [frame, empty]: &mut [JitFrame; 2],
     ) -> Result<MarkerOutcome, JitFault> {
         let gi = &self.gate;
         let program = &gi.program;
@@ -259,9 +277,9 @@ impl JitSite {
                 "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
             ));
         }
-        let frame = self
-            .frame(args, pool)
+        self.frame_into(args, pool, frame)
             .map_err(|e| JitFault::Input(e.to_string()))?;
+        let frame = &*frame;
         for index in 0..def.requires.len() {
             let pred = self
                 .requires(idx(marker), index)
@@ -358,16 +376,11 @@ impl JitSite {
             return Ok(rejected(MarkerRejection::Gate));
         }
         let written = gate::written_locs(program, &delta);
-        let empty = self
-            .frame(&[], pool)
-            .map_err(|e| JitFault::Input(e.to_string()));
-        let empty = match empty {
-            Ok(f) => f,
-            Err(e) => {
-                undo.rollback(state);
-                return Err(e);
-            }
-        };
+        if let Err(e) = self.frame_into(&[], pool, empty) {
+            undo.rollback(state);
+            return Err(JitFault::Input(e.to_string()));
+        }
+        let empty = &*empty;
         for (i, reads) in gi.inv_reads.iter().enumerate() {
             if !(reads.is_empty() || footprint::touches(&written, reads)) {
                 continue;

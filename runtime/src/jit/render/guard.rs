@@ -37,19 +37,25 @@ impl Definer<'_> {
 }
 
 impl JitSite {
-    /// The page a navigation to `page` with `args` lands on in `state`, and
-    /// its arguments (`interp::guard::land`).
+    /// Where a navigation to `page` with `args` lands in `state`
+    /// (`interp::guard::land`): `None` when no guard redirects it (the page
+    /// is shown with `args`, which need not be copied), else the page and
+    /// arguments the guards send it to.
     pub fn land(
         &self,
         page: PageId,
-        args: Vec<Option<i64>>,
+        args: &[Option<i64>],
         state: &[u8],
         pool: &mut TextPool,
-    ) -> Result<Landing, JitFault> {
-        let mut at = (page, args);
+    ) -> Result<Option<Landing>, JitFault> {
+        let mut at: Option<Landing> = None;
         for _ in 0..self.pages.len() {
-            match self.redirect(at.0, &at.1, state, pool)? {
-                Some(next) => at = next,
+            let next = match &at {
+                None => self.redirect(page, args, state, pool)?,
+                Some((p, a)) => self.redirect(*p, a, state, pool)?,
+            };
+            match next {
+                Some(next) => at = Some(next),
                 None => break,
             }
         }

@@ -277,14 +277,18 @@ impl Walk<'_> {
     fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, String>, JitFault> {
         let mut out = self.out.spare.words.pop().unwrap_or_default();
         out.clear();
+        // Recycled lists are all at least this long, so short argument
+        // lists (nearly all) never grow one.
+        out.reserve(args.len().max(4));
         for &a in args {
             match self.value(a)? {
                 Ok(w) => out.push(w),
                 Err(f) => {
+                    self.out.spare.words.push(out);
                     return Ok(Err(format!(
                         "this action failed: {}",
                         f.describe(self.program)
-                    )))
+                    )));
                 }
             }
         }
@@ -390,7 +394,8 @@ impl Walk<'_> {
             } => {
                 // Options before the label, as the interpreter renders them
                 // (the order of `shown`).
-                let mut opts = Vec::with_capacity(options.len());
+                let mut opts = std::mem::take(&mut self.out.spare.options);
+                opts.clear();
                 for &o in options {
                     if let Ok(w) = self.value(o)? {
                         let shown = self.render_value(w, self.tag(o), ty)?;
@@ -411,7 +416,8 @@ impl Walk<'_> {
                 show,
             } => {
                 let saved = self.get(*binder);
-                let mut opts = Vec::new();
+                let mut opts = std::mem::take(&mut self.out.spare.options);
+                opts.clear();
                 let (count, ids) = self.rows_at(*table)?;
                 for i in 0..count {
                     let row = self.row_id(ids, i)?;
@@ -458,7 +464,12 @@ impl Walk<'_> {
     ) -> Result<(), JitFault> {
         let text = self.label(label)?;
         let off = self.disabled(disabled)?;
-        let handle = if off { HandleWords::Inert } else { handle };
+        let handle = if off {
+            self.out.spare.keep_handle(handle);
+            HandleWords::Inert
+        } else {
+            handle
+        };
         self.push_full(id, role, text, None, Vec::new(), off, handle);
         Ok(())
     }
@@ -471,7 +482,7 @@ impl Walk<'_> {
         text: Shown,
         ty: &Ty,
         slot: usize,
-        options: Vec<(String, Option<i64>)>,
+        mut options: Vec<(String, Option<i64>)>,
     ) -> Result<(), JitFault> {
         let value = match self.form(id)? {
             Some(v) => v,
@@ -490,10 +501,11 @@ impl Walk<'_> {
         texts.clear();
         let mut words = self.out.spare.words.pop().unwrap_or_default();
         words.clear();
-        for (text, word) in options {
+        for (text, word) in options.drain(..) {
             texts.push(text);
             words.push(word);
         }
+        self.out.spare.options = options;
         let h = HandleWords::Select {
             options: words,
             value,
@@ -579,7 +591,8 @@ impl Walk<'_> {
         }
         if let Some((key, desc)) = order {
             let tag = self.tag(key);
-            let mut keyed = Vec::with_capacity(kept.len());
+            let mut keyed = std::mem::take(&mut self.out.spare.keyed);
+            keyed.clear();
             for &item in kept.iter() {
                 self.set(binder, item.0);
                 // A key that faults sorts as `none`.
@@ -619,7 +632,8 @@ impl Walk<'_> {
                 ));
             }
             kept.clear();
-            kept.extend(keyed.into_iter().map(|(_, item)| item));
+            kept.extend(keyed.drain(..).map(|(_, item)| item));
+            self.out.spare.keyed = keyed;
         }
         if let Some(offset) = offset {
             // An offset that faults, or a negative one, skips nothing.
@@ -703,7 +717,9 @@ impl JitSite {
             .pages
             .get(usize::try_from(page).unwrap_or(usize::MAX))
             .map_or(0, |p| p.params.len());
-        let mut cells = vec![0; 2 * native.frame.max(params)];
+        let mut cells = std::mem::take(&mut out.spare.cells);
+        cells.clear();
+        cells.resize(2 * native.frame.max(params), 0);
         for i in 0..params {
             let w = i64_at(state, layout.args.word_at(i)).ok_or_else(|| corrupt("argument"))?;
             let p = state
@@ -722,9 +738,16 @@ impl JitSite {
             funcs: &native.funcs,
             cells,
             frame: native.frame,
-            path: Vec::new(),
+            path: std::mem::take(&mut out.spare.path),
             out,
         };
-        walk.all(&native.body)
+        walk.path.clear();
+        let walked = walk.all(&native.body);
+        let Walk {
+            cells, path, out, ..
+        } = walk;
+        out.spare.cells = cells;
+        out.spare.path = path;
+        walked
     }
 }
