@@ -284,7 +284,7 @@ impl JitSite {
             let pred = self
                 .requires(idx(marker), index)
                 .ok_or(JitFault::NotCompiled)?;
-            let fault = match pred.eval(state, &frame, pool) {
+            let fault = match pred.eval(state, frame, pool) {
                 Ok(true) => continue,
                 Ok(false) => None,
                 Err(JitFault::Fault(f)) => Some(f),
@@ -386,7 +386,7 @@ impl JitSite {
                 continue;
             }
             let result = match self.invariant(i) {
-                Some(pred) => pred.eval(state, &empty, pool),
+                Some(pred) => pred.eval(state, empty, pool),
                 None => Err(JitFault::NotCompiled),
             };
             match result {
