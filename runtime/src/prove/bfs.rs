@@ -55,6 +55,8 @@ pub(super) trait Level: Default {
     /// Forgets the last state stored (already seen, or reached at the
     /// horizon, where nothing expands it).
     fn drop_last(&mut self);
+    /// Forgets every state, keeping the memory for the next level.
+    fn clear(&mut self);
 }
 
 /// An engine the search runs on.
@@ -154,9 +156,15 @@ impl<L> Bfs<L> {
         });
         engine.reached(&frontier, 0);
         let mut ids = vec![0u32];
+        // Two levels, swapped at each depth and cleared rather than dropped:
+        // a level of a large space holds megabytes, and growing a fresh one
+        // every depth spent more time copying and faulting in pages than
+        // expanding states.
+        let mut next = E::Level::default();
+        let mut next_ids = Vec::new();
         for depth in 0..self.horizon {
-            let mut next = E::Level::default();
-            let mut next_ids = Vec::new();
+            next.clear();
+            next_ids.clear();
             for (i, &id) in ids.iter().enumerate() {
                 engine.load(&mut frontier, i, id)?;
                 if let Some(end) = self.expand(engine, id, depth, &mut next, &mut next_ids)? {
@@ -166,8 +174,8 @@ impl<L> Bfs<L> {
             if next_ids.is_empty() {
                 break;
             }
-            frontier = next;
-            ids = next_ids;
+            std::mem::swap(&mut frontier, &mut next);
+            std::mem::swap(&mut ids, &mut next_ids);
         }
         Ok(Ended::Exhausted {
             depth: exhausted_depth,

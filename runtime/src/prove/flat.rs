@@ -265,6 +265,11 @@ impl bfs::Level for Level {
         self.ends.pop();
         self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
     }
+
+    fn clear(&mut self) {
+        self.ends.clear();
+        self.bytes.clear();
+    }
 }
 
 /// The flat engine's search: the shared breadth-first loop ([`Bfs`]) over

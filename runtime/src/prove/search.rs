@@ -236,6 +236,10 @@ impl bfs::Level for States {
     fn drop_last(&mut self) {
         self.0.pop();
     }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 /// Pages and elements a search must never use: the forbidding search that
