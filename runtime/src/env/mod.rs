@@ -37,8 +37,7 @@ pub use judge::Judgement;
 pub(crate) use observe::quote;
 pub use observe::{axtree, snake_case};
 pub use page::{Control, InputKind, PageElement};
-pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
-pub use writer_json::ProposalError;
+pub use writer::{Proposal, ProposalError, SharedWriter, StateWriter, WriteRequest, WriterError};
 
 /// Which reward a step earns (§5.4; the decomposed one is docs/training.md's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
