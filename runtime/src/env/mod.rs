@@ -13,6 +13,7 @@
 
 pub(crate) mod actions;
 pub mod answer;
+pub mod distance;
 pub mod judge;
 pub(crate) mod observe;
 mod page;
@@ -28,7 +29,7 @@ use crate::interp::render_text;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
 use crate::layout::{LayoutError, StateLayout, TextPool};
-use crate::prove::{Distance, DistanceOracle, SharedOracle, Shortest};
+use distance::{Distance, DistanceOracle, SharedOracle, Shortest};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -108,7 +109,7 @@ fn default_format_penalty() -> f64 {
 }
 
 fn default_oracle_budget() -> usize {
-    crate::prove::DEFAULT_ORACLE_BUDGET
+    distance::DEFAULT_ORACLE_BUDGET
 }
 
 impl Default for RewardConfig {

@@ -15,9 +15,10 @@
 //! alone.
 
 use super::footprint::Cone;
-use super::search::{explained, mentions_visited, prunes, Prehashed, Unexplained};
+use super::search::{explained, prunes, Unexplained};
 use super::{prove_instance, step_of, Engine, Options, Proof, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
+use crate::identity::{mentions_visited, Prehashed};
 use crate::ir;
 use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};

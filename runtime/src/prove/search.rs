@@ -15,10 +15,10 @@ use super::footprint::Cone;
 use super::{Engine, Options, Proof, Verdict};
 use crate::env::observe::Handle;
 use crate::env::{reward, Action, ActionKind, Env, RewardConfig, State, TaskInstance};
-use crate::interp::state::Digest128;
-use crate::ir::{self, Expr};
+use crate::identity::{fingerprint, tells_visited, Prehashed};
+use crate::ir;
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// Proves one task instance.
 pub fn prove_instance(
@@ -525,57 +525,6 @@ impl<'p> Search<'p> {
 
     pub(super) fn horizon(&self) -> u32 {
         self.horizon
-    }
-}
-
-/// Whether the searches of `task`'s instances must tell states apart by the
-/// visited set: its goal or a progress predicate asks `visited` (§5.5).
-pub(crate) fn tells_visited(task: &ir::TaskDef) -> bool {
-    task.goal.as_ref().is_some_and(mentions_visited)
-        || task.progress.iter().any(|(_, p)| mentions_visited(p))
-}
-
-/// The state's 128-bit fingerprint (§5.5): page, arguments, form variables,
-/// database and session, plus the visited set when `with_visited`; never
-/// step or alert. Every search over `Env` states tells them apart by it.
-pub(crate) fn fingerprint(state: &State, with_visited: bool) -> u128 {
-    let mut h = Digest128::new();
-    state.world.hash(&mut h);
-    state.nav.page.hash(&mut h);
-    state.nav.args.hash(&mut h);
-    state.forms.hash(&mut h);
-    if with_visited {
-        state.nav.visited.hash(&mut h);
-    }
-    h.finish128()
-}
-
-/// Whether an expression asks `visited`.
-pub(super) fn mentions_visited(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| found |= matches!(x, Expr::Visited(_)));
-    found
-}
-
-/// For sets of fingerprints, which are already well mixed.
-#[derive(Default)]
-pub(super) struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
-    fn write_u128(&mut self, i: u128) {
-        // Both halves, so that sets stay spread whichever half varies.
-        self.0 = (i as u64) ^ ((i >> 64) as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 
