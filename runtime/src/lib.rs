@@ -4,7 +4,9 @@
 //! `textops` the text built-ins both engines call, and `words` the one
 //! splitting of text into words (answer tokens, token ids); `ir` is
 //! the lowered site; `interp` is the reference interpreter (the oracle);
-//! `env` plays task episodes (observations, actions, rewards); `graph` is the
+//! `env` plays task episodes (observations, actions, rewards), and `identity`
+//! says when two of its states are the same (the fingerprint every search
+//! over them uses); `graph` is the
 //! navigation graph (petgraph) with its analyses, the knowledge spec and the
 //! site map; `layout` gives
 //! every state one flat byte encoding for the fast engines; `artifact` reads and
@@ -19,6 +21,7 @@ pub mod batch;
 pub mod env;
 pub mod episode;
 pub mod graph;
+mod identity;
 pub mod interp;
 pub mod ir;
 pub mod jit;

@@ -131,8 +131,9 @@ pub mod imp {
     use wsite_runtime::train::adam::Adam;
     use wsite_runtime::train::policy::{parameter_count, Features, Policy, PolicyConfig};
     use wsite_runtime::train::ppo::PpoConfig;
-    use wsite_runtime::train::run::{self, Progress, RunConfig, Site, UpdateMetrics};
+    use wsite_runtime::train::run::{self, Progress, RunConfig, Site};
     use wsite_runtime::train::tch::{self, nn, Device};
+    use wsite_runtime::train::update::UpdateMetrics;
 
     /// `cpu` or `cuda` (an `Err` when CUDA is asked for and not there).
     pub fn device(name: &str) -> Result<Device, String> {

@@ -8,13 +8,13 @@
 //! comes next is the batch's seeded draw, so both engines play the same
 //! episodes.
 
+use crate::env::distance::{DistanceOracle, SharedOracle};
 use crate::env::{
     ActionKind, Env, RewardConfig, RewardMode, SharedWriter, StepResult, TaskInstance,
 };
 use crate::ir;
 use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode};
 use crate::layout::TextPool;
-use crate::prove::{DistanceOracle, SharedOracle};
 use std::sync::Arc;
 
 /// One observed element, as the buffers need it. An engine that hashes

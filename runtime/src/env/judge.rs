@@ -1,6 +1,6 @@
 //! The per-step judgement of the decomposed reward (WebFactory eq. 3 in
 //! wsite's action space; docs/training.md, "Decomposed reward"): R_acc of an
-//! action against the exact shortest paths of `prove::distance`, and the
+//! action against the exact shortest paths of `env::distance`, and the
 //! episode's record of distances that makes the progress credit count each
 //! distance once.
 //!
@@ -12,8 +12,8 @@
 //! sequence of its own, whether or not the page offered it as a candidate).
 //! An unknown distance (the oracle's budget ran out) judges 0 and says so.
 
+use super::distance::{Distance, Shortest};
 use super::{answer, Action, ActionKind};
-use crate::prove::{Distance, Shortest};
 use serde::{Deserialize, Serialize};
 
 /// How one step was judged.

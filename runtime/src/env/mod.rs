@@ -13,6 +13,7 @@
 
 pub(crate) mod actions;
 pub mod answer;
+pub mod distance;
 pub mod judge;
 pub(crate) mod observe;
 mod page;
@@ -28,7 +29,7 @@ use crate::interp::render_text;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
 use crate::layout::{LayoutError, StateLayout, TextPool};
-use crate::prove::{Distance, DistanceOracle, SharedOracle, Shortest};
+use distance::{Distance, DistanceOracle, SharedOracle, Shortest};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -37,8 +38,7 @@ pub use judge::Judgement;
 pub(crate) use observe::quote;
 pub use observe::{axtree, snake_case};
 pub use page::{Control, InputKind, PageElement};
-pub use writer::{Proposal, SharedWriter, StateWriter, WriteRequest, WriterError};
-pub use writer_json::ProposalError;
+pub use writer::{Proposal, ProposalError, SharedWriter, StateWriter, WriteRequest, WriterError};
 
 /// Which reward a step earns (§5.4; the decomposed one is docs/training.md's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,7 +109,7 @@ fn default_format_penalty() -> f64 {
 }
 
 fn default_oracle_budget() -> usize {
-    crate::prove::DEFAULT_ORACLE_BUDGET
+    distance::DEFAULT_ORACLE_BUDGET
 }
 
 impl Default for RewardConfig {

@@ -15,6 +15,7 @@
 //! the step count and the alert, and costs ε = 1.
 
 use super::actions::parse_input;
+use super::distance::Shortest;
 use super::observe::Handle;
 use super::writer::{self, Asked, SharedWriter};
 use super::{
@@ -24,7 +25,6 @@ use crate::interp::exec::{run_marker, Outcome, Rejection};
 use crate::interp::guard::land;
 use crate::interp::state::idx;
 use crate::ir::{self, Value};
-use crate::prove::Shortest;
 
 /// A valid action, resolved against the page.
 enum Move {

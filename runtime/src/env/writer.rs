@@ -3,7 +3,9 @@
 //!
 //! This module owns the hook between a click on an extern marker and whatever
 //! outside component proposes its effect: the [`StateWriter`] trait, the
-//! request it is given ([`WriteRequest`]) and what its answer does to the step.
+//! request it is given ([`WriteRequest`]), its answer ([`Proposal`], or why
+//! there is none: [`WriterError`], [`ProposalError`]) and what that answer
+//! does to the step.
 //! When an [`Env`](super::Env) has a writer and a click triggers an extern
 //! marker whose `requires` hold, the writer is asked first:
 //! - a [`Proposal::Delta`] goes through [`apply_proposed`], the same gate as
@@ -17,17 +19,15 @@
 //! database and the session as they were, and costs ε = 1, like any other.
 //! Without a writer nothing here runs: the prover and the trainer always use
 //! the `default` body. How a writer talks to its component (a process, a
-//! model in memory) is not this module's business; the JSON forms are in
-//! [`super::writer_json`].
+//! model in memory) is not this module's business; the JSON forms, including
+//! [`WriteRequest::to_json`] and [`WriteRequest::parse_answer`], are in
+//! [`super::writer_json`], which depends on this module and not the reverse.
 
-use super::writer_json::{parse_answer, value_to_json, ProposalError};
 use crate::interp::eval::Navigation;
 use crate::interp::exec::{self, Rejection, World};
-use crate::interp::gate::{apply_proposed, ProposedDelta};
+use crate::interp::gate::{apply_proposed, ProposedDelta, Violation};
 use crate::interp::state::idx;
 use crate::ir::{self, MarkerId, Permission, Value};
-use serde_json::{json, Map, Value as Json};
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -61,6 +61,32 @@ impl fmt::Display for WriterError {
 }
 
 impl std::error::Error for WriterError {}
+
+/// Why a writer's delta could not be read. Every text is user-facing: it ends
+/// up in the alert `proposal refused: …`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProposalError {
+    /// A part of the delta is not of the protocol's shape; `at` is its path
+    /// (`delta.set[0].id`), `expected` what belongs there.
+    Shape { at: String, expected: String },
+    /// A value that is not one of its place's type: `place` names the field or
+    /// session variable, `why` says what is wrong with the value.
+    BadValue { place: String, why: String },
+    /// An unknown table, field or session variable, worded as the gate words it.
+    Unknown(Violation),
+}
+
+impl fmt::Display for ProposalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProposalError::Shape { at, expected } => write!(f, "`{at}` must be {expected}"),
+            ProposalError::BadValue { place, why } => write!(f, "{place}: {why}"),
+            ProposalError::Unknown(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+impl std::error::Error for ProposalError {}
 
 /// An outside component that proposes the effects of extern markers.
 ///
@@ -102,10 +128,10 @@ impl fmt::Debug for SharedWriter {
 /// One click on an extern marker, as a writer sees it: the marker, its
 /// arguments, its `writes`, and what it may read.
 pub struct WriteRequest<'a> {
-    program: &'a ir::Program,
-    def: &'a ir::MarkerDef,
-    args: &'a [Value],
-    world: &'a World,
+    pub(super) program: &'a ir::Program,
+    pub(super) def: &'a ir::MarkerDef,
+    pub(super) args: &'a [Value],
+    pub(super) world: &'a World,
 }
 
 impl<'a> WriteRequest<'a> {
@@ -142,86 +168,6 @@ impl<'a> WriteRequest<'a> {
     /// The program the marker belongs to.
     pub fn program(&self) -> &'a ir::Program {
         self.program
-    }
-
-    /// Reads a writer's answer line in the protocol's JSON (see
-    /// [`super::writer_json::parse_answer`]).
-    pub fn parse_answer(&self, line: &str) -> Result<Proposal, WriterError> {
-        parse_answer(self.program, line)
-    }
-
-    /// The request line of the protocol:
-    /// `{"marker", "args", "writes", "reads": {"Table": [rows], "session": {…}}}`.
-    ///
-    /// `reads` holds every row of each table a `reads` or `writes` permission
-    /// names, with `id` and the fields those permissions cover, and every
-    /// session variable: reading session variables needs no permission
-    /// (§2.3), so a marker may read them all.
-    pub fn to_json(&self) -> Json {
-        let program = self.program;
-        let mut args = Map::new();
-        for (p, v) in self.def.params.iter().zip(self.args) {
-            args.insert(p.name.clone(), value_to_json(program, &p.ty, v));
-        }
-        let mut reads = Map::new();
-        for (t, fields) in self.readable_fields() {
-            let Some(def) = program.tables.get(idx(t)) else {
-                continue;
-            };
-            let rows = self.world.db.table(t).map_or(&[][..], |s| s.rows());
-            let rows: Vec<Json> = rows
-                .iter()
-                .map(|row| {
-                    let mut o = Map::new();
-                    o.insert("id".into(), Json::from(row.id));
-                    for &f in &fields {
-                        if let Some(field) = def.fields.get(idx(f)) {
-                            let v = row.values.get(idx(f)).unwrap_or(&Value::None);
-                            o.insert(field.name.clone(), value_to_json(program, &field.ty, v));
-                        }
-                    }
-                    Json::Object(o)
-                })
-                .collect();
-            reads.insert(def.name.clone(), Json::Array(rows));
-        }
-        let mut session = Map::new();
-        for (def, v) in program.session.iter().zip(&self.world.session) {
-            session.insert(def.name.clone(), value_to_json(program, &def.ty, v));
-        }
-        reads.insert("session".into(), Json::Object(session));
-        json!({
-            "marker": self.def.name,
-            "args": args,
-            "writes": self.writes(),
-            "reads": reads,
-        })
-    }
-
-    /// Per table a `reads` or `writes` permission names, the fields they
-    /// cover, in table and field order.
-    fn readable_fields(&self) -> BTreeMap<ir::TableId, Vec<ir::FieldId>> {
-        let mut out: BTreeMap<ir::TableId, Vec<ir::FieldId>> = BTreeMap::new();
-        for p in self.def.reads.iter().chain(&self.def.writes) {
-            match *p {
-                Permission::Table(t) => {
-                    let n = self
-                        .program
-                        .tables
-                        .get(idx(t))
-                        .map_or(0, |d| d.fields.len());
-                    let all = (0..n).filter_map(|f| ir::FieldId::try_from(f).ok());
-                    out.entry(t).or_default().extend(all);
-                }
-                Permission::Field(t, f) => out.entry(t).or_default().push(f),
-                Permission::Session(_) => {}
-            }
-        }
-        for fields in out.values_mut() {
-            fields.sort_unstable();
-            fields.dedup();
-        }
-        out
     }
 }
 

@@ -1,10 +1,11 @@
 //! Values and proposals in the state-writer protocol's JSON (INTERFACES.md,
 //! "Extern markers at run time").
 //!
-//! This module owns the two directions of that protocol: a run-time `Value` as
-//! JSON for a request (money `"$12.50"`, dates `"2026-03-03"`, times `"17:30"`,
-//! references as row ids, enums by variant name, `none` as `null`), and a
-//! writer's answer line read back into a typed [`Proposal`]. Reading is strict
+//! This module owns the two directions of that protocol: the request line
+//! ([`WriteRequest::to_json`]), with run-time `Value`s as JSON (money
+//! `"$12.50"`, dates `"2026-03-03"`, times `"17:30"`, references as row ids,
+//! enums by variant name, `none` as `null`), and a writer's answer line read
+//! back into a typed [`Proposal`] ([`parse_answer`]). Reading is strict
 //! about shape and value: a value of the wrong JSON kind, an impossible date or
 //! time, an unknown table, field or session variable is a [`ProposalError`], so
 //! nothing half-typed ever reaches the gate. What the gate itself judges
@@ -12,39 +13,13 @@
 //! invariants) is left to the gate, so the same rule gives the same alert for
 //! compiled bodies and proposals alike.
 
-use super::writer::{Proposal, WriterError};
+use super::writer::{Proposal, ProposalError, WriteRequest, WriterError};
 use crate::interp::gate::{ProposedDelta, Violation};
 use crate::interp::state::idx;
-use crate::ir::{self, Ty, Value};
+use crate::ir::{self, Permission, Ty, Value};
 use crate::value::{Date, LiteralError, Money, Time};
-use serde_json::{Map, Value as Json};
-use std::fmt;
-
-/// Why a writer's delta could not be read. Every text is user-facing: it ends
-/// up in the alert `proposal refused: …`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProposalError {
-    /// A part of the delta is not of the protocol's shape; `at` is its path
-    /// (`delta.set[0].id`), `expected` what belongs there.
-    Shape { at: String, expected: String },
-    /// A value that is not one of its place's type: `place` names the field or
-    /// session variable, `why` says what is wrong with the value.
-    BadValue { place: String, why: String },
-    /// An unknown table, field or session variable, worded as the gate words it.
-    Unknown(Violation),
-}
-
-impl fmt::Display for ProposalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ProposalError::Shape { at, expected } => write!(f, "`{at}` must be {expected}"),
-            ProposalError::BadValue { place, why } => write!(f, "{place}: {why}"),
-            ProposalError::Unknown(v) => write!(f, "{v}"),
-        }
-    }
-}
-
-impl std::error::Error for ProposalError {}
+use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
 
 // ---- values to JSON ----------------------------------------------------------------
 
@@ -77,6 +52,90 @@ fn variant_name<'p>(program: &'p ir::Program, ty: &Ty, i: u32) -> Option<&'p str
             .map(String::as_str),
         Ty::Optional(inner) => variant_name(program, inner, i),
         _ => None,
+    }
+}
+
+// ---- the request line --------------------------------------------------------------
+
+impl WriteRequest<'_> {
+    /// Reads a writer's answer line in the protocol's JSON (see
+    /// [`parse_answer`]).
+    pub fn parse_answer(&self, line: &str) -> Result<Proposal, WriterError> {
+        parse_answer(self.program, line)
+    }
+
+    /// The request line of the protocol:
+    /// `{"marker", "args", "writes", "reads": {"Table": [rows], "session": {…}}}`.
+    ///
+    /// `reads` holds every row of each table a `reads` or `writes` permission
+    /// names, with `id` and the fields those permissions cover, and every
+    /// session variable: reading session variables needs no permission
+    /// (§2.3), so a marker may read them all.
+    pub fn to_json(&self) -> Json {
+        let program = self.program;
+        let mut args = Map::new();
+        for (p, v) in self.def.params.iter().zip(self.args) {
+            args.insert(p.name.clone(), value_to_json(program, &p.ty, v));
+        }
+        let mut reads = Map::new();
+        for (t, fields) in self.readable_fields() {
+            let Some(def) = program.tables.get(idx(t)) else {
+                continue;
+            };
+            let rows = self.world.db.table(t).map_or(&[][..], |s| s.rows());
+            let rows: Vec<Json> = rows
+                .iter()
+                .map(|row| {
+                    let mut o = Map::new();
+                    o.insert("id".into(), Json::from(row.id));
+                    for &f in &fields {
+                        if let Some(field) = def.fields.get(idx(f)) {
+                            let v = row.values.get(idx(f)).unwrap_or(&Value::None);
+                            o.insert(field.name.clone(), value_to_json(program, &field.ty, v));
+                        }
+                    }
+                    Json::Object(o)
+                })
+                .collect();
+            reads.insert(def.name.clone(), Json::Array(rows));
+        }
+        let mut session = Map::new();
+        for (def, v) in program.session.iter().zip(&self.world.session) {
+            session.insert(def.name.clone(), value_to_json(program, &def.ty, v));
+        }
+        reads.insert("session".into(), Json::Object(session));
+        json!({
+            "marker": self.def.name,
+            "args": args,
+            "writes": self.writes(),
+            "reads": reads,
+        })
+    }
+
+    /// Per table a `reads` or `writes` permission names, the fields they
+    /// cover, in table and field order.
+    fn readable_fields(&self) -> BTreeMap<ir::TableId, Vec<ir::FieldId>> {
+        let mut out: BTreeMap<ir::TableId, Vec<ir::FieldId>> = BTreeMap::new();
+        for p in self.def.reads.iter().chain(&self.def.writes) {
+            match *p {
+                Permission::Table(t) => {
+                    let n = self
+                        .program
+                        .tables
+                        .get(idx(t))
+                        .map_or(0, |d| d.fields.len());
+                    let all = (0..n).filter_map(|f| ir::FieldId::try_from(f).ok());
+                    out.entry(t).or_default().extend(all);
+                }
+                Permission::Field(t, f) => out.entry(t).or_default().push(f),
+                Permission::Session(_) => {}
+            }
+        }
+        for fields in out.values_mut() {
+            fields.sort_unstable();
+            fields.dedup();
+        }
+        out
     }
 }
 

@@ -39,7 +39,7 @@ mod builtins;
 mod operators;
 mod scans;
 mod stmts;
-pub(crate) use stmts::{lower_body, lower_value, lower_values};
+pub(crate) use stmts::{lower_body, lower_value, lower_values, BodyHelpers};
 
 /// Frames never have more slots than this (as in `interp::eval`).
 const MAX_SLOTS: usize = 1 << 16;
@@ -59,6 +59,8 @@ pub(crate) struct Site<'a> {
     /// Where text expressions with interpolations register their templates
     /// (`None`: such expressions are refused).
     pub templates: Option<&'a Templates>,
+    /// The helpers a marker body calls (`None` outside marker bodies).
+    pub body: Option<&'a BodyHelpers>,
 }
 
 /// What the caller needs to run the code besides the function.

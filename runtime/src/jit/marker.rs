@@ -55,6 +55,26 @@ use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Linkage, Module};
 use std::sync::Arc;
 
+/// The body helpers' addresses, for the lowering of marker bodies.
+fn body_helpers() -> codegen::BodyHelpers {
+    codegen::BodyHelpers {
+        snap_len: body::snap_len as *const () as usize,
+        snap_push: body::snap_push as *const () as usize,
+        snap_get: body::snap_get as *const () as usize,
+        snap_truncate: body::snap_truncate as *const () as usize,
+        body_insert: body::body_insert as *const () as usize,
+        body_insert_cell: body::body_insert_cell as *const () as usize,
+        body_set_field: body::body_set_field as *const () as usize,
+        body_set_session: body::body_set_session as *const () as usize,
+        body_delete: body::body_delete as *const () as usize,
+        row_exists: body::row_exists as *const () as usize,
+        reject_begin: body::reject_begin as *const () as usize,
+        go_begin: body::go_begin as *const () as usize,
+        frame_save: body::frame_save as *const () as usize,
+        go_out: body::go_out as *const () as usize,
+    }
+}
+
 /// The old bytes of every write of a marker run, in order: what a rejection
 /// replays backwards. Reusable: the runner clears it at the start and on
 /// commit.
@@ -248,6 +268,7 @@ fn define_marker(
     module.clear_context(ctx);
     ctx.func.signature = sig.clone();
     let mut fctx = FunctionBuilderContext::new();
+    let helpers = body_helpers();
     let site = codegen::Site {
         program,
         layout,
@@ -256,6 +277,7 @@ fn define_marker(
         mutable: true,
         config: module.target_config(),
         templates: Some(templates),
+        body: Some(&helpers),
     };
     let body = codegen::lower_body(&site, &mut ctx.func, &mut fctx, pool, marker)?;
     let body_id = define(module, ctx, format!("wsite_marker_{m}"))?;

@@ -499,6 +499,7 @@ impl JitSite {
                 mutable: false,
                 config: module.target_config(),
                 templates: Some(&templates),
+                body: None,
             };
             let lowered = codegen::lower(&site, &mut ctx.func, &mut fctx, pool, expr);
             let status = match lowered {

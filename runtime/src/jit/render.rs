@@ -360,6 +360,7 @@ impl Definer<'_> {
             mutable: false,
             config: self.module.target_config(),
             templates: Some(self.templates),
+            body: None,
         };
         let (lowered, kind) = if cond {
             let l = codegen::lower(&site, &mut self.ctx.func, &mut fctx, self.pool, e)?;

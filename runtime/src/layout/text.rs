@@ -147,12 +147,20 @@ mod tests {
         assert_eq!(pool.derive(Derive::Upper, a), Some(upper));
         assert_eq!(pool.derive(Derive::Lower, upper), pool.find("strasse"));
         let lower = pool.intern(&Arc::from("straße")).unwrap();
-        assert_eq!(pool.derive(Derive::Lower, lower), Some(lower), "already lower case");
+        assert_eq!(
+            pool.derive(Derive::Lower, lower),
+            Some(lower),
+            "already lower case"
+        );
         assert_eq!(pool.derive(Derive::Lower, 99), None);
         pool.truncate(1);
         let other = pool.intern(&Arc::from("other")).unwrap();
         assert_eq!(other, upper, "the freed id is reused");
-        assert_eq!(pool.derive(Derive::Lower, other), Some(other), "not the old memo");
+        assert_eq!(
+            pool.derive(Derive::Lower, other),
+            Some(other),
+            "not the old memo"
+        );
         let again = pool.derive(Derive::Upper, a).unwrap();
         assert_eq!(pool.get(again).map(|s| &**s), Some("STRASSE"));
     }

@@ -12,9 +12,10 @@ use super::judge::{Judge, JudgeError, Query};
 use super::label::after;
 use super::text::{jaccard, words};
 use super::{restore_state, After};
+use crate::env::distance::DistanceOracle;
 use crate::env::RewardConfig;
 use crate::ir::Program;
-use crate::prove::{resolve_step, DistanceOracle};
+use crate::prove::resolve_step;
 use std::collections::BTreeMap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 

@@ -11,8 +11,9 @@
 
 use super::text::{action_line, jaccard, words};
 use super::{After, Candidate, Hardness, REJECTED};
+use crate::env::distance::{Distance, DistanceOracle};
 use crate::env::{Action, Env};
-use crate::prove::{step_of, Distance, DistanceOracle};
+use crate::prove::step_of;
 use std::collections::BTreeSet;
 use std::fmt;
 use xxhash_rust::xxh3::xxh3_64_with_seed;

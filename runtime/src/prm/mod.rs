@@ -6,7 +6,7 @@
 //! it (instruction, URL, the §5.2 text form, the actions taken so far), with
 //! one *chosen* candidate action that shortens the exact remaining distance
 //! to success and four *rejected* ones that do not. The distance comes from
-//! `prove::distance` (a breadth-first search over the exact semantics, with
+//! `env::distance` (a breadth-first search over the exact semantics, with
 //! memoised distances), so a label is a fact about the site, never a guess:
 //! a state whose distance the oracle cannot decide within its budget yields
 //! no instance. `label` labels one state and ranks the hard negatives,

@@ -9,9 +9,11 @@
 use super::label::{label, Skip};
 use super::text::action_line;
 use super::{Instance, Origin};
+use crate::env::distance::{DistanceOracle, DEFAULT_ORACLE_BUDGET};
 use crate::env::{Env, RewardConfig, TaskInstance};
+use crate::identity::fingerprint;
 use crate::ir::Program;
-use crate::prove::{fingerprint, step_of, DistanceOracle, WitnessStep};
+use crate::prove::{step_of, WitnessStep};
 use crate::tasks::Rng;
 use std::collections::{BTreeMap, HashSet};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -36,7 +38,7 @@ impl Default for SampleConfig {
             seed: 0,
             rollouts: 4,
             per_task: 8,
-            oracle_budget: crate::prove::DEFAULT_ORACLE_BUDGET,
+            oracle_budget: DEFAULT_ORACLE_BUDGET,
             shortlist: 12,
         }
     }

@@ -11,8 +11,9 @@
 //! depths and witnesses equal, which the flat prover's confirmation by the
 //! explaining search demands.
 
+use crate::identity::Prehashed;
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// How a search ended. `depth` is the number of steps fully explored.
 pub(super) enum Ended<L> {
@@ -81,28 +82,6 @@ pub(super) trait Expander {
     ) -> Result<Tried<Self::Label>, Self::Error>;
     /// A new state was reached: the last of `level`, recorded as `node`.
     fn reached(&mut self, _level: &Self::Level, _node: u32) {}
-}
-
-/// For sets of fingerprints, which are already well mixed.
-#[derive(Default)]
-pub(super) struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
-    fn write_u128(&mut self, i: u128) {
-        // Both halves, so that sets stay spread whichever half varies.
-        self.0 = (i as u64) ^ ((i >> 64) as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The search's bookkeeping: the tree of states reached and their

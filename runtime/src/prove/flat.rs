@@ -16,9 +16,10 @@
 
 use super::bfs::{self, Bfs, Tried};
 use super::footprint::Cone;
-use super::search::{explained, mentions_visited, prunes, Unexplained};
+use super::search::{explained, prunes, Unexplained};
 use super::{prove_instance, step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, RewardConfig, TaskInstance};
+use crate::identity::tells_visited;
 use crate::ir;
 use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
@@ -113,8 +114,7 @@ impl JitProver {
         parent.set_render_mode(RenderMode::STRUCTURE, pool)?;
         let env = super::fresh_env(&self.program, instance)?;
         let task = env.task();
-        let with_visited = task.goal.as_ref().is_some_and(mentions_visited)
-            || task.progress.iter().any(|(_, p)| mentions_visited(p));
+        let with_visited = tells_visited(task);
         let horizon = options.horizon.unwrap_or(task.horizon);
         Ok(Some(FlatSearch {
             bfs: Bfs::new(horizon, options.budget),

@@ -12,26 +12,28 @@
 //! of the page and replay in any runtime (`replay`). `flat` runs the same
 //! search on the JIT's flat engine where it can play the instance; `answers`
 //! finds why a retrieval task's answer cannot be given (an expected `none`, a
-//! value shown only inside a longer text). `distance` answers, for any state
+//! value shown only inside a longer text). The distance oracle (for any state
 //! of an episode, the exact distance to success and the actions on shortest
-//! paths (the decomposed reward's oracle).
+//! paths) judges the decomposed reward, so it lives in `env::distance`; it is
+//! re-exported here under its old paths.
 
 mod answers;
 mod bfs;
 pub mod bounds;
-pub mod distance;
 mod error;
 pub mod explain;
 mod flat;
 pub mod footprint;
 mod search;
 
+pub use crate::env::distance::{
+    self, Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET,
+};
 pub use answers::{AnswerIssue, EMPTY_SUMMARY};
-pub use distance::{Distance, DistanceOracle, SharedOracle, Shortest, DEFAULT_ORACLE_BUDGET};
 pub use error::{MissingElement, ProveError};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
 pub use flat::{compact_round_trip, JitProver};
-pub(crate) use search::{fingerprint, with_open_task};
+pub(crate) use search::with_open_task;
 pub use search::{invariant_sweep, prove_instance, verdict_avoiding, Avoid, SweepReport};
 
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};

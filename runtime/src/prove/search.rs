@@ -16,9 +16,8 @@ use super::footprint::Cone;
 use super::{Engine, Options, Proof, ProveError, Verdict};
 use crate::env::observe::Handle;
 use crate::env::{reward, Action, ActionKind, Env, RewardConfig, State, TaskInstance};
-use crate::interp::state::Digest128;
-use crate::ir::{self, Expr};
-use std::hash::Hash;
+use crate::identity::{fingerprint, tells_visited};
+use crate::ir;
 
 /// Proves one task instance.
 pub fn prove_instance(
@@ -495,34 +494,6 @@ impl<'p> Searched<'p> for Search<'p> {
     fn observed(&self) -> &Observed<'p> {
         &self.engine.observed
     }
-}
-/// Whether the searches of `task`'s instances must tell states apart by the
-/// visited set: its goal or a progress predicate asks `visited` (§5.5).
-pub(crate) fn tells_visited(task: &ir::TaskDef) -> bool {
-    task.goal.as_ref().is_some_and(mentions_visited)
-        || task.progress.iter().any(|(_, p)| mentions_visited(p))
-}
-
-/// The state's 128-bit fingerprint (§5.5): page, arguments, form variables,
-/// database and session, plus the visited set when `with_visited`; never
-/// step or alert. Every search over `Env` states tells them apart by it.
-pub(crate) fn fingerprint(state: &State, with_visited: bool) -> u128 {
-    let mut h = Digest128::new();
-    state.world.hash(&mut h);
-    state.nav.page.hash(&mut h);
-    state.nav.args.hash(&mut h);
-    state.forms.hash(&mut h);
-    if with_visited {
-        state.nav.visited.hash(&mut h);
-    }
-    h.finish128()
-}
-
-/// Whether an expression asks `visited`.
-pub(super) fn mentions_visited(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| found |= matches!(x, Expr::Visited(_)));
-    found
 }
 
 /// What the invariant sweep found (C302).

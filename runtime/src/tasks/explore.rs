@@ -11,10 +11,11 @@
 
 use crate::env::observe::Handle;
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
+use crate::identity::fingerprint;
 use crate::interp::exec::World;
 use crate::interp::state::Digest128;
 use crate::ir::{self, Value};
-use crate::prove::{fingerprint, with_open_task};
+use crate::prove::with_open_task;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::Hash;
 

@@ -4,7 +4,7 @@
 //! font makes the text render on any machine). `metrics.jsonl` has the
 //! numbers.
 
-use super::run::UpdateMetrics;
+use super::update::UpdateMetrics;
 use crate::plot::{self, draw_chart, Chart, PlotError, Series};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -12,7 +12,7 @@ use super::obs::{Obs, ObsStore};
 use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
-use super::update::{self, Batch};
+use super::update::{self, Batch, UpdateMetrics};
 use crate::batch::{BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, StepCounts, Tally};
 use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
@@ -87,28 +87,6 @@ impl Default for RunConfig {
             judge: true,
         }
     }
-}
-
-/// What one update did.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct UpdateMetrics {
-    pub update: usize,
-    pub env_steps: u64,
-    pub episodes: usize,
-    /// Over the episodes that ended during this update's rollout.
-    pub mean_return: f64,
-    pub success_rate: f64,
-    pub policy_loss: f64,
-    pub value_loss: f64,
-    pub entropy: f64,
-    pub approx_kl: f64,
-    pub clip_fraction: f64,
-    /// Mean R_acc over the rollout's judged steps (decomposed runs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_accuracy: Option<f64>,
-    /// Rollout steps the distance oracle could not decide.
-    #[serde(default)]
-    pub unknown_steps: usize,
 }
 
 /// One site's batch: on the JIT's flat engine, or, for the decomposed

@@ -1,14 +1,37 @@
 //! One PPO update: several epochs of shuffled minibatches over a rollout
 //! uploaded once, stopped early when the policy has moved too far from the
-//! one that collected the rollout (CleanRL's `target_kl`).
+//! one that collected the rollout (CleanRL's `target_kl`), and the record of
+//! what an update did ([`UpdateMetrics`]: its losses here, its rollout's
+//! returns filled in by `run`).
 
 use super::adam::Adam;
 use super::obs::ObsStore;
 use super::policy::Policy;
 use super::ppo::{self, PpoConfig, Targets};
 use super::profile::{Phase, Stopwatch};
-use super::run::UpdateMetrics;
 use tch::{Device, Kind, Tensor};
+
+/// What one update did.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct UpdateMetrics {
+    pub update: usize,
+    pub env_steps: u64,
+    pub episodes: usize,
+    /// Over the episodes that ended during this update's rollout.
+    pub mean_return: f64,
+    pub success_rate: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub entropy: f64,
+    pub approx_kl: f64,
+    pub clip_fraction: f64,
+    /// Mean R_acc over the rollout's judged steps (decomposed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_accuracy: Option<f64>,
+    /// Rollout steps the distance oracle could not decide.
+    #[serde(default)]
+    pub unknown_steps: usize,
+}
 
 /// What an update learns from: the rollout's rows and, per row, what it
 /// recorded (host vectors, uploaded once).

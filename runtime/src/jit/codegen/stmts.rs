@@ -15,7 +15,6 @@
 //! snapshots the frame there, as for `go` (`jit::alert` renders it).
 
 use super::*;
-use crate::jit::marker as m;
 use ir::{PageCall, Stmt};
 
 impl Gen<'_, '_> {
@@ -110,12 +109,12 @@ impl Gen<'_, '_> {
     /// Pushes the ids of the scan's rows passing its filter onto the
     /// snapshot stack; returns the stack's length before and after.
     fn snapshot(&mut self, scan: &ir::RowScan) -> R<(CValue, CValue)> {
-        let base = self.call_addr(m::snap_len as *const () as usize, &[])?;
+        let base = self.call_addr(self.body_fn(|h| h.snap_len)?, &[])?;
         self.scan(scan, |g, row, _, _| {
-            g.effect(m::snap_push as *const () as usize, &[row.word])?;
+            g.effect(g.body_fn(|h| h.snap_push)?, &[row.word])?;
             Ok(())
         })?;
-        let end = self.call_addr(m::snap_len as *const () as usize, &[])?;
+        let end = self.call_addr(self.body_fn(|h| h.snap_len)?, &[])?;
         Ok((base, end))
     }
 
@@ -137,14 +136,14 @@ impl Gen<'_, '_> {
         let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, end);
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
-        let id = self.call_addr(m::snap_get as *const () as usize, &[iv])?;
+        let id = self.call_addr(self.body_fn(|h| h.snap_get)?, &[iv])?;
         visit(self, id)?;
         let iv = self.b.use_var(i);
         let n = self.b.ins().iadd_imm_s(iv, 1);
         self.b.def_var(i, n);
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(exit);
-        self.call_addr(m::snap_truncate as *const () as usize, &[base])?;
+        self.call_addr(self.body_fn(|h| h.snap_truncate)?, &[base])?;
         Ok(())
     }
 
@@ -169,17 +168,14 @@ impl Gen<'_, '_> {
                     vals.push((*f, v));
                 }
                 let t = self.word(i64::from(*table));
-                self.effect(m::body_insert as *const () as usize, &[t])?;
+                self.effect(self.body_fn(|h| h.body_insert)?, &[t])?;
                 let out = offset(std::mem::offset_of!(JitCtx, out))?;
                 let flags = MemFlagsData::new().with_notrap();
                 let id = self.b.ins().load(types::I64, flags, self.ctx, out);
                 for (f, v) in vals {
                     let fw = self.word(i64::from(f));
                     let p = self.pres64(&v);
-                    self.effect(
-                        m::body_insert_cell as *const () as usize,
-                        &[t, fw, v.word, p],
-                    )?;
+                    self.effect(self.body_fn(|h| h.body_insert_cell)?, &[t, fw, v.word, p])?;
                 }
                 if let Some(slot) = slot {
                     let row = Val {
@@ -205,10 +201,7 @@ impl Gen<'_, '_> {
                 let t = self.word(i64::from(*table));
                 let f = self.word(i64::from(*field));
                 let p = self.pres64(&v);
-                self.effect(
-                    m::body_set_field as *const () as usize,
-                    &[t, f, id, v.word, p],
-                )?;
+                self.effect(self.body_fn(|h| h.body_set_field)?, &[t, f, id, v.word, p])?;
             }
             Stmt::SetSession(s, e) => {
                 let ty = self
@@ -222,19 +215,19 @@ impl Gen<'_, '_> {
                 Self::storable(&v, &ty)?;
                 let sw = self.word(i64::from(*s));
                 let p = self.pres64(&v);
-                self.effect(m::body_set_session as *const () as usize, &[sw, v.word, p])?;
+                self.effect(self.body_fn(|h| h.body_set_session)?, &[sw, v.word, p])?;
             }
             Stmt::Delete { table, row } => {
                 self.table_layout(*table)?;
                 let id = self.row_word(row)?;
                 let t = self.word(i64::from(*table));
-                self.effect(m::body_delete as *const () as usize, &[t, id])?;
+                self.effect(self.body_fn(|h| h.body_delete)?, &[t, id])?;
             }
             Stmt::DeleteAll(scan) => {
                 let (base, end) = self.snapshot(scan)?;
                 let t = self.word(i64::from(scan.table));
                 self.over_snapshot(base, end, |g, id| {
-                    g.effect(m::body_delete as *const () as usize, &[t, id])?;
+                    g.effect(g.body_fn(|h| h.body_delete)?, &[t, id])?;
                     Ok(())
                 })?;
             }
@@ -246,7 +239,7 @@ impl Gen<'_, '_> {
                 let t = self.word(i64::from(scan.table));
                 self.over_snapshot(base, end, |g, id| {
                     // A row the body deleted meanwhile is skipped.
-                    let exists = g.call_addr(m::row_exists as *const () as usize, &[t, id])?;
+                    let exists = g.call_addr(g.body_fn(|h| h.row_exists)?, &[t, id])?;
                     let visit = g.b.create_block();
                     let skip = g.b.create_block();
                     g.b.ins().brif(exists, visit, &[], skip, &[]);
@@ -286,7 +279,7 @@ impl Gen<'_, '_> {
                     .map_err(|_| unsupported("too many `reject`s"))?;
                 self.rejects.push(parts.clone());
                 let n = self.word(n);
-                self.call_addr(m::reject_begin as *const () as usize, &[n])?;
+                self.call_addr(self.body_fn(|h| h.reject_begin)?, &[n])?;
                 self.save_frame()?;
                 self.fault(code::REJECTED);
             }
@@ -301,7 +294,7 @@ impl Gen<'_, '_> {
         let n = i64::try_from(self.gos.len()).map_err(|_| unsupported("too many `go`s"))?;
         self.gos.push(call.clone());
         let n = self.word(n);
-        self.call_addr(m::go_begin as *const () as usize, &[n])?;
+        self.call_addr(self.body_fn(|h| h.go_begin)?, &[n])?;
         self.save_frame()
     }
 
@@ -316,7 +309,7 @@ impl Gen<'_, '_> {
             let word = self.b.use_var(w);
             let present = self.b.use_var(p);
             let present = self.b.ins().uextend(types::I64, present);
-            self.call_addr(m::frame_save as *const () as usize, &[slot, word, present])?;
+            self.call_addr(self.body_fn(|h| h.frame_save)?, &[slot, word, present])?;
         }
         Ok(())
     }
@@ -365,6 +358,39 @@ fn finish(g: Gen<'_, '_>, site: &Site<'_>) -> Lowered {
 
 /// Lowers `marker`'s body; `site.slots` are the body's slot types
 /// (`frames::marker_body_slots`), `site.mutable` must be set.
+/// The addresses of the `extern "C"` helpers a marker body calls (its
+/// writes, `go`, `reject` and loop snapshots, in `jit::marker::body`),
+/// handed in by the marker compiler through [`Site::body`], so that lowering
+/// does not depend on the module that runs markers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyHelpers {
+    pub snap_len: usize,
+    pub snap_push: usize,
+    pub snap_get: usize,
+    pub snap_truncate: usize,
+    pub body_insert: usize,
+    pub body_insert_cell: usize,
+    pub body_set_field: usize,
+    pub body_set_session: usize,
+    pub body_delete: usize,
+    pub row_exists: usize,
+    pub reject_begin: usize,
+    pub go_begin: usize,
+    pub frame_save: usize,
+    pub go_out: usize,
+}
+
+impl Gen<'_, '_> {
+    /// The address of one body helper; lowering a body without them is a
+    /// bug of the caller.
+    fn body_fn(&self, pick: fn(&BodyHelpers) -> usize) -> R<usize> {
+        self.site
+            .body
+            .map(pick)
+            .ok_or_else(|| internal("a marker body lowered without its helpers"))
+    }
+}
+
 pub(crate) fn lower_body(
     site: &Site<'_>,
     func: &mut Function,
@@ -423,7 +449,7 @@ pub(crate) fn lower_values(
         tags.push(v.kind.tag());
         let n = g.word(i64::try_from(i).map_err(|_| unsupported("too many arguments"))?);
         let p = g.pres64(&v);
-        g.call_addr(m::go_out as *const () as usize, &[n, v.word, p])?;
+        g.call_addr(g.body_fn(|h| h.go_out)?, &[n, v.word, p])?;
     }
     Ok((finish(g, site), tags))
 }

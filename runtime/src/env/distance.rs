@@ -5,8 +5,9 @@
 //! sequence from s that ends in success within r steps, and O(s) the
 //! candidate actions that begin one. Both come from a breadth-first search
 //! over the exact `Env` semantics (`Env::successor`, the prover's own step),
-//! with states told apart by the prover's fingerprint; nothing is pruned (a
-//! pruned action could still navigate). The search keeps every edge from one
+//! with states told apart by the fingerprint every search uses
+//! (`crate::identity`); nothing is pruned (a pruned action could still
+//! navigate). The search keeps every edge from one
 //! layer into the next, so once the first successes appear at depth D, the
 //! states on shortest paths are exactly those with a layered path to a
 //! success, and each such state u at depth i has d(u) = D − i with O(u) its
@@ -16,9 +17,8 @@
 //! search; a search that ends without success memoizes a lower bound.
 //! Past the state budget the answer is [`Distance::Unknown`], never a guess.
 
-use super::bfs::Prehashed;
-use super::search::{fingerprint, tells_visited};
-use crate::env::{Action, ActionKind, Env, TaskInstance};
+use super::{Action, ActionKind, Env, TaskInstance};
+use crate::identity::{fingerprint, tells_visited, Prehashed};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex};
