@@ -141,8 +141,16 @@ pub(crate) fn validate_commit(
     check_invariants_where(program, after, |inv| {
         let mut reads = footprint::Locs::new();
         footprint::expr_reads(program, &inv.cond, &mut reads);
-        reads.is_empty() || footprint::touches(&written, &reads)
+        invariant_affected(&written, &reads)
     })
+}
+
+/// Whether a commit that wrote `written` must re-check an invariant that
+/// reads `reads` (see [`validate_commit`]): the one rule both gates, the
+/// interpreter's and the JIT's, and the JIT's choice of what to compile,
+/// follow.
+pub(crate) fn invariant_affected(written: &footprint::Locs, reads: &footprint::Locs) -> bool {
+    reads.is_empty() || footprint::touches(written, reads)
 }
 
 /// The locations a delta wrote: inserted and deleted rows write their table

@@ -241,7 +241,7 @@ fn define_marker(
     let writes = footprint::Effects::of_block(program, &marker.body).writes;
     if !writes.is_empty() {
         for (i, reads) in inv_reads.iter().enumerate() {
-            let checked = reads.is_empty() || footprint::touches(&writes, reads);
+            let checked = gate::invariant_affected(&writes, reads);
             if checked && !compiled(PredicateRef::Invariant(i)) {
                 return unsupported(format!(
                     "invariant `{}` is not compiled",

@@ -382,7 +382,7 @@ impl JitSite {
         }
         let empty = &*empty;
         for (i, reads) in gi.inv_reads.iter().enumerate() {
-            if !(reads.is_empty() || footprint::touches(&written, reads)) {
+            if !gate::invariant_affected(&written, reads) {
                 continue;
             }
             let result = match self.invariant(i) {
