@@ -1,0 +1,272 @@
+//! What acting on an element does to the flat bytes (`env::step`'s
+//! actions): a link's navigation after its target's guards, a marker's
+//! compiled body with its `go`, a checkbox toggled, typed text parsed into
+//! its form variable, an option selected, an answer matched. Navigation and
+//! form edits keep the layout's canonical encoding (`entries`).
+
+use super::*;
+
+impl<'s> FlatEnv<'s> {
+    /// Applies `action` to the bytes (not the header); a rejection changes
+    /// nothing.
+    pub(super) fn apply(
+        &mut self,
+        action: FlatAction,
+        pool: &mut TextPool,
+        alert: Alert,
+    ) -> R<Applied> {
+        if action.kind == ActionKind::Answer {
+            let text = self
+                .answer(action.arg)
+                .ok_or(FlatError::NoAnswer(action.arg))?;
+            return Ok(Applied::Answered(self.start.expected.matches(text)));
+        }
+        // The element's handle and path are lent out while the action runs
+        // (nothing it does reads the page structure) and put back after, so
+        // a probe leaves the structure as it was without copying them.
+        let index = action.element.wrapping_sub(1);
+        let el = self
+            .structure
+            .elements
+            .get_mut(index)
+            .ok_or(FlatError::NoElement(action.element))?;
+        let id = el.id;
+        let handle = std::mem::replace(&mut el.handle, HandleWords::Inert);
+        let path = std::mem::take(&mut el.path);
+        let applied = self.apply_to(action, id, &handle, &path, pool, alert);
+        if let Some(el) = self.structure.elements.get_mut(index) {
+            el.handle = handle;
+            el.path = path;
+        }
+        applied
+    }
+
+    /// `apply` for an action on element `id` (at loop `path`) with `handle`.
+    fn apply_to(
+        &mut self,
+        action: FlatAction,
+        id: u32,
+        handle: &HandleWords,
+        path: &[i64],
+        pool: &mut TextPool,
+        alert: Alert,
+    ) -> R<Applied> {
+        match (action.kind, handle) {
+            (ActionKind::Click, HandleWords::Go(Ok((page, args)))) => {
+                self.navigate(*page, args, pool)
+            }
+            (ActionKind::Click, HandleWords::Go(Err(why)))
+            | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
+                Ok(Applied::Rejected(Some(why.clone())))
+            }
+            (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
+                let m = *m;
+                let def = self
+                    .program
+                    .markers
+                    .get(idx(m))
+                    .ok_or_else(|| FlatError::malformed(format!("no marker #{m}")))?;
+                let args = words
+                    .iter()
+                    .zip(&def.params)
+                    .map(|(w, p)| {
+                        crate::layout::from_word(
+                            w.unwrap_or(0),
+                            w.is_some(),
+                            &p.ty,
+                            self.program,
+                            pool,
+                        )
+                        .map_err(FlatError::Value)
+                    })
+                    .collect::<R<Vec<_>>>()?;
+                if args.len() != words.len() {
+                    return Err(FlatError::malformed(format!(
+                        "marker `{}`: wrong number of arguments",
+                        def.name
+                    )));
+                }
+                let mut text = std::mem::take(&mut self.alert_text);
+                text.clear();
+                let outcome = match alert {
+                    Alert::Render => self.site.run_marker_alert(
+                        m,
+                        &mut self.state,
+                        &args,
+                        pool,
+                        &mut self.undo,
+                        &mut text,
+                    ),
+                    Alert::Skip => {
+                        self.site
+                            .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
+                    }
+                }?;
+                match outcome {
+                    MarkerOutcome::Committed {
+                        go: Some((page, args)),
+                    } => {
+                        let params = self.params(page);
+                        let words = match params {
+                            Some(params) => args
+                                .iter()
+                                .zip(params)
+                                .map(|(v, p)| crate::layout::to_word(v, &p.ty, pool))
+                                .collect::<Result<Vec<_>, _>>()?,
+                            None => Vec::new(),
+                        };
+                        self.navigate(page, &words, pool)
+                    }
+                    MarkerOutcome::Committed { go: None } => Ok(Applied::Done),
+                    MarkerOutcome::Rejected { .. } => {
+                        Ok(Applied::Rejected((alert == Alert::Render).then_some(text)))
+                    }
+                }
+            }
+            (ActionKind::Click, HandleWords::Checkbox { on }) => {
+                self.set_form(id, path, Some(i64::from(!on)))?;
+                Ok(Applied::Done)
+            }
+            (ActionKind::Type, HandleWords::Input { .. }) => {
+                let page = self.page()?;
+                let ty = self
+                    .layout
+                    .form_slot(page, id)
+                    .map(|s| s.ty.clone())
+                    .ok_or_else(|| {
+                        FlatError::malformed(format!("element #{id} holds no form variable"))
+                    })?;
+                let text = self
+                    .start
+                    .typeable
+                    .get(action.arg)
+                    .map_or("", String::as_str);
+                match parse_input(self.program, text, &ty) {
+                    Ok(v) => {
+                        let word = crate::layout::to_word(&v, &ty, pool)?;
+                        self.set_form(id, path, word)?;
+                        Ok(Applied::Done)
+                    }
+                    Err(why) => Ok(Applied::Rejected(Some(why))),
+                }
+            }
+            (ActionKind::Select, HandleWords::Select { options, .. }) => {
+                let word = *options
+                    .get(action.arg)
+                    .ok_or(FlatError::NoOption(action.element))?;
+                self.set_form(id, path, word)?;
+                Ok(Applied::Done)
+            }
+            _ => Err(FlatError::WrongAction(action.element)),
+        }
+    }
+
+    fn params(&self, page: ir::PageId) -> Option<&'s [ir::ParamDef]> {
+        self.program
+            .pages
+            .get(idx(page))
+            .map(|p| p.params.as_slice())
+    }
+
+    /// Shows `page` with `args` (words), or the page its guards redirect to
+    /// (`JitSite::land`): form variables cleared, the page shown marked
+    /// visited (`env::step::navigate`).
+    fn navigate(
+        &mut self,
+        page: ir::PageId,
+        args: &[Option<i64>],
+        pool: &mut TextPool,
+    ) -> R<Applied> {
+        let landed = self.site.land(page, args, &self.state, pool)?;
+        let (page, args) = match &landed {
+            Some((p, a)) => (*p, a.as_slice()),
+            None => (page, args),
+        };
+        let Some(params) = self.params(page) else {
+            return Ok(Applied::Rejected(Some(format!("there is no page #{page}"))));
+        };
+        if args.len() != params.len() {
+            return Err(FlatError::malformed(format!(
+                "page #{page} takes {} arguments, not {}",
+                params.len(),
+                args.len()
+            )));
+        }
+        let layout = self.layout;
+        // The visited entry first: if the set is full nothing has changed.
+        let mut entry = std::mem::take(&mut self.entry);
+        entry.clear();
+        entry.resize(layout.visited.entry_size, 0);
+        put_u32(&mut entry, 0, page)?;
+        let mut mask = 0u32;
+        for (i, w) in args.iter().enumerate() {
+            if let Some(w) = w {
+                mask |= 1u32
+                    .checked_shl(u32::try_from(i).unwrap_or(u32::MAX))
+                    .unwrap_or(0);
+                put_i64(&mut entry, WORD * (1 + i), *w)?;
+            }
+        }
+        put_u32(&mut entry, 4, mask)?;
+        let inserted = insert_sorted(
+            &mut self.state,
+            layout.visited,
+            &entry,
+            true,
+            "visited pages",
+        );
+        self.entry = entry;
+        inserted?;
+        clear_list(&mut self.state, layout.forms)?;
+        put_u32(&mut self.state, layout.page, page)?;
+        for i in 0..layout.args.len {
+            let w = args.get(i).copied().flatten();
+            put_i64(&mut self.state, layout.args.word_at(i), w.unwrap_or(0))?;
+            put(
+                &mut self.state,
+                layout.args.present_at(i),
+                &[u8::from(w.is_some())],
+            )?;
+        }
+        Ok(Applied::Done)
+    }
+
+    /// Sets the form variable of element `id` at loop `path` to `word`,
+    /// keeping the entries sorted by their bytes.
+    fn set_form(&mut self, id: u32, path: &[i64], word: Option<i64>) -> R<()> {
+        let layout = self.layout;
+        let list = layout.forms;
+        let mut entry = std::mem::take(&mut self.entry);
+        entry.clear();
+        entry.resize(list.entry_size, 0);
+        let built = (|| {
+            put_u32(&mut entry, 0, id)?;
+            put_u32(&mut entry, 4, u32::from(word.is_some()))?;
+            if path.len() > layout.form_depth {
+                return Err(FlatError::malformed(format!(
+                    "form variable #{id} is nested too deep"
+                )));
+            }
+            for (i, p) in path.iter().enumerate() {
+                put_i64(&mut entry, WORD * (1 + i), *p)?;
+            }
+            put_i64(
+                &mut entry,
+                WORD * (1 + layout.form_depth),
+                word.unwrap_or(0),
+            )
+        })();
+        let result = built.and_then(|()| {
+            // The key: the element id and the loop path (not the presence
+            // word between them, nor the value).
+            let key_end = WORD * (1 + layout.form_depth);
+            let same_key = |e: &[u8]| {
+                e.get(..4) == entry.get(..4) && e.get(WORD..key_end) == entry.get(WORD..key_end)
+            };
+            remove_where(&mut self.state, list, same_key)?;
+            insert_sorted(&mut self.state, list, &entry, false, "form variables")
+        });
+        self.entry = entry;
+        result
+    }
+}
