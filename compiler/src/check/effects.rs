@@ -23,6 +23,7 @@ use super::types::{closest, table_fields, Access, Typed};
 use super::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
+use crate::syntax::visit::{self, for_each_element, Visit};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `broken` are the spans of syntax errors: a marker holding one may miss the
@@ -189,13 +190,7 @@ fn collect_needs(m: &MarkerDecl, typed: &Typed) -> Vec<(Need, Span)> {
         typed,
         needs: Vec::new(),
     };
-    for r in &m.requires {
-        collector.expr(&r.cond);
-        if let Some(message) = &r.message {
-            collector.text(message);
-        }
-    }
-    collector.stmts(&m.body);
+    collector.visit_marker(m);
     collector.needs
 }
 
@@ -503,54 +498,62 @@ pub fn marker_accesses(m: &MarkerDecl, typed: &Typed) -> Accesses {
     out
 }
 
-impl Collector<'_> {
-    fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
-            self.stmt(s);
-        }
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
+impl<'ast> Visit<'ast> for Collector<'_> {
+    fn visit_stmt(&mut self, s: &'ast Stmt) {
         match &s.kind {
-            StmtKind::Let { value, .. } => self.expr(value),
-            StmtKind::Insert { table, fields, .. } => {
-                self.needs
-                    .push((Need::WriteRows(table.name.clone(), "inserts"), table.span));
-                for f in fields {
-                    self.expr(&f.value);
-                }
-            }
-            StmtKind::Set { target, value } => self.set(target, value),
+            StmtKind::Insert { table, .. } => self
+                .needs
+                .push((Need::WriteRows(table.name.clone(), "inserts"), table.span)),
             StmtKind::Delete(row) => {
                 if let Some(t) = self.typed.ty(row.id).row_table() {
                     self.needs
                         .push((Need::WriteRows(t.to_string(), "deletes"), stmt_span(s)));
                 }
-                self.expr(row);
             }
-            StmtKind::DeleteAll { table, filter, .. } => {
+            StmtKind::DeleteAll { table, .. } => self
+                .needs
+                .push((Need::WriteRows(table.name.clone(), "deletes"), stmt_span(s))),
+            // Not the default walk: the target's own field is written, not read.
+            StmtKind::Set { target, value } => {
+                self.set(target, value);
+                return;
+            }
+            _ => {}
+        }
+        visit::walk_stmt(self, s);
+    }
+
+    fn visit_interpolation(&mut self, e: &'ast Expr) {
+        self.visit_expr(e);
+        // Showing a row reads its `name` (§2.2): `"{p}"` needs `p`'s table's
+        // `name` as much as `"{p.name}"` does.
+        for access in self.typed.renders.get(&e.id).into_iter().flatten() {
+            if let Access::Field { table, field } = access {
                 self.needs
-                    .push((Need::WriteRows(table.name.clone(), "deletes"), stmt_span(s)));
-                self.opt(filter.as_ref());
+                    .push((Need::Read(table.clone(), field.clone()), e.span));
             }
-            StmtKind::For { filter, body, .. } => {
-                self.opt(filter.as_ref());
-                self.stmts(body);
-            }
-            StmtKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.expr(cond);
-                self.stmts(then);
-                self.stmts(otherwise);
-            }
-            StmtKind::Reject(message) => self.text(message),
-            StmtKind::Go(target) => target.args.iter().for_each(|a| self.expr(a)),
         }
     }
 
+    /// Records the reads of `e` and everything in it.
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match &e.kind {
+            ExprKind::Field(..) => self.field_read(e),
+            // In the order they run: a row's filter before its value.
+            ExprKind::Aggregate { value, filter, .. } => {
+                if let Some(filter) = filter {
+                    self.visit_expr(filter);
+                }
+                self.visit_expr(value);
+                return;
+            }
+            _ => {}
+        }
+        visit::walk_expr(self, e);
+    }
+}
+
+impl Collector<'_> {
     /// The target's own field is written; what leads to its row is read.
     fn set(&mut self, target: &Expr, value: &Expr) {
         match self.typed.sets.get(&target.id) {
@@ -564,69 +567,10 @@ impl Collector<'_> {
             None => {}
         }
         match &target.kind {
-            ExprKind::Field(base, _) => self.expr(base),
-            _ => self.expr(target),
+            ExprKind::Field(base, _) => self.visit_expr(base),
+            _ => self.visit_expr(target),
         }
-        self.expr(value);
-    }
-
-    fn opt(&mut self, e: Option<&Expr>) {
-        if let Some(e) = e {
-            self.expr(e);
-        }
-    }
-
-    fn text(&mut self, t: &TextLit) {
-        for e in t.interpolations() {
-            self.expr(e);
-            // Showing a row reads its `name` (§2.2): `"{p}"` needs `p`'s table's
-            // `name` as much as `"{p.name}"` does.
-            for access in self.typed.renders.get(&e.id).into_iter().flatten() {
-                if let Access::Field { table, field } = access {
-                    self.needs
-                        .push((Need::Read(table.clone(), field.clone()), e.span));
-                }
-            }
-        }
-    }
-
-    /// Records the reads of `e` and everything in it.
-    fn expr(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Field(base, _) => {
-                self.field_read(e);
-                self.expr(base);
-            }
-            ExprKind::Text(t) => self.text(t),
-            ExprKind::List(items) | ExprKind::Call(_, items) => {
-                items.iter().for_each(|i| self.expr(i))
-            }
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) | ExprKind::In(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::Unary(_, x) => self.expr(x),
-            ExprKind::Quantifier { filter, body, .. } => {
-                self.opt(filter.as_deref());
-                self.expr(body);
-            }
-            ExprKind::Count { filter, .. } | ExprKind::Find { filter, .. } => {
-                self.opt(filter.as_deref())
-            }
-            ExprKind::Aggregate { value, filter, .. } => {
-                self.opt(filter.as_deref());
-                self.expr(value);
-            }
-            ExprKind::Visited(r) | ExprKind::PageIs(r) => r.args.iter().for_each(|a| self.expr(a)),
-            ExprKind::Int(_)
-            | ExprKind::Money(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Date(_)
-            | ExprKind::Time(_)
-            | ExprKind::None
-            | ExprKind::Name(_)
-            | ExprKind::Error => {}
-        }
+        self.visit_expr(value);
     }
 
     /// A field read needs a permission unless it is `id`, a reference field, or
@@ -645,29 +589,17 @@ impl Collector<'_> {
 
 /// E303 for every writing statement among a page's elements, nested ones included.
 fn page_writes(page: &Ident, elements: &[Element], diags: &mut Diagnostics) {
-    for el in elements {
-        match &el.kind {
-            ElementKind::Stmt(s) if writes_state(s) => diags.push(
-                Diagnostic::new(
-                    Code::E303,
-                    stmt_span(s),
-                    format!("page `{}` writes persistent state", page.name),
-                )
-                .label("a write among page elements")
-                .help(
-                    "pages only show state; move this into a marker and trigger it with a `button`",
-                )
-                .object(format!("page {}", page.name)),
-            ),
-            ElementKind::Section { body, .. } => page_writes(page, body, diags),
-            ElementKind::For(f) => page_writes(page, &f.body, diags),
-            ElementKind::If {
-                then, otherwise, ..
-            } => {
-                page_writes(page, then, diags);
-                page_writes(page, otherwise, diags);
-            }
-            _ => {}
-        }
-    }
+    for_each_element(elements, |el| match &el.kind {
+        ElementKind::Stmt(s) if writes_state(s) => diags.push(
+            Diagnostic::new(
+                Code::E303,
+                stmt_span(s),
+                format!("page `{}` writes persistent state", page.name),
+            )
+            .label("a write among page elements")
+            .help("pages only show state; move this into a marker and trigger it with a `button`")
+            .object(format!("page {}", page.name)),
+        ),
+        _ => {}
+    });
 }

@@ -30,9 +30,7 @@ pub(crate) use suggest::closest;
 
 use super::Symbols;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::syntax::ast::{
-    Element, ElementKind, ExprId, FieldDecl, Ident, SourceFile, Span, TypeExpr,
-};
+use crate::syntax::ast::{ExprId, FieldDecl, Ident, SourceFile, Span, TypeExpr};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -324,8 +322,7 @@ impl<'a, 'c> Checker<'a, 'c> {
     fn new(files: &'a [SourceFile], syms: &'c Symbols<'a>, diags: &'c mut Diagnostics) -> Self {
         let mut element_names = BTreeSet::new();
         for page in syms.pages.values() {
-            let mut named = Vec::new();
-            collect_element_names(&page.body, &mut named);
+            let named = elements::element_names(&page.body);
             element_names.extend(named.iter().map(|n| n.name.as_str()));
         }
         Checker {
@@ -434,48 +431,6 @@ impl<'a, 'c> Checker<'a, 'c> {
             _ if self.tables.contains_key(name) => Ty::Row(name.to_string()),
             _ => return None,
         })
-    }
-}
-
-/// The `#name`s of `elements` and everything nested in them, in document order.
-fn collect_element_names<'a>(elements: &'a [Element], out: &mut Vec<&'a Ident>) {
-    for el in elements {
-        if let Some(name) = &el.name {
-            out.push(name);
-        }
-        match &el.kind {
-            ElementKind::Section { body, .. } => collect_element_names(body, out),
-            ElementKind::For(f) => collect_element_names(&f.body, out),
-            ElementKind::If {
-                then, otherwise, ..
-            } => {
-                collect_element_names(then, out);
-                collect_element_names(otherwise, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The variables that the `input`, `select` and `checkbox` elements of
-/// `elements` (nested ones included) declare, in document order.
-fn collect_form_vars<'a>(elements: &'a [Element], out: &mut Vec<&'a Ident>) {
-    for el in elements {
-        match &el.kind {
-            ElementKind::Input { var, .. }
-            | ElementKind::SelectList { var, .. }
-            | ElementKind::SelectFrom { var, .. }
-            | ElementKind::Checkbox { var, .. } => out.push(var),
-            ElementKind::Section { body, .. } => collect_form_vars(body, out),
-            ElementKind::For(f) => collect_form_vars(&f.body, out),
-            ElementKind::If {
-                then, otherwise, ..
-            } => {
-                collect_form_vars(then, out);
-                collect_form_vars(otherwise, out);
-            }
-            _ => {}
-        }
     }
 }
 

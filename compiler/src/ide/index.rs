@@ -1,10 +1,11 @@
 //! Where every name of a program is declared and where it is used, built by
-//! one walk over the AST with the type checker's resolutions. Hover, go to
-//! definition, find references, rename-like features and completion all read
-//! this index; none resolves a name itself.
+//! one walk over the AST (a [`Visit`]) with the type checker's resolutions.
+//! Hover, go to definition, find references, rename-like features and
+//! completion all read this index; none resolves a name itself.
 
 use crate::check::types::{Access, Resolved, Typed};
 use crate::syntax::ast::*;
+use crate::syntax::visit::{self, Visit};
 
 /// What a name denotes, independent of where it is written.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -93,7 +94,7 @@ impl Index {
                     _ => None,
                 })
                 .collect(),
-            scope: None,
+            decl: None,
         };
         for file in files {
             if let Some(module) = &file.module {
@@ -102,7 +103,7 @@ impl Index {
                 }
             }
             for decl in &file.decls {
-                walker.decl(decl);
+                walker.visit_decl(decl);
             }
         }
         walker.index
@@ -141,16 +142,125 @@ pub fn contains(span: Span, offset: usize) -> bool {
     span.start as usize <= offset && offset <= span.end as usize
 }
 
-struct Walker<'t> {
+/// Builds the [`Index`], recording each name as the walk meets it.
+struct Walker<'t, 'ast> {
     index: Index,
     typed: &'t Typed,
     tables: Vec<String>,
     markers: Vec<String>,
-    /// The declaration being walked, for locals' scope.
-    scope: Option<Span>,
+    /// The declaration being walked: its span is its locals' scope, its doc
+    /// goes with every name it declares.
+    decl: Option<&'ast Decl>,
 }
 
-impl Walker<'_> {
+impl<'ast> Visit<'ast> for Walker<'_, 'ast> {
+    fn visit_decl(&mut self, decl: &'ast Decl) {
+        self.decl = Some(decl);
+        self.declare(decl);
+        visit::walk_decl(self, decl);
+        self.decl = None;
+    }
+
+    /// Each variable is declared right before its initial value.
+    fn visit_session_var(&mut self, v: &'ast SessionVar) {
+        self.type_ref(&v.ty);
+        self.def(
+            Key::Session(v.name.name.clone()),
+            &v.name,
+            format!("session {}: {}", v.name.name, type_text(&v.ty)),
+            self.doc(),
+        );
+        visit::walk_session_var(self, v);
+    }
+
+    /// Form variables and `let`s are declared after what they hold.
+    fn visit_element(&mut self, e: &'ast Element) {
+        visit::walk_element(self, e);
+        match &e.kind {
+            ElementKind::Input { var, ty, .. } => self.form_var(var, "form input", ty.as_ref()),
+            ElementKind::SelectList { var, ty, .. } => {
+                self.form_var(var, "form select", ty.as_ref())
+            }
+            ElementKind::SelectFrom { var, ty, .. } => self.form_var(var, "form select", Some(ty)),
+            ElementKind::Checkbox { var, .. } => {
+                self.local(var, "form checkbox", "Bool".into(), None)
+            }
+            ElementKind::Let { var, value } => self.let_local(var, value),
+            _ => {}
+        }
+    }
+
+    /// `let`s are declared after their value.
+    fn visit_stmt(&mut self, s: &'ast Stmt) {
+        visit::walk_stmt(self, s);
+        match &s.kind {
+            StmtKind::Let { name, value } => self.let_local(name, value),
+            StmtKind::Insert {
+                name: Some(name),
+                table,
+                ..
+            } => self.local(name, "let", table.name.clone(), Some(table.name.clone())),
+            _ => {}
+        }
+    }
+
+    fn visit_field_init(&mut self, table: &'ast Ident, f: &'ast FieldInit) {
+        self.used(
+            f.name.span,
+            Key::Field(table.name.clone(), f.name.name.clone()),
+        );
+        visit::walk_field_init(self, table, f);
+    }
+
+    fn visit_page_ref(&mut self, r: &'ast PageRef) {
+        let name = r.name.name.clone();
+        let key = if self.markers.contains(&name) {
+            Key::Marker(name)
+        } else {
+            Key::Page(name)
+        };
+        self.page_use(r, key);
+    }
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        self.index.exprs.push((e.span, e.id));
+        match &e.kind {
+            ExprKind::Name(name) => self.name_use(e.id, name),
+            ExprKind::Field(_, field) => self.field_use(e.id, field),
+            // `visited` and `page is` name a page, never a marker.
+            ExprKind::Visited(r) | ExprKind::PageIs(r) => {
+                self.page_use(r, Key::Page(r.name.name.clone()));
+                return;
+            }
+            _ => {}
+        }
+        visit::walk_expr(self, e);
+    }
+
+    fn visit_row_binder(&mut self, binder: &'ast Ident, table: &'ast Ident) {
+        self.table_ref(table);
+        self.local(
+            binder,
+            "binder",
+            table.name.clone(),
+            Some(table.name.clone()),
+        );
+    }
+
+    fn visit_list_binder(&mut self, binder: &'ast Ident) {
+        self.local(binder, "binder", "Text".into(), None);
+    }
+
+    fn visit_table_ref(&mut self, table: &'ast Ident) {
+        self.table_ref(table);
+    }
+}
+
+impl<'ast> Walker<'_, 'ast> {
+    fn doc(&self) -> Option<&'ast String> {
+        self.decl.and_then(|d| d.doc.as_ref())
+    }
+
     fn def(&mut self, key: Key, name: &Ident, signature: String, doc: Option<&String>) {
         self.index.occurrences.push(Occurrence {
             span: name.span,
@@ -180,7 +290,7 @@ impl Walker<'_> {
             signature: format!("{what} {}: {ty}", name.name),
             doc: None,
             row_table,
-            scope: self.scope,
+            scope: self.decl.map(|d| d.span),
         });
     }
 
@@ -202,19 +312,9 @@ impl Walker<'_> {
         }
     }
 
-    fn page_ref(&mut self, r: &PageRef) {
-        let name = r.name.name.clone();
-        let key = if self.markers.contains(&name) {
-            Key::Marker(name)
-        } else {
-            Key::Page(name)
-        };
+    /// A reference to the page or marker `key`, then its arguments.
+    fn page_use(&mut self, r: &'ast PageRef, key: Key) {
         self.used(r.name.span, key);
-        self.record_page_use(r);
-        self.exprs(&r.args);
-    }
-
-    fn record_page_use(&mut self, r: &PageRef) {
         let args = r
             .args
             .iter()
@@ -227,6 +327,34 @@ impl Walker<'_> {
             name: r.name.span,
             args,
         });
+        visit::walk_page_ref(self, r);
+    }
+
+    fn name_use(&mut self, id: ExprId, name: &Ident) {
+        match self.typed.names.get(&id) {
+            Some(Resolved::Local { span, .. }) => self.used(name.span, Key::Local(*span)),
+            Some(Resolved::Variant { enum_name, variant }) => {
+                self.used(name.span, Key::Variant(enum_name.clone(), variant.clone()));
+            }
+            Some(Resolved::Table(t)) => self.used(name.span, Key::Table(t.clone())),
+            Some(Resolved::Session) | None => {}
+        }
+    }
+
+    /// A field read or a `set` target.
+    fn field_use(&mut self, id: ExprId, field: &Ident) {
+        let access = self
+            .typed
+            .fields
+            .get(&id)
+            .or_else(|| self.typed.sets.get(&id));
+        match access {
+            Some(Access::Field { table, field: f }) => {
+                self.used(field.span, Key::Field(table.clone(), f.clone()));
+            }
+            Some(Access::Session(v)) => self.used(field.span, Key::Session(v.clone())),
+            None => {}
+        }
     }
 
     fn table_def(&mut self, name: &Ident, fields: &[FieldDecl], doc: Option<&String>, what: &str) {
@@ -248,69 +376,21 @@ impl Walker<'_> {
         }
     }
 
-    fn decl(&mut self, decl: &Decl) {
-        self.scope = Some(decl.span);
+    /// What a declaration declares in its header, before anything in its
+    /// body. (Session variables are declared one by one, in
+    /// `visit_session_var`.)
+    fn declare(&mut self, decl: &Decl) {
         let doc = decl.doc.as_ref();
         match &decl.kind {
-            DeclKind::Use(u) => {
-                for (_, table) in &u.bindings {
-                    self.table_ref(table);
-                }
-            }
-            DeclKind::Site(s) => {
-                self.def(Key::Site, &s.name, format!("site {}", s.name.name), doc);
-                if let Some(start) = &s.start {
-                    self.page_ref(start);
-                }
-                if let Some(today) = &s.today {
-                    self.expr(today);
-                }
-            }
-            DeclKind::Enum(e) => {
-                let variants: Vec<&str> = e.variants.iter().map(|v| v.name.as_str()).collect();
-                self.def(
-                    Key::Enum(e.name.name.clone()),
-                    &e.name,
-                    format!("enum {} {{ {} }}", e.name.name, variants.join(", ")),
-                    doc,
-                );
-                for v in &e.variants {
-                    self.def(
-                        Key::Variant(e.name.name.clone(), v.name.clone()),
-                        v,
-                        format!("variant {}.{}", e.name.name, v.name),
-                        None,
-                    );
-                }
-            }
+            DeclKind::Site(s) => self.def(Key::Site, &s.name, format!("site {}", s.name.name), doc),
+            DeclKind::Enum(e) => self.enum_def(e, doc),
             DeclKind::Table(t) => self.table_def(&t.name, &t.fields, doc, "table"),
-            DeclKind::Seed(s) => {
-                self.table_ref(&s.table);
-                for row in &s.rows {
-                    self.field_inits(&s.table.name, &row.fields);
-                }
-            }
-            DeclKind::Session(s) => {
-                for v in &s.vars {
-                    self.type_ref(&v.ty);
-                    self.def(
-                        Key::Session(v.name.name.clone()),
-                        &v.name,
-                        format!("session {}: {}", v.name.name, type_text(&v.ty)),
-                        doc,
-                    );
-                    self.expr(&v.init);
-                }
-            }
-            DeclKind::Invariant(i) => {
-                self.def(
-                    Key::Invariant(i.name.name.clone()),
-                    &i.name,
-                    format!("invariant {}", i.name.name),
-                    doc,
-                );
-                self.expr(&i.cond);
-            }
+            DeclKind::Invariant(i) => self.def(
+                Key::Invariant(i.name.name.clone()),
+                &i.name,
+                format!("invariant {}", i.name.name),
+                doc,
+            ),
             DeclKind::Page(p) => {
                 self.def(
                     Key::Page(p.name.name.clone()),
@@ -319,22 +399,34 @@ impl Walker<'_> {
                     doc,
                 );
                 self.params(&p.params);
-                if let Some(route) = &p.route {
-                    self.text(route);
-                }
-                for guard in &p.guards {
-                    self.expr(&guard.cond);
-                    self.page_ref(&guard.target);
-                }
-                for t in &p.titles {
-                    self.text(t);
-                }
-                self.elements(&p.body);
             }
-            DeclKind::Marker(m) => self.marker(m, doc),
-            DeclKind::Task(t) => self.task(t, doc),
+            DeclKind::Marker(m) => self.marker_def(m, doc),
+            DeclKind::Task(t) => self.def(
+                Key::Task(t.name.name.clone()),
+                &t.name,
+                format!("task {}", t.name.name),
+                doc,
+            ),
+            DeclKind::Use(_) | DeclKind::Seed(_) | DeclKind::Session(_) => {}
         }
-        self.scope = None;
+    }
+
+    fn enum_def(&mut self, e: &EnumDecl, doc: Option<&String>) {
+        let variants: Vec<&str> = e.variants.iter().map(|v| v.name.as_str()).collect();
+        self.def(
+            Key::Enum(e.name.name.clone()),
+            &e.name,
+            format!("enum {} {{ {} }}", e.name.name, variants.join(", ")),
+            doc,
+        );
+        for v in &e.variants {
+            self.def(
+                Key::Variant(e.name.name.clone(), v.name.clone()),
+                v,
+                format!("variant {}.{}", e.name.name, v.name),
+                None,
+            );
+        }
     }
 
     fn params(&mut self, params: &[Param]) {
@@ -358,7 +450,8 @@ impl Walker<'_> {
         self.local(var, what, type_text(ty), rows);
     }
 
-    fn marker(&mut self, m: &MarkerDecl, doc: Option<&String>) {
+    /// The marker, its parameters and the names its permissions use.
+    fn marker_def(&mut self, m: &MarkerDecl, doc: Option<&String>) {
         let head = if m.is_extern {
             "extern marker"
         } else {
@@ -374,13 +467,6 @@ impl Walker<'_> {
         for p in m.reads.iter().chain(&m.writes) {
             self.permission(p);
         }
-        for r in &m.requires {
-            self.expr(&r.cond);
-            if let Some(msg) = &r.message {
-                self.text(msg);
-            }
-        }
-        self.stmts(&m.body);
     }
 
     fn permission(&mut self, p: &Permission) {
@@ -396,278 +482,11 @@ impl Walker<'_> {
         }
     }
 
-    fn task(&mut self, t: &TaskDecl, doc: Option<&String>) {
-        self.def(
-            Key::Task(t.name.name.clone()),
-            &t.name,
-            format!("task {}", t.name.name),
-            doc,
-        );
-        if let Some(tpl) = &t.template {
-            self.binder(&tpl.binder, &tpl.table);
-            self.opt(tpl.filter.as_ref());
-            self.opt(tpl.limit.as_ref());
-        }
-        if let Some(say) = &t.say {
-            self.text(say);
-        }
-        if let Some(start) = &t.start {
-            self.page_ref(start);
-        }
-        self.opt(t.goal.as_ref());
-        self.opt(t.answer.as_ref());
-        for p in &t.progress {
-            self.expr(&p.pred);
-        }
-        for node in t.key.iter().flatten() {
-            if let KeyNode::Page(r) = node {
-                self.page_ref(r);
-            }
-        }
-        for v in &t.values {
-            self.text(v);
-        }
-        if let Some(setup) = &t.setup {
-            self.stmts(setup);
-        }
-    }
-
-    fn elements(&mut self, elements: &[Element]) {
-        for e in elements {
-            self.element(e);
-        }
-    }
-
-    fn element(&mut self, e: &Element) {
-        match &e.kind {
-            ElementKind::Heading(t) | ElementKind::Text(t) | ElementKind::Image(t) => self.text(t),
-            ElementKind::Link {
-                label,
-                target,
-                disabled,
-            }
-            | ElementKind::Button {
-                label,
-                target,
-                disabled,
-            } => {
-                self.text(label);
-                self.page_ref(target);
-                self.opt(disabled.as_ref());
-            }
-            ElementKind::Input { var, ty, label } => {
-                self.text(label);
-                self.form_var(var, "form input", ty.as_ref());
-            }
-            ElementKind::SelectList {
-                var,
-                ty,
-                label,
-                options,
-            } => {
-                self.text(label);
-                self.exprs(options);
-                self.form_var(var, "form select", ty.as_ref());
-            }
-            ElementKind::SelectFrom {
-                var,
-                ty,
-                label,
-                binder,
-                table,
-                filter,
-                show,
-            } => {
-                self.text(label);
-                self.binder(binder, table);
-                self.opt(filter.as_ref());
-                self.expr(show);
-                self.form_var(var, "form select", Some(ty));
-            }
-            ElementKind::Checkbox { var, label } => {
-                self.text(label);
-                self.local(var, "form checkbox", "Bool".into(), None);
-            }
-            ElementKind::Section { label, body } => {
-                self.text(label);
-                self.elements(body);
-            }
-            ElementKind::For(f) => {
-                match &f.source {
-                    LoopSource::Table(t) => {
-                        self.binder(&f.binder, t);
-                    }
-                    LoopSource::List(items, _) => {
-                        self.exprs(items);
-                        self.local(&f.binder, "binder", "Text".into(), None);
-                    }
-                }
-                self.opt(f.filter.as_ref());
-                if let Some(order) = &f.order {
-                    self.expr(&order.key);
-                }
-                self.opt(f.limit.as_ref());
-                self.opt(f.offset.as_ref());
-                self.elements(&f.body);
-            }
-            ElementKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.expr(cond);
-                self.elements(then);
-                self.elements(otherwise);
-            }
-            ElementKind::Let { var, value } => self.let_local(var, value),
-            ElementKind::Stmt(s) => self.stmt(s),
-        }
-    }
-
-    fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
-            self.stmt(s);
-        }
-    }
-
-    /// `let name = value`, in a marker, a `setup` or on a page.
+    /// A `let`, in a marker, a `setup` or on a page, once its value is walked.
     fn let_local(&mut self, name: &Ident, value: &Expr) {
-        self.expr(value);
         let ty = self.typed.ty(value.id);
         let table = ty.row_table().map(str::to_string);
         self.local(name, "let", ty.to_string(), table);
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match &s.kind {
-            StmtKind::Let { name, value } => self.let_local(name, value),
-            StmtKind::Insert {
-                name,
-                table,
-                fields,
-            } => {
-                self.table_ref(table);
-                self.field_inits(&table.name, fields);
-                if let Some(name) = name {
-                    self.local(name, "let", table.name.clone(), Some(table.name.clone()));
-                }
-            }
-            StmtKind::Set { target, value } => {
-                self.expr(target);
-                self.expr(value);
-            }
-            StmtKind::Delete(e) => self.expr(e),
-            StmtKind::DeleteAll {
-                binder,
-                table,
-                filter,
-            } => {
-                self.binder(binder, table);
-                self.opt(filter.as_ref());
-            }
-            StmtKind::For {
-                binder,
-                table,
-                filter,
-                body,
-            } => {
-                self.binder(binder, table);
-                self.opt(filter.as_ref());
-                self.stmts(body);
-            }
-            StmtKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                self.expr(cond);
-                self.stmts(then);
-                self.stmts(otherwise);
-            }
-            StmtKind::Reject(t) => self.text(t),
-            StmtKind::Go(r) => self.page_ref(r),
-        }
-    }
-
-    fn field_inits(&mut self, table: &str, fields: &[FieldInit]) {
-        for f in fields {
-            self.used(f.name.span, Key::Field(table.into(), f.name.name.clone()));
-            self.expr(&f.value);
-        }
-    }
-
-    fn text(&mut self, t: &TextLit) {
-        for e in t.interpolations() {
-            self.expr(e);
-        }
-    }
-
-    fn opt(&mut self, e: Option<&Expr>) {
-        if let Some(e) = e {
-            self.expr(e);
-        }
-    }
-
-    fn exprs(&mut self, es: &[Expr]) {
-        for e in es {
-            self.expr(e);
-        }
-    }
-
-    /// A binder over the rows of `table`.
-    fn binder(&mut self, binder: &Ident, table: &Ident) {
-        self.table_ref(table);
-        self.local(
-            binder,
-            "binder",
-            table.name.clone(),
-            Some(table.name.clone()),
-        );
-    }
-
-    fn expr(&mut self, e: &Expr) {
-        self.index.exprs.push((e.span, e.id));
-        match &e.kind {
-            ExprKind::Name(name) => match self.typed.names.get(&e.id) {
-                Some(Resolved::Local { span, .. }) => self.used(name.span, Key::Local(*span)),
-                Some(Resolved::Variant { enum_name, variant }) => {
-                    self.used(name.span, Key::Variant(enum_name.clone(), variant.clone()));
-                }
-                Some(Resolved::Table(t)) => self.used(name.span, Key::Table(t.clone())),
-                Some(Resolved::Session) | None => {}
-            },
-            ExprKind::Field(_, field) => {
-                let access = self
-                    .typed
-                    .fields
-                    .get(&e.id)
-                    .or_else(|| self.typed.sets.get(&e.id));
-                match access {
-                    Some(Access::Field { table, field: f }) => {
-                        self.used(field.span, Key::Field(table.clone(), f.clone()));
-                    }
-                    Some(Access::Session(v)) => self.used(field.span, Key::Session(v.clone())),
-                    None => {}
-                }
-            }
-            ExprKind::Quantifier { binder, table, .. }
-            | ExprKind::Aggregate { binder, table, .. }
-            | ExprKind::Find { binder, table, .. } => self.binder(binder, table),
-            ExprKind::Count { binder, table, .. } => match binder {
-                Some(b) => self.binder(b, table),
-                None => self.table_ref(table),
-            },
-            ExprKind::Visited(r) | ExprKind::PageIs(r) => {
-                let name = r.name.name.clone();
-                self.used(r.name.span, Key::Page(name));
-                self.record_page_use(r);
-            }
-            _ => {}
-        }
-        // Children after the binder, so a binder's declaration comes first.
-        for child in e.kind.children() {
-            self.expr(child);
-        }
     }
 }
 

@@ -539,3 +539,15 @@ fn guards_page_lets_and_offsets_are_navigable() {
     let c = a.completions(FILE, &text, offset);
     assert!(c.iter().any(|x| x.kind == CompletionKind::Keyword));
 }
+
+#[test]
+fn names_in_a_site_title_are_navigable() {
+    let text = SHOP.replace("title \"Shop\"", "title \"Shop: {count(Product)} things\"");
+    let a = analyse(&text);
+    let def = a
+        .definition(FILE, at(&text, "count(Product)", 0, 7))
+        .unwrap();
+    assert_eq!(def.start as usize, at(&text, "table Product", 0, 6));
+    let h = a.hover(FILE, at(&text, "count(", 0, 1)).unwrap();
+    assert!(h.contents.contains("Int"), "{}", h.contents);
+}

@@ -1,9 +1,11 @@
-//! Syntax: the pest grammar (`grammar/wsite.pest`), the AST, and the hand-written
-//! walk from pest's pairs into the AST with error recovery. Pest types never leave
+//! Syntax: the pest grammar (`grammar/wsite.pest`), the AST, the hand-written
+//! walk from pest's pairs into the AST with error recovery, and the visitor
+//! ([`visit`]) that the analyses share to walk the AST. Pest types never leave
 //! this module.
 
 pub mod ast;
 pub mod foreign;
 pub mod parser;
+pub mod visit;
 
 pub use parser::parse_file;

@@ -20,6 +20,7 @@ mod walk;
 use super::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics, Fix};
 use crate::syntax::ast::*;
+use crate::syntax::visit::Visit;
 use placeholder::check_placeholder;
 pub use placeholder::find_placeholder;
 pub use rows::check_setup_runs;
@@ -110,7 +111,7 @@ pub fn check(files: &[SourceFile], symbols: &Symbols<'_>, diags: &mut Diagnostic
     // One walk per declaration, so each finding can name the declaration it is in.
     for decl in files.iter().flat_map(|f| &f.decls) {
         let mut walk = Walk::default();
-        walk.decl(decl);
+        walk.visit_decl(decl);
         let object = object_of(decl);
         let object = object.as_deref();
         for text in &walk.texts {

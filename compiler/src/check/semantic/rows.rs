@@ -21,6 +21,7 @@ use super::{const_int, with_object, SeedId};
 use crate::check::Symbols;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::syntax::ast::{DeclKind, Expr, ExprKind, SourceFile, Span, Stmt, StmtKind, TaskDecl};
+use crate::syntax::visit::Visit;
 use std::collections::{BTreeMap, BTreeSet};
 use wsite_runtime::env::{self, TaskInstance};
 use wsite_runtime::interp::exec::{run_setup, World};
@@ -122,7 +123,7 @@ impl<'a> Rows<'a> {
         let mut rows = self.clone();
         for stmt in task.setup.iter().flatten() {
             let mut walk = Walk::default();
-            walk.stmt(stmt);
+            walk.visit_stmt(stmt);
             if is_compound(stmt) {
                 // How often its body runs is unknown: widen first, so no
                 // reference inside is judged against rows it may have made.

@@ -3,11 +3,13 @@
 //! session, invariants, pages, markers (their permissions' names) and tasks
 //! (exactly one of `goal`/`answer`, binders, key nodes).
 
+use super::elements::{element_names, form_vars};
 use super::stmt::RowMode;
 use super::suggest::did_you_mean;
-use super::{collect_element_names, list_names, Checker, Local, LocalKind, Place, Ty};
+use super::{list_names, Checker, Local, LocalKind, Place, Ty};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::ast::*;
+use crate::syntax::visit::Visit;
 
 /// The domains a `site` may name (spec §2).
 const DOMAINS: &[&str] = &[
@@ -193,7 +195,7 @@ impl<'a> Checker<'a, '_> {
     fn page(&mut self, p: &'a PageDecl) {
         self.enter(format!("page {}", p.name.name));
         self.page_element_names(p);
-        super::collect_form_vars(&p.body, &mut self.page_forms);
+        self.page_forms = form_vars(&p.body);
         let params = self.params(&p.params);
         self.scoped(params, |c| {
             if let Some(route) = &p.route {
@@ -226,15 +228,14 @@ impl<'a> Checker<'a, '_> {
                         );
                     }
                 }
-                c.elements(&p.body);
+                c.visit_elements(&p.body);
             });
         });
     }
 
     /// E102 for a `#name` used twice on one page.
     fn page_element_names(&mut self, p: &'a PageDecl) {
-        let mut named = Vec::new();
-        collect_element_names(&p.body, &mut named);
+        let named = element_names(&p.body);
         for (i, n) in named.iter().enumerate() {
             if let Some(first) = named.iter().take(i).find(|m| m.name == n.name) {
                 // Written with its `#`, as in the source and in task `key`s.

@@ -1,30 +1,35 @@
 //! Page elements (spec §2.2): their texts, targets and conditions, the form
 //! variables `input`, `select` and `checkbox` declare, and page `let`s (§3, 1.1).
 //!
-//! A form variable or a page `let` is visible to every expression after its declaration in the
-//! same block and the blocks nested in it, so elements are walked in document
-//! order and each declaration is bound in the innermost scope as it is met. Each
-//! `section`, `for` body and `if` branch is a block of its own. Types follow
-//! DECISIONS 10.
+//! A form variable or a page `let` is visible to every expression after its
+//! declaration in the same block and the blocks nested in it, so elements are
+//! walked in document order (the checker implements [`Visit`] for them) and each
+//! declaration is bound in the innermost scope as it is met. Each `section`,
+//! `for` body and `if` branch is a block of its own, opened in
+//! `visit_elements`. Types follow DECISIONS 10. The element walks that only
+//! collect (`#name`s, form variables) are here too.
 
 use super::{Checker, Local, LocalKind, Ty};
 use crate::check::effects;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::ast::*;
+use crate::syntax::visit::{self, for_each_element, Visit};
 
-impl<'a> Checker<'a, '_> {
+impl<'a> Visit<'a> for Checker<'a, '_> {
     /// A block of elements, in a scope of its own.
-    pub(super) fn elements(&mut self, elements: &'a [Element]) {
-        self.scoped(Vec::new(), |c| {
-            for el in elements {
-                c.element(el);
-            }
-        });
+    fn visit_elements(&mut self, block: &'a [Element]) {
+        self.scoped(Vec::new(), |c| visit::walk_elements(c, block));
     }
 
-    fn element(&mut self, el: &'a Element) {
+    /// Each element's parts against what the element expects of them; only
+    /// the elements that expect nothing but texts and blocks take the default
+    /// walk.
+    fn visit_element(&mut self, el: &'a Element) {
         match &el.kind {
-            ElementKind::Heading(t) | ElementKind::Text(t) | ElementKind::Image(t) => self.text(t),
+            ElementKind::Heading(_)
+            | ElementKind::Text(_)
+            | ElementKind::Image(_)
+            | ElementKind::Section { .. } => visit::walk_element(self, el),
             ElementKind::Link {
                 label,
                 target,
@@ -55,15 +60,7 @@ impl<'a> Checker<'a, '_> {
                 options,
             } => {
                 self.text(label);
-                // Options of a typed list select (`select s: Status "S" [open, closed]`)
-                // have its type; an untyped one holds text.
-                let t = match ty {
-                    Some(te) => self.list_select_type(te),
-                    None => Ty::Text,
-                };
-                for option in options {
-                    self.expect(option, &t, "a select option");
-                }
+                let t = self.list_select_options(ty.as_ref(), options);
                 self.declare_form(var, t);
             }
             ElementKind::SelectFrom {
@@ -83,18 +80,14 @@ impl<'a> Checker<'a, '_> {
                 self.text(label);
                 self.declare_form(var, Ty::Bool);
             }
-            ElementKind::Section { label, body } => {
-                self.text(label);
-                self.elements(body);
-            }
             ElementKind::For(f) => self.for_element(f),
             ElementKind::If {
                 cond,
                 then,
                 otherwise,
             } => {
-                self.cond_then(cond, "an `if` condition", |c| c.elements(then));
-                self.elements(otherwise);
+                self.cond_then(cond, "an `if` condition", |c| c.visit_elements(then));
+                self.visit_elements(otherwise);
             }
             ElementKind::Let { var, value } => {
                 // Visible to the rest of this block and the blocks nested in it.
@@ -103,6 +96,32 @@ impl<'a> Checker<'a, '_> {
             }
             ElementKind::Stmt(s) => self.page_stmt(s),
         }
+    }
+
+    fn visit_text(&mut self, t: &'a TextLit) {
+        self.text(t);
+    }
+
+    /// An expression the default walk reaches expects nothing: it is inferred
+    /// on its own rather than skipped.
+    fn visit_expr(&mut self, e: &'a Expr) {
+        self.infer(e, None);
+    }
+}
+
+impl<'a> Checker<'a, '_> {
+    /// The options of `select x "label" [...]`, and the type they give `x`.
+    /// Options of a typed list select (`select s: Status "S" [open, closed]`)
+    /// have its type; an untyped one holds text.
+    fn list_select_options(&mut self, ty: Option<&'a TypeExpr>, options: &'a [Expr]) -> Ty {
+        let t = match ty {
+            Some(te) => self.list_select_type(te),
+            None => Ty::Text,
+        };
+        for option in options {
+            self.expect(option, &t, "a select option");
+        }
+        t
     }
 
     fn disabled(&mut self, cond: Option<&'a Expr>) {
@@ -256,7 +275,7 @@ impl<'a> Checker<'a, '_> {
                 .as_ref()
                 .map(|cond| c.narrowed_paths(cond))
                 .unwrap_or_default();
-            c.narrowing(paths, |c| c.elements(&f.body));
+            c.narrowing(paths, |c| c.visit_elements(&f.body));
         });
     }
 
@@ -305,4 +324,25 @@ fn stmt_word(kind: &StmtKind) -> &'static str {
         StmtKind::Reject(_) => "reject",
         StmtKind::Go(_) => "go",
     }
+}
+
+/// The `#name`s of `block` and of everything nested in it, in document order.
+pub(super) fn element_names(block: &[Element]) -> Vec<&Ident> {
+    let mut names = Vec::new();
+    for_each_element(block, |el| names.extend(&el.name));
+    names
+}
+
+/// The variables that the `input`, `select` and `checkbox` elements of `block`
+/// (nested ones included) declare, in document order.
+pub(super) fn form_vars(block: &[Element]) -> Vec<&Ident> {
+    let mut vars = Vec::new();
+    for_each_element(block, |el| match &el.kind {
+        ElementKind::Input { var, .. }
+        | ElementKind::SelectList { var, .. }
+        | ElementKind::SelectFrom { var, .. }
+        | ElementKind::Checkbox { var, .. } => vars.push(var),
+        _ => {}
+    });
+    vars
 }
