@@ -4,13 +4,16 @@
 //! (undecided).
 //!
 //! The search steps the real environment (`env`), so it proves what an agent
-//! will meet. `footprint` computes the cone of influence that lets it skip
-//! actions that cannot matter; `search` is the breadth-first search and its
-//! bookkeeping; `explain` turns what the search saw into reasons a person can
-//! act on; `bounds` decides, without searching, goals no sequence of steps
-//! within the horizon can reach. Witnesses name elements by stable key, so they survive re-ordering
-//! of the page and replay in any runtime (`replay`). `flat` runs the same
-//! search on the JIT's flat engine where it can play the instance; `answers`
+//! will meet. `bfs` is the breadth-first loop both engines share (order,
+//! deduplication, budget, horizon); `search` runs it over the interpreter's
+//! states with the bookkeeping explanations need, and `flat` over the JIT's
+//! flat engine where it can play the instance. `footprint` computes the cone
+//! of influence that lets a search skip actions that cannot matter;
+//! `explain` turns what the search saw into reasons a person can act on;
+//! `bounds` decides, without searching, goals no sequence of steps within
+//! the horizon can reach; `error` says why a proof could not be produced.
+//! Witnesses name elements by stable key, so they survive re-ordering of the
+//! page and replay in any runtime (`replay`). `answers`
 //! finds why a retrieval task's answer cannot be given (an expected `none`, a
 //! value shown only inside a longer text). The distance oracle (for any state
 //! of an episode, the exact distance to success and the actions on shortest
