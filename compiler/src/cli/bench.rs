@@ -72,6 +72,13 @@ impl Throughput {
         self.steps as f64 / self.seconds.max(1e-9)
     }
 
+    /// Counts `other`'s stretch into this one.
+    fn add(&mut self, other: Throughput) {
+        self.steps += other.steps;
+        self.episodes += other.episodes;
+        self.seconds += other.seconds;
+    }
+
     fn episodes_per_hour(self) -> f64 {
         self.episodes as f64 * 3600.0 / self.seconds.max(1e-9)
     }
@@ -179,15 +186,12 @@ fn open_all(paths: &[PathBuf]) -> Result<Vec<Site>, String> {
 fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let one_core = play_one_core(site, seconds);
     let all_cores = play_all_cores(site, cores, seconds);
-    let batched_one = play_batched(site, cores, 1, seconds);
-    let batched = play_batched(site, cores, cores, seconds);
+    let (batched_one, batched) = play_batched(site, cores, seconds);
     let compiled = compile_jit(site);
-    let jit_batched_one = compiled
+    let (jit_batched_one, jit_batched) = compiled
         .as_ref()
-        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, 1, seconds));
-    let jit_batched = compiled
-        .as_ref()
-        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, cores, seconds));
+        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, seconds))
+        .unzip();
     let jit = measure_jit(site, seconds);
     Row {
         jit,
@@ -479,23 +483,31 @@ fn timed(seconds: f64, n: usize, mut tick: impl FnMut(usize, u64) -> (u64, u64))
 /// Environments per core in the batched run.
 const BATCH_PER_CORE: usize = 32;
 
-/// Steps an interpreter `BatchEnv` of `32 × cores` environments on
-/// `threads` threads for about `seconds`, a random valid action-table row for
-/// each, writing the trainer-ready buffers every step.
-fn play_batched(site: &Site, cores: usize, threads: usize, seconds: f64) -> Throughput {
+/// Turns each of the one-thread and the all-thread batch gets: they take
+/// turns, so that a slow spell of the machine falls on both and the scaling
+/// ratio compares like with like.
+const BATCH_ROUNDS: usize = 4;
+
+/// Steps two interpreter `BatchEnv`s of `32 × cores` environments, one on
+/// one thread and one on `cores` threads, for about `seconds` each, a random
+/// valid action-table row for each environment, writing the trainer-ready
+/// buffers every step.
+fn play_batched(site: &Site, cores: usize, seconds: f64) -> (Throughput, Throughput) {
     use wsite_runtime::batch::{BatchEnv, ObsSpec};
-    let n = BATCH_PER_CORE * cores;
-    match BatchEnv::new(
-        &site.program,
-        site.instances.clone(),
-        n,
-        ObsSpec::default(),
-        RewardConfig::default(),
-        1,
-        threads,
-    ) {
-        Ok(mut batch) => drive_batch(&mut batch, seconds),
-        Err(_) => Throughput::default(),
+    let make = |threads| {
+        BatchEnv::new(
+            &site.program,
+            site.instances.clone(),
+            BATCH_PER_CORE * cores,
+            ObsSpec::default(),
+            RewardConfig::default(),
+            1,
+            threads,
+        )
+    };
+    match (make(1), make(cores)) {
+        (Ok(mut one), Ok(mut all)) => take_turns(&mut one, &mut all, seconds),
+        _ => Default::default(),
     }
 }
 
@@ -510,48 +522,67 @@ fn compile_jit(
     Some((jit, pool))
 }
 
-/// The same batch on the JIT's flat engine (`None` when one of the site's
-/// instances does not compile for it).
+/// The same two batches on the JIT's flat engine (`None` when one of the
+/// site's instances does not compile for it).
 fn play_batched_jit(
     site: &Site,
     jit: &wsite_runtime::jit::JitSite,
     pool: &wsite_runtime::layout::TextPool,
     cores: usize,
-    threads: usize,
     seconds: f64,
-) -> Option<Throughput> {
+) -> Option<(Throughput, Throughput)> {
     use wsite_runtime::batch::{BatchEnv, ObsSpec};
-    let mut pool = pool.clone();
-    let mut batch = BatchEnv::jit(
-        jit,
-        &site.instances,
-        BATCH_PER_CORE * cores,
-        ObsSpec::default(),
-        RewardConfig::default(),
-        1,
-        threads,
-        &mut pool,
-    )
-    .ok()?;
-    Some(drive_batch(&mut batch, seconds))
+    let make = |threads| {
+        BatchEnv::jit(
+            jit,
+            &site.instances,
+            BATCH_PER_CORE * cores,
+            ObsSpec::default(),
+            RewardConfig::default(),
+            1,
+            threads,
+            &mut pool.clone(),
+        )
+        .ok()
+    };
+    let (mut one, mut all) = (make(1)?, make(cores)?);
+    Some(take_turns(&mut one, &mut all, seconds))
 }
 
-/// Steps `batch` with a fixed pseudo-random policy for about `seconds`.
+/// Steps `one` and `all` in [`BATCH_ROUNDS`] alternating turns, about
+/// `seconds` in all for each; their throughputs.
+fn take_turns<E: wsite_runtime::batch::Engine>(
+    one: &mut wsite_runtime::batch::BatchEnv<E>,
+    all: &mut wsite_runtime::batch::BatchEnv<E>,
+    seconds: f64,
+) -> (Throughput, Throughput) {
+    let turn = seconds / BATCH_ROUNDS as f64;
+    let (mut t_one, mut t_all) = (Throughput::default(), Throughput::default());
+    let (mut seed_one, mut seed_all) = (SEED, SEED);
+    for _ in 0..BATCH_ROUNDS {
+        t_one.add(drive_batch(one, turn, &mut seed_one));
+        t_all.add(drive_batch(all, turn, &mut seed_all));
+    }
+    (t_one, t_all)
+}
+
+/// Steps `batch` with a pseudo-random policy (its generator `seed`) for
+/// about `seconds`.
 fn drive_batch<E: wsite_runtime::batch::Engine>(
     batch: &mut wsite_runtime::batch::BatchEnv<E>,
     seconds: f64,
+    seed: &mut u64,
 ) -> Throughput {
     let n = batch.len();
-    let mut seed: u64 = SEED;
     let mut t = Throughput::default();
     let started = Instant::now();
     let mut actions = vec![0u32; n];
     while started.elapsed().as_secs_f64() < seconds {
         for (a, &count) in actions.iter_mut().zip(&batch.buffers().action_count) {
-            seed = seed
+            *seed = seed
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
-            *a = u32::try_from((seed >> 33) % u64::from(count.max(1))).unwrap_or(0);
+            *a = u32::try_from((*seed >> 33) % u64::from(count.max(1))).unwrap_or(0);
         }
         if batch.step(&actions).is_err() {
             break;

@@ -1,6 +1,6 @@
 //! Batched environments: N task episodes stepped together, a contiguous share
-//! per worker of a rayon pool that lives as long as the batch (or on the
-//! caller's thread alone for one thread), with observations written straight
+//! per thread (the caller's and [`workers`] that live as long as the batch
+//! and stay awake between close steps), with observations written straight
 //! into one contiguous, trainer-ready buffer per field.
 //!
 //! The trainer hands these buffers to torch without reformatting: element
@@ -24,11 +24,13 @@ mod engines;
 mod metrics;
 mod text;
 pub mod tokens;
+mod workers;
 mod write;
 
 pub use buffers::{Buffers, Dtype, FieldView, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
 pub use metrics::{EpisodeRecord, StepCounts, Tally};
+pub use workers::DEFAULT_WARM;
 pub use write::page_labels;
 
 use crate::env::{ActionKind, RewardConfig, SharedWriter, TaskInstance, ROLES};
@@ -37,8 +39,10 @@ use crate::jit::{FlatStart, JitSite};
 use crate::layout::TextPool;
 use buffers::Rows;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
 use tokens::Tokenizer;
+use workers::Workers;
 use write::{describe, write_observation, Taken};
 
 /// Fixed shapes of the observation buffers.
@@ -173,10 +177,9 @@ struct Slot<E> {
 pub struct BatchEnv<E> {
     instances: usize,
     spec: ObsSpec,
-    /// How many threads step the batch: a pool of that many rayon workers,
-    /// or, for one thread, the caller alone (no hand-off at all).
-    threads: usize,
-    workers: Option<rayon::ThreadPool>,
+    /// The threads that step the batch: the caller, and for more than one
+    /// thread, workers kept for the batch's life.
+    workers: Workers,
     slots: Vec<Slot<E>>,
     buffers: Buffers,
     /// The word hashes of one label per page (see [`page_labels`]).
@@ -320,20 +323,10 @@ impl<E: Engine> BatchEnv<E> {
                 len: 0,
             });
         }
-        let threads = threads.clamp(1, n.max(1));
-        let workers = match threads {
-            1 => None,
-            t => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build()
-                    .map_err(|e| format!("cannot start {t} worker threads: {e}"))?,
-            ),
-        };
+        let workers = Workers::new(threads.clamp(1, n.max(1)))?;
         let mut batch = BatchEnv {
             instances,
             spec,
-            threads,
             workers,
             slots,
             buffers: Buffers::new(n, &spec),
@@ -372,6 +365,25 @@ impl<E: Engine> BatchEnv<E> {
     /// environment already waiting keeps waiting for a step or a reset).
     pub fn set_autoreset(&mut self, mode: Autoreset) {
         self.autoreset = mode;
+    }
+
+    /// How many threads step the batch, the caller's included.
+    pub fn threads(&self) -> usize {
+        self.workers.threads()
+    }
+
+    /// How long the worker threads stay awake after a step, waiting for the
+    /// next ([`DEFAULT_WARM`], or zero when there are more threads than
+    /// cores).
+    pub fn warm(&self) -> Duration {
+        self.workers.warm()
+    }
+
+    /// Sets how long the worker threads stay awake after a step. Zero makes
+    /// them sleep at once (each step then wakes them); a longer spell suits a
+    /// caller that does more between steps, at the cost of a spinning core.
+    pub fn set_warm(&mut self, warm: Duration) {
+        self.workers.set_warm(warm);
     }
 
     /// How many task instances the batch draws from.
@@ -470,7 +482,7 @@ impl<E: Engine> BatchEnv<E> {
         // cache, and no two threads write the same stretch of a buffer.
         // (Work stealing balanced the shares but moved environments between
         // arenas: frees across arenas contend, and it scaled worse.)
-        let per = self.slots.len().div_ceil(self.threads).max(1);
+        let per = self.slots.len().div_ceil(self.workers.threads()).max(1);
         let mut rows = self.buffers.rows(&spec).into_iter();
         let jobs: Vec<Job<'_, '_, E>> = self
             .slots
@@ -487,21 +499,7 @@ impl<E: Engine> BatchEnv<E> {
             labels,
             autoreset,
         };
-        let failures: Vec<Vec<String>> = match &self.workers {
-            None => jobs.into_iter().map(|job| run_job(job, &shared)).collect(),
-            Some(pool) => {
-                // Each job is taken by exactly one worker (by its index), so
-                // the locks are never contended.
-                let jobs: Vec<Mutex<Option<Job<'_, '_, E>>>> =
-                    jobs.into_iter().map(|j| Mutex::new(Some(j))).collect();
-                pool.broadcast(|ctx| match jobs.get(ctx.index()).map(Mutex::lock) {
-                    None => Vec::new(),
-                    Some(Ok(mut job)) => job.take().map_or_else(Vec::new, |j| run_job(j, &shared)),
-                    // A poisoned lock means a worker panicked.
-                    Some(Err(_)) => vec!["a worker thread failed".to_string()],
-                })
-            }
-        };
+        let failures = self.workers.run(jobs, |job| run_job(job, &shared));
         match failures.into_iter().flatten().next() {
             None => Ok(()),
             Some(e) => Err(e),

@@ -1,0 +1,244 @@
+//! The threads that step a batch. With one thread the caller steps every
+//! environment. With `t` threads the caller steps the first share and `t − 1`
+//! rayon workers, kept for the batch's life, step one share each, worker `k`
+//! always share `k + 1`, so an environment's memory stays with one thread.
+//!
+//! What this module adds to a plain rayon pool is staying awake. Waking a
+//! sleeping thread costs a system call on each side and, on a virtual
+//! machine, tens to hundreds of microseconds (as much as a whole share of a
+//! small batch). So after a step the workers spin, each on one shared epoch
+//! counter, for a short spell ([`Workers::warm`]); a step that comes within
+//! the spell (a bench loop, a vectorised agent) finds them running, and the
+//! caller, done with its share, spins for the others' instead of sleeping.
+//! After the spell they sleep as rayon's workers do, so a long pause between
+//! steps (a policy's forward pass) gets its cores back. Everything here is
+//! safe Rust: the shares borrow the batch through a rayon scope.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long workers stay awake after a step by default: longer than a
+/// Python vector loop spends between steps (~0.1–0.2 ms), short next to a
+/// policy's forward pass on the CPU.
+pub const DEFAULT_WARM: Duration = Duration::from_micros(250);
+
+/// The longest the caller spins for the workers' shares once its own is
+/// done, before it sleeps until they are. Their shares are running, so the
+/// wait is about as long as the difference between two shares.
+const CALLER_SPIN: Duration = Duration::from_millis(2);
+
+/// The caller's thread and, for more than one thread, a pool of the rest.
+pub(super) struct Workers {
+    /// `threads − 1` workers; `None` for one thread.
+    pool: Option<rayon::ThreadPool>,
+    /// Bumped when a step starts: it ends the workers' spell awake.
+    epoch: Arc<AtomicU64>,
+    warm: Duration,
+    /// How long the caller spins for the workers' shares (zero with more
+    /// threads than cores).
+    caller_spin: Duration,
+}
+
+impl Workers {
+    /// Steps on `threads` threads (at least one); fails when the operating
+    /// system refuses to start the workers.
+    pub fn new(threads: usize) -> Result<Workers, String> {
+        let pool = match threads.max(1) - 1 {
+            0 => None,
+            w => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(w)
+                    .thread_name(|k| format!("wsite-batch-{}", k + 1))
+                    .build()
+                    .map_err(|e| format!("cannot start {w} worker threads: {e}"))?,
+            ),
+        };
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        // Spinning threads that outnumber the cores would take turns
+        // instead of working: then they sleep at once.
+        let fits = threads <= cores;
+        Ok(Workers {
+            pool,
+            epoch: Arc::new(AtomicU64::new(0)),
+            warm: if fits { DEFAULT_WARM } else { Duration::ZERO },
+            caller_spin: if fits { CALLER_SPIN } else { Duration::ZERO },
+        })
+    }
+
+    /// How many threads step a batch (the caller included).
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads() + 1)
+    }
+
+    /// How long the workers stay awake after a step.
+    pub fn warm(&self) -> Duration {
+        self.warm
+    }
+
+    /// Sets how long the workers stay awake after a step (zero: they sleep
+    /// as soon as their share is done, as a caller that pauses long between
+    /// steps wants).
+    pub fn set_warm(&mut self, warm: Duration) {
+        self.warm = warm;
+    }
+
+    /// `work` on every job, job 0 on the caller's thread and job `k` on
+    /// worker `k − 1`; returns the results in job order once all are done.
+    /// A panic in any job is raised here after the others finish.
+    pub fn run<J: Send, R: Send>(&self, jobs: Vec<J>, work: impl Fn(J) -> R + Sync) -> Vec<R> {
+        let Some(pool) = &self.pool else {
+            return jobs.into_iter().map(work).collect();
+        };
+        let mut jobs = jobs.into_iter();
+        let first = jobs.next();
+        // Each cell is taken by exactly one worker (by its index), so the
+        // locks are never contended.
+        let theirs: Vec<Mutex<Option<J>>> = jobs.map(|j| Mutex::new(Some(j))).collect();
+        let results: Vec<Mutex<Option<R>>> = theirs.iter().map(|_| Mutex::new(None)).collect();
+        let running = AtomicUsize::new(pool.current_num_threads());
+        let mine = pool.in_place_scope(|scope| {
+            scope.spawn_broadcast(|_, ctx| {
+                let _done = Finished(&running);
+                let k = ctx.index();
+                let job = theirs.get(k).and_then(|cell| cell.lock().ok()?.take());
+                if let (Some(job), Some(cell)) = (job, results.get(k)) {
+                    let r = work(job);
+                    if let Ok(mut cell) = cell.lock() {
+                        *cell = Some(r);
+                    }
+                }
+            });
+            // Queued behind the share, so a worker goes from its share
+            // straight to spinning, never through rayon's sleep.
+            self.keep_warm(pool);
+            // Only now end the last spell: a worker that stops spinning finds
+            // its share already queued.
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+            let mine = first.map(&work);
+            // The scope would sleep until the workers are done; spin first.
+            spin_while(self.caller_spin, || running.load(Ordering::Acquire) > 0);
+            mine
+        });
+        mine.into_iter()
+            .chain(
+                results
+                    .into_iter()
+                    .filter_map(|cell| cell.into_inner().ok().flatten()),
+            )
+            .collect()
+    }
+
+    /// Gives every worker a job that spins until the step after the one
+    /// about to start begins, or the spell ends, whichever is first.
+    fn keep_warm(&self, pool: &rayon::ThreadPool) {
+        if self.warm.is_zero() {
+            return;
+        }
+        let epoch = Arc::clone(&self.epoch);
+        let seen = epoch.load(Ordering::Acquire).wrapping_add(1);
+        let warm = self.warm;
+        pool.spawn_broadcast(move |_| {
+            spin_while(warm, || epoch.load(Ordering::Acquire) == seen);
+        });
+    }
+}
+
+impl Drop for Workers {
+    /// Ends the spell, so that the pool's threads can exit promptly.
+    fn drop(&mut self) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// Counts a worker out when its share is done, panicking or not.
+struct Finished<'a>(&'a AtomicUsize);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Spins while `busy()` holds, for at most `limit`.
+fn spin_while(limit: Duration, busy: impl Fn() -> bool) {
+    if limit.is_zero() {
+        return;
+    }
+    let started = Instant::now();
+    while busy() {
+        // Reading the clock costs more than a pause: read it now and then.
+        for _ in 0..16 {
+            std::hint::spin_loop();
+        }
+        if started.elapsed() >= limit {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_job_runs_once_and_results_keep_job_order() {
+        for threads in 1..=4 {
+            let workers = Workers::new(threads).unwrap();
+            assert_eq!(workers.threads(), threads);
+            for count in 0..=threads {
+                let jobs: Vec<usize> = (0..count).collect();
+                let out = workers.run(jobs, |j| (j, j * j));
+                assert_eq!(out, (0..count).map(|j| (j, j * j)).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn each_worker_takes_the_same_share_every_time() {
+        let workers = Workers::new(3).unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..50 {
+            let names = workers.run(vec![0, 1, 2], |_| {
+                std::thread::current().name().map(str::to_string)
+            });
+            seen.push(names);
+        }
+        let first = &seen[0];
+        assert_eq!(first[1].as_deref(), Some("wsite-batch-1"));
+        assert_eq!(first[2].as_deref(), Some("wsite-batch-2"));
+        assert!(seen.iter().all(|names| names == first));
+    }
+
+    #[test]
+    fn jobs_borrow_and_mutate_the_callers_data() {
+        let mut data = [0u64; 12];
+        let workers = Workers::new(3).unwrap();
+        for round in 1..=20u64 {
+            let jobs: Vec<&mut [u64]> = data.chunks_mut(4).collect();
+            workers.run(jobs, |share| share.iter_mut().for_each(|x| *x += round));
+        }
+        assert!(data.iter().all(|&x| x == 210));
+    }
+
+    #[test]
+    fn a_worker_panic_reaches_the_caller() {
+        let workers = Workers::new(2).unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            workers.run(vec![0, 1], |j| assert!(j == 0, "job {j} failed"))
+        }));
+        assert!(caught.is_err());
+        // The pool still works afterwards.
+        assert_eq!(workers.run(vec![1, 2], |j| j + 1), vec![2, 3]);
+    }
+
+    #[test]
+    fn zero_warmth_sleeps_at_once_and_still_runs_everything() {
+        let mut workers = Workers::new(2).unwrap();
+        workers.set_warm(Duration::ZERO);
+        assert_eq!(workers.warm(), Duration::ZERO);
+        assert_eq!(workers.run(vec![3, 4], |j| j * 2), vec![6, 8]);
+    }
+}
