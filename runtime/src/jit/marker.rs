@@ -77,11 +77,17 @@ fn body_helpers() -> codegen::BodyHelpers {
 
 /// The old bytes of every write of a marker run, in order: what a rejection
 /// replays backwards. Reusable: the runner clears it at the start and on
-/// commit.
+/// commit. While [`UndoLog::record_writes`] is on it also keeps where the
+/// committed runs wrote, which a search uses to put back and fingerprint
+/// only those bytes.
 #[derive(Clone, Debug, Default)]
 pub struct UndoLog {
     /// `(offset, length, old bytes)`; at most 8 bytes per entry.
     entries: Vec<(usize, u8, [u8; WORD])>,
+    /// `(offset, length)` of each write of the runs committed since
+    /// recording was last switched on.
+    written: Vec<(usize, u8)>,
+    recording: bool,
     /// The run's argument frame and the invariants' empty one, kept so
     /// that a click allocates nothing.
     pub(crate) frames: [JitFrame; 2],
@@ -101,6 +107,28 @@ impl UndoLog {
     }
 
     pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Switches the record of committed writes on or off, and empties it.
+    pub fn record_writes(&mut self, on: bool) {
+        self.recording = on;
+        self.written.clear();
+    }
+
+    /// Where the runs committed since [`UndoLog::record_writes`] wrote:
+    /// `(offset, length)` per write, in order (empty when not recording).
+    pub fn written(&self) -> &[(usize, u8)] {
+        &self.written
+    }
+
+    /// A run committed: its writes stay (recorded, when recording), and
+    /// nothing is left to roll back.
+    pub(crate) fn commit(&mut self) {
+        if self.recording {
+            let writes = self.entries.iter().map(|&(at, len, _)| (at, len));
+            self.written.extend(writes);
+        }
         self.entries.clear();
     }
 

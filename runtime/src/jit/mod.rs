@@ -607,13 +607,18 @@ impl JitSite {
         })
     }
 
-    /// Every predicate, compiled or not, in program order (goals and progress
-    /// per task, invariants, `requires` per marker).
     /// The program the site was compiled from.
     pub fn program(&self) -> &ir::Program {
         &self.gate.program
     }
 
+    /// The layout of the states the code reads and writes.
+    pub fn layout(&self) -> &StateLayout {
+        &self.gate.layout
+    }
+
+    /// Every predicate, compiled or not, in program order (goals and progress
+    /// per task, invariants, `requires` per marker).
     pub fn predicates(&self) -> &[JitPredicate] {
         &self.predicates
     }

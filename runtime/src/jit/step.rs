@@ -42,8 +42,10 @@ use std::sync::Arc;
 mod apply;
 mod entries;
 mod error;
+mod probe;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
 pub use error::FlatError;
+pub use probe::Probe;
 
 /// A candidate action of the flat engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,14 +240,6 @@ fn candidate_text(page: &PageStructure, i: u32) -> Option<&str> {
     }
 }
 
-/// What probing a candidate found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Probe {
-    pub success: bool,
-    /// The step was rejected (nothing changed).
-    pub rejected: bool,
-}
-
 /// Whether applying an action renders the alert of a refused marker.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Alert {
@@ -410,9 +404,12 @@ impl<'s> FlatEnv<'s> {
 
     /// `load_state` for a search: the bytes and the page's candidates, but
     /// not Ψ (which only rewards need), so only [`FlatEnv::probe`],
-    /// `unprobe`, `state` and another load may follow.
+    /// `unprobe`, `state` and another load may follow. Only the used
+    /// prefixes of the lists and tables are copied: `bytes`, like every
+    /// state the engine holds, must keep the layout's canonical encoding
+    /// (unused capacity zero), as the states a search stores do.
     pub fn load_for_search(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
-        self.copy_in(bytes)?;
+        copy_used(&mut self.state, bytes, &self.tails, &mut self.used)?;
         self.refresh(pool)
     }
 
@@ -736,38 +733,5 @@ impl<'s> FlatEnv<'s> {
             progress: self.psi,
             judgement: None,
         })
-    }
-
-    /// For searches: applies candidate `index` to the bytes and says whether
-    /// it succeeded or was rejected, as `step` would, but leaves the header
-    /// alone and renders nothing, so the engine keeps the page structure and
-    /// candidates of the state it was in. Only `state`, [`FlatEnv::unprobe`]
-    /// and `load_state` may follow: the prover reads the successor's bytes,
-    /// then puts the state back and probes the next candidate.
-    pub fn probe(&mut self, index: usize, pool: &mut TextPool) -> R<Probe> {
-        let action = *self
-            .actions
-            .get(index)
-            .ok_or(FlatError::NoCandidate(index))?;
-        Ok(match self.apply(action, pool, Alert::Skip)? {
-            Applied::Rejected(_) => Probe {
-                success: self.goal_holds(pool)?,
-                rejected: true,
-            },
-            Applied::Answered(ok) => Probe {
-                success: ok,
-                rejected: false,
-            },
-            Applied::Done => Probe {
-                success: self.goal_holds(pool)?,
-                rejected: false,
-            },
-        })
-    }
-
-    /// Puts back the bytes of the state probed from (which the engine's page
-    /// structure still describes), copying only what a step can have changed.
-    pub fn unprobe(&mut self, bytes: &[u8]) -> R<()> {
-        copy_used(&mut self.state, bytes, &self.tails, &mut self.used)
     }
 }

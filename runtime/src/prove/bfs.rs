@@ -4,8 +4,12 @@
 //! ending the search at once (before its state is deduplicated), a state
 //! kept only when its fingerprint is new, the budget counted in distinct
 //! states, and states first reached at the horizon counted but not expanded
-//! (`cut_by_horizon`). What a state is, how it is stored, which candidates
-//! a page offers and what trying one does is the engine's ([`Expander`]):
+//! (`cut_by_horizon`). A successor is stored only once the loop knows it is
+//! new and below the horizon ([`Expander::settle`]): most successors of a
+//! large space were seen before, and storing them only to drop them was
+//! most of the flat search's copying. What a state is, how it is stored,
+//! which candidates a page offers and what trying one does is the engine's
+//! ([`Expander`]):
 //! the interpreter's `Env` states (`search`) or the flat engine's compact
 //! bytes (`flat`). Keeping one loop keeps the two provers' state counts,
 //! depths and witnesses equal, which the flat prover's confirmation by the
@@ -46,16 +50,13 @@ pub(super) enum Tried<L> {
     Success(L),
     /// Tried, but no state to keep (a rejected step or an answer).
     Dead,
-    /// A successor, stored as the last state of the next level, with its
-    /// fingerprint.
+    /// A successor, with its fingerprint, pending in the engine until the
+    /// loop settles it.
     Successor(L, u128),
 }
 
 /// One level of stored states, in the order they were reached.
 pub(super) trait Level: Default {
-    /// Forgets the last state stored (already seen, or reached at the
-    /// horizon, where nothing expands it).
-    fn drop_last(&mut self);
     /// Forgets every state, keeping the memory for the next level.
     fn clear(&mut self);
 }
@@ -66,22 +67,22 @@ pub(super) trait Expander {
     type Label;
     type Level: Level;
     type Error;
-    /// Stores the initial state as the only state of `level`; its fingerprint.
-    fn store_root(&mut self, level: &mut Self::Level) -> Result<u128, Self::Error>;
+    /// The initial state's fingerprint; the state is pending, as a
+    /// successor is, until [`Expander::settle`].
+    fn try_root(&mut self) -> Result<u128, Self::Error>;
     /// Loads state `i` of `level` (node `node`) to expand it.
     fn load(&mut self, level: &mut Self::Level, i: usize, node: u32) -> Result<(), Self::Error>;
     /// The loaded state's candidates.
     fn candidates(&self) -> usize;
-    /// Tries candidate `k` of the loaded state (node `node`); a successor to
-    /// keep is stored at the end of `next`.
-    fn try_candidate(
-        &mut self,
-        k: usize,
-        node: u32,
-        next: &mut Self::Level,
-    ) -> Result<Tried<Self::Label>, Self::Error>;
-    /// A new state was reached: the last of `level`, recorded as `node`.
-    fn reached(&mut self, _level: &Self::Level, _node: u32) {}
+    /// Tries candidate `k` of the loaded state (node `node`). A
+    /// [`Tried::Successor`] stays pending until [`Expander::settle`]; no
+    /// other candidate is tried before.
+    fn try_candidate(&mut self, k: usize, node: u32) -> Result<Tried<Self::Label>, Self::Error>;
+    /// The pending successor is a new state, recorded as `node`.
+    fn reached(&mut self, _node: u32) {}
+    /// Ends the pending successor: stored as the last state of `keep`, or
+    /// forgotten (already seen, or reached at the horizon) when `None`.
+    fn settle(&mut self, keep: Option<&mut Self::Level>) -> Result<(), Self::Error>;
 }
 
 /// The search's bookkeeping: the tree of states reached and their
@@ -128,12 +129,13 @@ impl<L> Bfs<L> {
         E: Expander<Label = L>,
     {
         let mut frontier = E::Level::default();
-        self.seen.insert(engine.store_root(&mut frontier)?);
+        self.seen.insert(engine.try_root()?);
         self.nodes.push(Node {
             parent: u32::MAX,
             label: None,
         });
-        engine.reached(&frontier, 0);
+        engine.reached(0);
+        engine.settle(Some(&mut frontier))?;
         let mut ids = vec![0u32];
         // Two levels, swapped at each depth and cleared rather than dropped:
         // a level of a large space holds megabytes, and growing a fresh one
@@ -176,7 +178,7 @@ impl<L> Bfs<L> {
     {
         let last_level = depth + 1 >= self.horizon;
         for k in 0..engine.candidates() {
-            let (label, fingerprint) = match engine.try_candidate(k, id, next)? {
+            let (label, fingerprint) = match engine.try_candidate(k, id)? {
                 Tried::Skipped | Tried::Dead => continue,
                 Tried::Success(label) => {
                     return Ok(Some(Ended::Witness {
@@ -188,10 +190,11 @@ impl<L> Bfs<L> {
                 Tried::Successor(label, fingerprint) => (label, fingerprint),
             };
             if !self.seen.insert(fingerprint) {
-                next.drop_last();
+                engine.settle(None)?;
                 continue;
             }
             if self.seen.len() > self.budget {
+                engine.settle(None)?;
                 return Ok(Some(Ended::Budget { depth }));
             }
             let node = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
@@ -199,11 +202,12 @@ impl<L> Bfs<L> {
                 parent: id,
                 label: Some(label),
             });
-            engine.reached(next, node);
+            engine.reached(node);
             if last_level {
                 self.cut_by_horizon = true;
-                next.drop_last();
+                engine.settle(None)?;
             } else {
+                engine.settle(Some(next))?;
                 next_ids.push(node);
             }
         }

@@ -5,7 +5,10 @@
 //!
 //! This module owns the compact form of a stored flat state ([`Shape`]: only
 //! the used prefixes of the sorted lists and of each table, since a state is
-//! mostly zero capacity), the flat search itself, and the hand-over to the
+//! mostly zero capacity), the flat search itself (a candidate is probed on
+//! the expanded state, its successor fingerprinted from the bytes its step
+//! wrote (`fingerprint`), compacted only when new, and the written bytes put
+//! back; in debug builds every put-back is checked whole), and the hand-over to the
 //! interpreter: a witness the flat search finds is replayed on `Env` (which
 //! names its steps by stable key, and must agree step by step, or the proof is
 //! an `Err`); an instance it cannot decide with a witness is searched again by
@@ -23,8 +26,10 @@ use crate::identity::tells_visited;
 use crate::ir;
 use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
+use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use std::ops::Range;
-use xxhash_rust::xxh3::xxh3_128;
+
+mod fingerprint;
 
 type R<T> = Result<T, ProveError>;
 
@@ -34,7 +39,6 @@ pub struct JitProver {
     /// The pool the site was compiled with; each proof grows a clone of it.
     pool: TextPool,
     site: JitSite,
-    shape: Shape,
     page_at: usize,
 }
 
@@ -49,7 +53,6 @@ impl JitProver {
         Ok(JitProver {
             program: program.clone(),
             pool,
-            shape: Shape::of(&layout)?,
             page_at: layout.page,
             site,
         })
@@ -69,8 +72,10 @@ impl JitProver {
         // variables or visited pages than the layout holds, which a search
         // longer than the task's horizon can reach) is one the interpreter
         // can: let it search the whole instance.
-        let Ok(ended) = search.run(&mut pool) else {
-            return prove_instance(&self.program, instance, options);
+        let ended = match search.run(&mut pool) {
+            Ok(ended) => ended,
+            Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
+            Err(_) => return prove_instance(&self.program, instance, options),
         };
         match ended {
             Ended::Witness { node, label, depth } => {
@@ -116,19 +121,32 @@ impl JitProver {
         let task = env.task();
         let with_visited = tells_visited(task);
         let horizon = options.horizon.unwrap_or(task.horizon);
+        let layout = self.site.layout();
+        let hashed = match with_visited {
+            true => layout.identity.start..layout.visited_region.end,
+            false => layout.identity.clone(),
+        };
         Ok(Some(FlatSearch {
             bfs: Bfs::new(horizon, options.budget),
             task_horizon: task.horizon,
             initially_true: reward::goal_holds(&self.program, task, env.state(), env.task_frame()),
             engine: FlatStates {
-                shape: &self.shape,
                 page_at: self.page_at,
                 cone: prunes(&self.program, &env, options)
                     .then(|| Cone::of_task(&self.program, task)),
-                with_visited,
+                fingerprint: Fingerprint::new(hashed),
                 scratch: vec![0; parent.state().len()],
+                root: Vec::new(),
+                loaded: Vec::new(),
+                changes: Changes::default(),
+                reload: Vec::new(),
                 parent,
                 page: 0,
+                parent_fingerprint: 0,
+                pending: 0,
+                writes: Vec::new(),
+                task: instance.name.clone(),
+                checked: 0,
             },
         }))
     }
@@ -214,19 +232,6 @@ impl JitProver {
     }
 }
 
-/// `state` compacted and expanded again (header zeroed), with the sizes of
-/// its compact form and of that form's identity part: for tests of the
-/// compact form on states reached by real play.
-#[doc(hidden)]
-pub fn compact_round_trip(layout: &StateLayout, state: &[u8]) -> R<(Vec<u8>, usize, usize)> {
-    let shape = Shape::of(layout)?;
-    let mut compact = Vec::new();
-    let identity = shape.compact(state, &mut compact)?;
-    let mut back = vec![0; layout.size];
-    shape.expand(&compact, &mut back)?;
-    Ok((back, compact.len(), identity))
-}
-
 fn clear_header(state: &mut [u8]) {
     if let Some(header) = state.get_mut(..HEADER_SIZE) {
         header.fill(0);
@@ -243,32 +248,33 @@ fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
 
 type Ended = bfs::Ended<usize>;
 
-/// One level of the search: compact states back to back.
+/// One level of the search: each state as the words where it differs
+/// from the initial state (`(index, value)` in index order), back to back,
+/// and its fingerprint. A state a few steps from the start differs in a
+/// few words, so a level holds tens of bytes per state where the compact
+/// form held kilobytes.
 #[derive(Default)]
 struct Level {
-    bytes: Vec<u8>,
+    words: Vec<(usize, u64)>,
     ends: Vec<usize>,
+    fingerprints: Vec<u128>,
 }
 
 impl Level {
-    fn state(&self, i: usize) -> Option<&[u8]> {
+    fn state(&self, i: usize) -> Option<&[(usize, u64)]> {
         let start = match i.checked_sub(1) {
             Some(before) => *self.ends.get(before)?,
             None => 0,
         };
-        self.bytes.get(start..*self.ends.get(i)?)
+        self.words.get(start..*self.ends.get(i)?)
     }
 }
 
 impl bfs::Level for Level {
-    fn drop_last(&mut self) {
-        self.ends.pop();
-        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
-    }
-
     fn clear(&mut self) {
         self.ends.clear();
-        self.bytes.clear();
+        self.words.clear();
+        self.fingerprints.clear();
     }
 }
 
@@ -284,17 +290,33 @@ struct FlatSearch<'s> {
 /// Compact flat states for [`Bfs`]: a state is expanded by writing it into
 /// the parent engine, whose candidates are probed one by one.
 struct FlatStates<'s> {
-    shape: &'s Shape,
     page_at: usize,
     cone: Option<Cone>,
-    with_visited: bool,
+    fingerprint: Fingerprint,
     /// The state expanded, loaded once per expansion; each candidate is
     /// probed on it and its bytes put back.
     parent: FlatEnv<'s>,
-    /// A full state, written from a compact one.
+    /// The state expanded (a zero header).
     scratch: Vec<u8>,
+    /// The initial state (a zero header), which stored states differ from.
+    root: Vec<u8>,
+    /// Where `scratch` differs from `root`, as a level stores it.
+    loaded: Vec<(usize, u64)>,
+    /// The words the pending successor's step changed.
+    changes: Changes,
+    /// The bytes a load copies into the engine.
+    reload: Vec<Range<usize>>,
     /// The page of the state expanded.
     page: ir::PageId,
+    parent_fingerprint: u128,
+    /// The fingerprint of the successor pending in `parent`.
+    pending: u128,
+    /// Where the pending successor's step wrote.
+    writes: Vec<Range<usize>>,
+    /// The task instance, named in a failed self-check.
+    task: String,
+    /// Successors whose fingerprint a debug build recomputed.
+    checked: u64,
 }
 
 /// [`FlatStates`] with the text pool its engine grows while it runs.
@@ -325,22 +347,44 @@ impl bfs::Expander for Probing<'_, '_> {
     type Level = Level;
     type Error = ProveError;
 
-    fn store_root(&mut self, level: &mut Level) -> R<u128> {
+    fn try_root(&mut self) -> R<u128> {
         let s = &mut *self.states;
         s.scratch.copy_from_slice(s.parent.state());
         clear_header(&mut s.scratch);
-        let fingerprint = s.store(&mut level.bytes, None)?;
-        level.ends.push(level.bytes.len());
-        Ok(fingerprint)
+        // The engine holds the root with a zero header too, so that each
+        // put-back can be checked against `scratch` whole.
+        s.parent.load_for_search(&s.scratch, self.pool)?;
+        s.root.clone_from(&s.scratch);
+        s.loaded.clear();
+        s.changes.words.clear();
+        s.writes.clear();
+        s.pending = s.fingerprint.of(&s.scratch);
+        Ok(s.pending)
     }
 
     fn load(&mut self, level: &mut Level, i: usize, _node: u32) -> R<()> {
         let s = &mut *self.states;
-        let compact = level
-            .state(i)
-            .ok_or_else(|| ProveError::compact("a frontier entry is missing"))?;
-        s.shape.expand(compact, &mut s.scratch)?;
-        s.parent.load_for_search(&s.scratch, self.pool)?;
+        let missing = || ProveError::compact("a frontier entry is missing");
+        let words = level.state(i).ok_or_else(missing)?;
+        s.parent_fingerprint = *level.fingerprints.get(i).ok_or_else(missing)?;
+        // From the state loaded before to this one: its differences from
+        // the initial state undone, this one's applied.
+        s.reload.clear();
+        for &(j, _) in &s.loaded {
+            set_word(&mut s.scratch, j, word_at(&s.root, j));
+            s.reload
+                .push(j * WORD..((j + 1) * WORD).min(s.scratch.len()));
+        }
+        for &(j, w) in words {
+            set_word(&mut s.scratch, j, w);
+            s.reload
+                .push(j * WORD..((j + 1) * WORD).min(s.scratch.len()));
+        }
+        s.loaded.clear();
+        s.loaded.extend_from_slice(words);
+        s.parent
+            .load_changes_for_search(&s.scratch, &s.reload, self.pool)?;
+        s.check_same("a load")?;
         s.page = u32_at(&s.scratch, s.page_at)?;
         Ok(())
     }
@@ -349,7 +393,7 @@ impl bfs::Expander for Probing<'_, '_> {
         self.states.parent.actions().len()
     }
 
-    fn try_candidate(&mut self, k: usize, _node: u32, next: &mut Level) -> R<Tried<usize>> {
+    fn try_candidate(&mut self, k: usize, _node: u32) -> R<Tried<usize>> {
         let s = &mut *self.states;
         let Some(&candidate) = s.parent.actions().get(k) else {
             return Ok(Tried::Skipped);
@@ -358,43 +402,76 @@ impl bfs::Expander for Probing<'_, '_> {
             return Ok(Tried::Skipped);
         }
         // The successor is read off the parent engine's bytes, which are
-        // then put back: no page is rendered for a state merely reached.
+        // put back once the search settles it: no page is rendered for a
+        // state merely reached.
         let probe = s.parent.probe(k, self.pool)?;
+        s.parent.probe_writes(&s.scratch, &mut s.writes)?;
         let keep = !probe.success && !probe.rejected && candidate.kind != ActionKind::Answer;
-        let stored = if keep {
-            Some(s.store(&mut next.bytes, Some(&s.parent)))
-        } else {
-            None
-        };
-        s.parent.unprobe(&s.scratch)?;
-        if probe.success {
-            return Ok(Tried::Success(k));
+        if !keep {
+            s.put_back()?;
+            return Ok(match probe.success {
+                true => Tried::Success(k),
+                false => Tried::Dead,
+            });
         }
-        Ok(match stored.transpose()? {
-            Some(fingerprint) => {
-                next.ends.push(next.bytes.len());
-                Tried::Successor(k, fingerprint)
-            }
-            None => Tried::Dead,
-        })
+        s.changes.collect(&s.scratch, s.parent.state(), &s.writes);
+        s.pending = s.fingerprint.after(s.parent_fingerprint, &s.changes.words);
+        s.check_fingerprint()?;
+        Ok(Tried::Successor(k, s.pending))
+    }
+
+    fn settle(&mut self, keep: Option<&mut Level>) -> R<()> {
+        let s = &mut *self.states;
+        if let Some(level) = keep {
+            s.store(&mut level.words);
+            level.ends.push(level.words.len());
+            level.fingerprints.push(s.pending);
+        }
+        s.put_back()
     }
 }
 
 impl FlatStates<'_> {
-    /// Appends the compact form of `engine`'s state (of `scratch` when
-    /// `None`) to `out` and returns its fingerprint.
-    fn store(&self, out: &mut Vec<u8>, engine: Option<&FlatEnv<'_>>) -> R<u128> {
-        let state = engine.map_or(self.scratch.as_slice(), FlatEnv::state);
-        let start = out.len();
-        let identity = self.shape.compact(state, out)?;
-        let hashed = if self.with_visited {
-            out.get(start..)
-        } else {
-            out.get(start..start + identity)
-        };
-        hashed
-            .map(xxh3_128)
-            .ok_or_else(|| ProveError::compact("a compact state is shorter than its identity"))
+    /// Puts back the expanded state after a probe: the bytes its step
+    /// wrote. A debug build checks the whole state against `scratch`, which
+    /// also proves the fingerprint update saw every changed byte.
+    fn put_back(&mut self) -> R<()> {
+        self.parent.unprobe_writes(&self.scratch, &self.writes)?;
+        self.check_same("putting a probe's writes back")
+    }
+
+    /// In a debug build, that the engine holds `scratch` byte for byte.
+    fn check_same(&self, after: &str) -> R<()> {
+        if cfg!(debug_assertions) && self.parent.state() != self.scratch.as_slice() {
+            return Err(ProveError::self_check(
+                &self.task,
+                format!("after {after} the engine's state is not the one expanded: a step wrote outside the bytes it named"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Appends the pending successor to `out` as a level stores it.
+    fn store(&self, out: &mut Vec<(usize, u64)>) {
+        differences_after(&self.loaded, &self.changes.words, &self.root, out);
+    }
+
+    /// In a debug build, every 16th successor's fingerprint recomputed
+    /// from every word and compared with the update's.
+    fn check_fingerprint(&mut self) -> R<()> {
+        if !cfg!(debug_assertions) {
+            return Ok(());
+        }
+        self.checked += 1;
+        if self.checked.is_multiple_of(16)
+            && self.fingerprint.of(self.parent.state()) != self.pending
+        {
+            return Err(ProveError::self_check(
+                &self.task,
+                "a successor's updated fingerprint differs from its recomputed one".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the cone says this candidate cannot matter (as the
@@ -415,199 +492,46 @@ impl FlatStates<'_> {
     }
 }
 
-/// Which bytes of a flat state can be non-zero, in offset order. Unused
-/// bytes are zero by the layout's canonical encoding, so the bytes the parts
-/// select (with the counts that size the lists) determine the state, and the
-/// compact identity bytes are equal exactly when the identity regions are.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Shape {
-    parts: Vec<Part>,
-    /// The first `identity_parts` parts cover the identity region, the rest
-    /// the visited set.
-    identity_parts: usize,
-    size: usize,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Part {
-    /// Bytes kept whole.
-    Whole { at: usize, len: usize },
-    /// A list of `capacity` items of `stride` bytes whose first `count`
-    /// (the `u32` at `count_at`, which precedes the list) are in use.
-    Used {
-        count_at: usize,
-        at: usize,
-        stride: usize,
-        capacity: usize,
-    },
-}
-
-impl Shape {
-    fn of(layout: &StateLayout) -> R<Shape> {
-        let list = |l: crate::layout::EntryList| Part::Used {
-            count_at: l.count,
-            at: l.entries,
-            stride: l.entry_size,
-            capacity: l.capacity,
-        };
-        let mut lists = vec![list(layout.forms)];
-        for t in &layout.tables {
-            let used = |at, stride| Part::Used {
-                count_at: t.count,
-                at,
-                stride,
-                capacity: t.capacity,
-            };
-            lists.push(used(t.ids, WORD));
-            for c in &t.columns {
-                lists.push(used(c.words, WORD));
-                lists.push(used(c.present, 1));
-            }
+/// The differences from `root` of a state whose parent differs from it at
+/// `loaded` and from which it differs at `changed` (`(index, before,
+/// after)`; both in index order), appended to `out` in index order: the
+/// parent's, updated with the changed words, a word changed back to its
+/// value in `root` dropped.
+fn differences_after(
+    loaded: &[(usize, u64)],
+    changed: &[(usize, u64, u64)],
+    root: &[u8],
+    out: &mut Vec<(usize, u64)>,
+) {
+    let mut push = |j: usize, w: u64| {
+        if w != word_at(root, j) {
+            out.push((j, w));
         }
-        let mut parts = cover(layout.identity.clone(), lists)?;
-        let identity_parts = parts.len();
-        parts.extend(cover(
-            layout.visited_region.clone(),
-            vec![list(layout.visited)],
-        )?);
-        Ok(Shape {
-            parts,
-            identity_parts,
-            size: layout.size,
-        })
-    }
-
-    /// Appends the compact form of `state` to `out`; returns how many of
-    /// those bytes are the identity region's.
-    fn compact(&self, state: &[u8], out: &mut Vec<u8>) -> R<usize> {
-        if state.len() != self.size {
-            return Err(ProveError::compact(format!(
-                "a state of {} bytes, not {}",
-                state.len(),
-                self.size
-            )));
-        }
-        let start = out.len();
-        let mut identity = 0;
-        for (i, part) in self.parts.iter().enumerate() {
-            if i == self.identity_parts {
-                identity = out.len() - start;
-            }
-            let bytes = part.used(state)?;
-            out.extend_from_slice(
-                state
-                    .get(bytes)
-                    .ok_or_else(|| ProveError::compact("a part is outside the state"))?,
-            );
-        }
-        if self.identity_parts == self.parts.len() {
-            identity = out.len() - start;
-        }
-        Ok(identity)
-    }
-
-    /// Writes the state whose compact form is `compact` into `state`, with a
-    /// zero header.
-    fn expand(&self, compact: &[u8], state: &mut [u8]) -> R<()> {
-        if state.len() != self.size {
-            return Err(ProveError::compact(format!(
-                "a state of {} bytes, not {}",
-                state.len(),
-                self.size
-            )));
-        }
-        state.fill(0);
-        let mut from: usize = 0;
-        for part in &self.parts {
-            // A list's count precedes it, so it is already in place.
-            let bytes = part.used(state)?;
-            let len = bytes.len();
-            let source = from
-                .checked_add(len)
-                .and_then(|end| compact.get(from..end))
-                .ok_or_else(|| ProveError::compact("a compact state is too short"))?;
-            state
-                .get_mut(bytes)
-                .ok_or_else(|| ProveError::compact("a part is outside the state"))?
-                .copy_from_slice(source);
-            from += len;
-        }
-        if from != compact.len() {
-            return Err(ProveError::compact("a compact state is too long"));
-        }
-        Ok(())
-    }
-}
-
-impl Part {
-    /// The bytes of this part that `state` uses.
-    fn used(&self, state: &[u8]) -> R<Range<usize>> {
-        match *self {
-            Part::Whole { at, len } => Ok(at..at + len),
-            Part::Used {
-                count_at,
-                at,
-                stride,
-                capacity,
-            } => {
-                let count = usize::try_from(u32_at(state, count_at)?).unwrap_or(usize::MAX);
-                if count > capacity {
-                    return Err(ProveError::compact(format!(
-                        "a count of {count} where {capacity} fit"
-                    )));
+    };
+    let (mut a, mut b) = (0, 0);
+    loop {
+        match (loaded.get(a), changed.get(b)) {
+            (Some(&(ja, wa)), Some(&(jb, _, wb))) => {
+                if ja < jb {
+                    push(ja, wa);
+                    a += 1;
+                } else {
+                    push(jb, wb);
+                    b += 1;
+                    a += usize::from(ja == jb);
                 }
-                Ok(at..at + count * stride)
             }
+            (Some(&(ja, wa)), None) => {
+                push(ja, wa);
+                a += 1;
+            }
+            (None, Some(&(jb, _, wb))) => {
+                push(jb, wb);
+                b += 1;
+            }
+            (None, None) => break,
         }
     }
-
-    fn start(&self) -> usize {
-        match *self {
-            Part::Whole { at, .. } | Part::Used { at, .. } => at,
-        }
-    }
-}
-
-/// `range` as parts: the lists in it, and whole parts for the bytes between.
-fn cover(range: Range<usize>, mut lists: Vec<Part>) -> R<Vec<Part>> {
-    lists.sort_by_key(Part::start);
-    let mut parts = Vec::new();
-    let mut cursor = range.start;
-    for list in lists {
-        let Part::Used {
-            count_at,
-            at,
-            stride,
-            capacity,
-        } = list
-        else {
-            continue;
-        };
-        let end = stride
-            .checked_mul(capacity)
-            .and_then(|n| n.checked_add(at))
-            .ok_or_else(|| ProveError::compact("a list's size overflows"))?;
-        if at < cursor || end > range.end || count_at < range.start || count_at + 4 > at {
-            return Err(ProveError::compact(format!(
-                "the layout's list at {at} is not where the compact form expects it"
-            )));
-        }
-        if at > cursor {
-            parts.push(Part::Whole {
-                at: cursor,
-                len: at - cursor,
-            });
-        }
-        parts.push(list);
-        cursor = end;
-    }
-    if cursor < range.end {
-        parts.push(Part::Whole {
-            at: cursor,
-            len: range.end - cursor,
-        });
-    }
-    Ok(parts)
 }
 
 #[cfg(test)]

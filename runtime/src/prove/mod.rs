@@ -35,7 +35,7 @@ pub use crate::env::distance::{
 pub use answers::{AnswerIssue, EMPTY_SUMMARY};
 pub use error::{MissingElement, ProveError};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
-pub use flat::{compact_round_trip, JitProver};
+pub use flat::JitProver;
 pub(crate) use search::with_open_task;
 pub use search::{invariant_sweep, prove_instance, verdict_avoiding, Avoid, SweepReport};
 

@@ -225,6 +225,8 @@ struct EnvExpander<'p> {
     observed: Observed<'p>,
     /// Pages and elements this search must not use (key nodes).
     avoid: Avoid,
+    /// The successor tried last, until the search settles it.
+    pending: Option<State>,
 }
 
 /// One level of `Env` states (each taken when it is expanded).
@@ -232,10 +234,6 @@ struct EnvExpander<'p> {
 struct States(Vec<Option<State>>);
 
 impl bfs::Level for States {
-    fn drop_last(&mut self) {
-        self.0.pop();
-    }
-
     fn clear(&mut self) {
         self.0.clear();
     }
@@ -307,6 +305,7 @@ impl<'p> Search<'p> {
                 cone,
                 observe,
                 avoid: Avoid::default(),
+                pending: None,
             },
         }
     }
@@ -336,10 +335,10 @@ impl<'p> bfs::Expander for EnvExpander<'p> {
     type Level = States;
     type Error = std::convert::Infallible;
 
-    fn store_root(&mut self, level: &mut States) -> Result<u128, Self::Error> {
+    fn try_root(&mut self) -> Result<u128, Self::Error> {
         let root = self.env.state().clone();
         let fingerprint = fingerprint(&root, self.with_visited);
-        level.0.push(Some(root));
+        self.pending = Some(root);
         Ok(fingerprint)
     }
 
@@ -359,12 +358,7 @@ impl<'p> bfs::Expander for EnvExpander<'p> {
         self.actions.len()
     }
 
-    fn try_candidate(
-        &mut self,
-        k: usize,
-        node: u32,
-        next: &mut States,
-    ) -> Result<Tried<Action>, Self::Error> {
+    fn try_candidate(&mut self, k: usize, node: u32) -> Result<Tried<Action>, Self::Error> {
         let Some(action) = self.actions.get(k).cloned() else {
             return Ok(Tried::Skipped);
         };
@@ -392,15 +386,23 @@ impl<'p> bfs::Expander for EnvExpander<'p> {
             return Ok(Tried::Dead);
         }
         let fingerprint = fingerprint(&succ.state, self.with_visited);
-        next.0.push(Some(succ.state));
+        self.pending = Some(succ.state);
         Ok(Tried::Successor(action, fingerprint))
     }
 
     /// Goal conjuncts and Ψ of a newly reached state.
-    fn reached(&mut self, level: &States, node: u32) {
-        if let (true, Some(Some(state))) = (self.observe, level.0.last()) {
+    fn reached(&mut self, node: u32) {
+        if let (true, Some(state)) = (self.observe, &self.pending) {
             self.observed.note_state(state, self.env.task_frame(), node);
         }
+    }
+
+    fn settle(&mut self, keep: Option<&mut States>) -> Result<(), Self::Error> {
+        let state = self.pending.take();
+        if let Some(level) = keep {
+            level.0.push(state);
+        }
+        Ok(())
     }
 }
 

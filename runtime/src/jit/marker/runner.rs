@@ -427,7 +427,7 @@ impl JitSite {
                 }
             },
         };
-        undo.clear();
+        undo.commit();
         Ok(MarkerOutcome::Committed { go })
     }
 

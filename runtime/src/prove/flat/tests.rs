@@ -1,8 +1,9 @@
-//! The compact form of flat states: expanding a compact state gives back the
-//! state's bytes (header zeroed), and the identity part ignores the visited
-//! set. States here are written straight into the layout (random words in
-//! the used prefixes, zero elsewhere), so the test does not depend on the
-//! codec; `tests/tests/prove_jit.rs` checks states reached by real play.
+//! How the flat search stores and tells apart states, on states written
+//! straight into a layout (random words in the used prefixes, zero
+//! elsewhere, so the tests do not depend on the codec): a state stored as
+//! its differences from the initial one comes back whole, and fingerprints
+//! ignore the header, and the visited set unless the task reads it.
+//! `tests/tests/prove_jit.rs` checks the search against the interpreter's.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -89,56 +90,98 @@ fn random_state(layout: &StateLayout, rng: &mut Rng) -> Vec<u8> {
     state
 }
 
+/// `state` with a few random words changed (never the header), and
+/// ranges that hold them (overlapping, and wider, as probes name them).
+fn step(layout: &StateLayout, state: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<Range<usize>>) {
+    let mut next = state.to_vec();
+    let mut ranges = Vec::new();
+    for _ in 0..rng.below(6) {
+        let at = HEADER_SIZE + rng.below(layout.size - HEADER_SIZE - 1);
+        let end = (at + 1 + rng.below(11)).min(layout.size);
+        for b in &mut next[at..end] {
+            *b = if rng.below(3) == 0 {
+                0
+            } else {
+                rng.next() as u8
+            };
+        }
+        ranges.push(at..end);
+        ranges.push(at.saturating_sub(3).max(HEADER_SIZE)..end);
+    }
+    (next, ranges)
+}
+
+/// Every word where `state` differs from `root`, as a level stores it.
+fn differences(root: &[u8], state: &[u8]) -> Vec<(usize, u64)> {
+    (0..root.len().div_ceil(WORD))
+        .filter(|&j| word_at(root, j) != word_at(state, j))
+        .map(|j| (j, word_at(state, j)))
+        .collect()
+}
+
 #[test]
-fn expanding_a_compact_state_gives_its_bytes_back() {
+fn a_state_stored_as_differences_comes_back_whole() {
     let layout = layout();
-    assert!(!layout.tables.is_empty());
-    let shape = Shape::of(&layout).unwrap();
     let mut rng = Rng(7);
-    for _ in 0..500 {
-        let state = random_state(&layout, &mut rng);
-        let mut compact = Vec::new();
-        let identity = shape.compact(&state, &mut compact).unwrap();
-        assert!(identity <= compact.len());
-        assert!(compact.len() < state.len());
-        let mut back = vec![0xAA; layout.size];
-        shape.expand(&compact, &mut back).unwrap();
-        assert_eq!(back[..HEADER_SIZE], [0; HEADER_SIZE]);
-        assert_eq!(back[HEADER_SIZE..], state[HEADER_SIZE..]);
+    let mut changes = Changes::default();
+    for _ in 0..300 {
+        let mut root = random_state(&layout, &mut rng);
+        root[..HEADER_SIZE].fill(0);
+        let mut parent = root.clone();
+        // A path of steps, each stored from the one before, as levels do.
+        for depth in 0..8 {
+            let loaded = differences(&root, &parent);
+            let (child, ranges) = step(&layout, &parent, &mut rng);
+            changes.collect(&parent, &child, &ranges);
+            let mut stored = Vec::new();
+            differences_after(&loaded, &changes.words, &root, &mut stored);
+            assert_eq!(stored, differences(&root, &child), "depth {depth}");
+            let mut back = root.clone();
+            for &(j, w) in &stored {
+                set_word(&mut back, j, w);
+            }
+            assert_eq!(back, child, "depth {depth}");
+            parent = child;
+        }
     }
 }
 
 #[test]
-fn the_identity_part_leaves_the_visited_set_out() {
+fn fingerprints_follow_the_identity_and_leave_the_header_out() {
     let layout = layout();
-    let shape = Shape::of(&layout).unwrap();
+    let identity = Fingerprint::new(layout.identity.clone());
+    let with_visited = Fingerprint::new(layout.identity.start..layout.visited_region.end);
     let mut rng = Rng(11);
-    let state = random_state(&layout, &mut rng);
-    let mut other = state.clone();
-    let visited = layout.visited_region.clone();
-    other[visited.clone()].fill(0);
-    fill_list(&mut other, layout.visited, &mut rng);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    let ia = shape.compact(&state, &mut a).unwrap();
-    let ib = shape.compact(&other, &mut b).unwrap();
-    assert_eq!(a[..ia], b[..ib]);
+    for _ in 0..200 {
+        let state = random_state(&layout, &mut rng);
+        let mut other = state.clone();
+        fill(&mut other, 0, HEADER_SIZE, &mut rng);
+        other[layout.visited_region.clone()].fill(0);
+        fill_list(&mut other, layout.visited, &mut rng);
+        assert_eq!(identity.of(&state), identity.of(&other));
+        let same_visited =
+            state[layout.visited_region.clone()] == other[layout.visited_region.clone()];
+        assert_eq!(
+            with_visited.of(&state) == with_visited.of(&other),
+            same_visited
+        );
+        // A change in the identity region tells the states apart.
+        let at = layout.identity.start + rng.below(layout.identity.len() - 1);
+        other[at] ^= 1 + (rng.next() as u8 & 0x7f);
+        assert_ne!(identity.of(&state), identity.of(&other));
+    }
 }
 
 #[test]
-fn a_count_beyond_capacity_or_a_short_buffer_is_an_error() {
+fn updated_fingerprints_equal_recomputed_ones_on_layout_states() {
     let layout = layout();
-    let shape = Shape::of(&layout).unwrap();
-    let mut state = vec![0u8; layout.size];
-    let at = layout.forms.count;
-    state[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert!(shape.compact(&state, &mut Vec::new()).is_err());
-    assert!(shape.compact(&state[1..], &mut Vec::new()).is_err());
-    let mut compact = Vec::new();
-    shape
-        .compact(&vec![0u8; layout.size], &mut compact)
-        .unwrap();
-    let mut back = vec![0u8; layout.size];
-    assert!(shape.expand(&compact[1..], &mut back).is_err());
-    compact.push(0);
-    assert!(shape.expand(&compact, &mut back).is_err());
+    let f = Fingerprint::new(layout.identity.start..layout.visited_region.end);
+    let mut rng = Rng(13);
+    let mut changes = Changes::default();
+    for _ in 0..500 {
+        let state = random_state(&layout, &mut rng);
+        let (next, ranges) = step(&layout, &state, &mut rng);
+        changes.collect(&state, &next, &ranges);
+        assert_eq!(f.after(f.of(&state), &changes.words), f.of(&next));
+    }
 }

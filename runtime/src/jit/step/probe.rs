@@ -1,0 +1,112 @@
+//! Probing for searches: a candidate applied to the bytes without a render
+//! or a header update, the bytes it can have written named, and the state
+//! put back. A step writes in two ways only: a marker's compiled body,
+//! through the helpers that log each write (`marker/body.rs`, recorded by
+//! the [`UndoLog`] while probing), and `apply`'s navigation and form edits,
+//! which touch the page, its arguments, the form variables and the visited
+//! set and nothing else. [`FlatEnv::probe_writes`] names both, so the prover
+//! restores and fingerprints a successor in time proportional to what the
+//! step wrote rather than to the state (`prove::flat`).
+
+use super::*;
+use std::ops::Range;
+
+/// What probing a candidate found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub success: bool,
+    /// The step was rejected (nothing changed).
+    pub rejected: bool,
+}
+
+impl FlatEnv<'_> {
+    /// For searches: applies candidate `index` to the bytes and says whether
+    /// it succeeded or was rejected, as `step` would, but leaves the header
+    /// alone and renders nothing, so the engine keeps the page structure and
+    /// candidates of the state it was in. Only `state`, `probe_writes`,
+    /// [`FlatEnv::unprobe`] (or `unprobe_writes`) and `load_state` may
+    /// follow: the prover reads the successor's bytes, then puts the state
+    /// back and probes the next candidate.
+    pub fn probe(&mut self, index: usize, pool: &mut TextPool) -> R<Probe> {
+        let action = *self
+            .actions
+            .get(index)
+            .ok_or(FlatError::NoCandidate(index))?;
+        self.undo.record_writes(true);
+        Ok(match self.apply(action, pool, Alert::Skip)? {
+            Applied::Rejected(_) => Probe {
+                success: self.goal_holds(pool)?,
+                rejected: true,
+            },
+            Applied::Answered(ok) => Probe {
+                success: ok,
+                rejected: false,
+            },
+            Applied::Done => Probe {
+                success: self.goal_holds(pool)?,
+                rejected: false,
+            },
+        })
+    }
+
+    /// Puts back the bytes of the state probed from (which the engine's page
+    /// structure still describes), copying only what a step can have changed.
+    pub fn unprobe(&mut self, bytes: &[u8]) -> R<()> {
+        copy_used(&mut self.state, bytes, &self.tails, &mut self.used)
+    }
+
+    /// After a probe from the state `before`: byte ranges that hold every
+    /// byte the probe can have changed (overlapping, and more than were
+    /// changed, at times) — each logged write of a committed marker body,
+    /// the page and its arguments, and the used prefixes (in `before` or
+    /// now) of the form variables and the visited set.
+    pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
+        out.clear();
+        let writes = self.undo.written().iter();
+        out.extend(writes.map(|&(at, len)| at..at + usize::from(len)));
+        let l = self.layout;
+        out.push(l.page..l.page + 4);
+        out.push(l.args.words..l.args.word_at(l.args.len));
+        out.push(l.args.present..l.args.present_at(l.args.len));
+        for list in [l.forms, l.visited] {
+            let used = entries::count_of(before, list)?.max(entries::count_of(&self.state, list)?);
+            out.push(list.count..list.count + 4);
+            out.push(list.entries..list.entry_at(used));
+        }
+        Ok(())
+    }
+
+    /// `load_for_search` of `bytes`, a state that differs from the engine's
+    /// only within `ranges`: those bytes copied, the page rendered again.
+    pub fn load_changes_for_search(
+        &mut self,
+        bytes: &[u8],
+        ranges: &[Range<usize>],
+        pool: &mut TextPool,
+    ) -> R<()> {
+        self.unprobe_writes(bytes, ranges)?;
+        self.refresh(pool)
+    }
+
+    /// Puts back the state probed from: `ranges` (what `probe_writes` gave)
+    /// copied from `before`.
+    pub fn unprobe_writes(&mut self, before: &[u8], ranges: &[Range<usize>]) -> R<()> {
+        if before.len() != self.state.len() {
+            return Err(FlatError::StateSize {
+                expected: self.state.len(),
+                got: before.len(),
+            });
+        }
+        for r in ranges {
+            let (Some(dst), Some(src)) = (self.state.get_mut(r.clone()), before.get(r.clone()))
+            else {
+                return Err(FlatError::malformed(format!(
+                    "bytes {}..{} are outside the state",
+                    r.start, r.end
+                )));
+            };
+            dst.copy_from_slice(src);
+        }
+        Ok(())
+    }
+}

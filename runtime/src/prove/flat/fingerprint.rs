@@ -1,0 +1,240 @@
+//! The flat search's fingerprints, updated as cells change instead of
+//! recomputed. A state's fingerprint is the sum, modulo 2¹²⁸, of a 128-bit
+//! hash of (index, value) over the non-zero 8-byte words of the bytes that
+//! tell states apart (the identity region, and the visited set when the task
+//! reads it; bytes of a boundary word outside the region count as zero).
+//! Because the layout's encoding is canonical (unused capacity zero), two
+//! states have equal regions exactly when they have equal words, so the
+//! fingerprint tells apart what the compact form did; a successor's is its
+//! parent's with the terms of the words its step changed swapped, which
+//! costs what the step wrote, not what the state holds.
+//!
+//! Collisions: for two different regions the difference of the sums is a
+//! sum of differences of hashes of distinct (index, value) pairs, which for
+//! a hash that behaves randomly on such pairs is itself uniform, so two
+//! states collide with odds 2⁻¹²⁸, as with one hash of the whole region
+//! (`FINGERPRINT_BITS`). Sums of this kind are weak against an adversary
+//! choosing states to collide; a search meets the states its site produces.
+
+use std::ops::Range;
+use xxhash_rust::xxh3::xxh3_128;
+
+use crate::layout::WORD;
+
+/// Word `j` of `bytes` (little-endian), bytes past the end taken as zero.
+pub(super) fn word_at(bytes: &[u8], j: usize) -> u64 {
+    let at = j * WORD;
+    let mut w = [0u8; WORD];
+    if let Some(whole) = bytes.get(at..at + WORD) {
+        w.copy_from_slice(whole);
+    } else if let Some(part) = bytes.get(at..) {
+        w[..part.len()].copy_from_slice(part);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Writes word `j` of `bytes` (the bytes that exist of it).
+pub(super) fn set_word(bytes: &mut [u8], j: usize, word: u64) {
+    let at = j * WORD;
+    let end = (at + WORD).min(bytes.len());
+    if let Some(dst) = bytes.get_mut(at..end) {
+        let n = dst.len();
+        dst.copy_from_slice(&word.to_le_bytes()[..n]);
+    }
+}
+
+/// The words a step changed: `(j, before, after)` for each word that
+/// differs, in index order, found from ranges that hold every changed byte.
+#[derive(Default)]
+pub(super) struct Changes {
+    pub(super) words: Vec<(usize, u64, u64)>,
+    /// `stamp[j] == generation` when word `j` was already looked at (the
+    /// written ranges overlap).
+    stamp: Vec<u32>,
+    generation: u32,
+}
+
+impl Changes {
+    pub(super) fn collect(&mut self, before: &[u8], after: &[u8], ranges: &[Range<usize>]) {
+        self.words.clear();
+        if self.stamp.len() < before.len().div_ceil(WORD) {
+            self.stamp = vec![0; before.len().div_ceil(WORD)];
+            self.generation = 0;
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.fill(0);
+            self.generation = 1;
+        }
+        for r in ranges {
+            for j in r.start / WORD..r.end.div_ceil(WORD) {
+                let Some(mark) = self.stamp.get_mut(j) else {
+                    continue;
+                };
+                if *mark == self.generation {
+                    continue;
+                }
+                *mark = self.generation;
+                let (old, new) = (word_at(before, j), word_at(after, j));
+                if old != new {
+                    self.words.push((j, old, new));
+                }
+            }
+        }
+        self.words.sort_unstable_by_key(|&(j, _, _)| j);
+    }
+}
+
+/// Fingerprints over one byte region of a state.
+pub(super) struct Fingerprint {
+    region: Range<usize>,
+}
+
+impl Fingerprint {
+    pub(super) fn new(region: Range<usize>) -> Fingerprint {
+        Fingerprint { region }
+    }
+
+    /// The fingerprint of `state`, computed from every word.
+    pub(super) fn of(&self, state: &[u8]) -> u128 {
+        let words = self.region.start / WORD..self.region.end.div_ceil(WORD);
+        words.fold(0u128, |sum, j| {
+            sum.wrapping_add(term(j, self.masked(j, word_at(state, j))))
+        })
+    }
+
+    /// The fingerprint of a state whose parent's is `parent` and whose
+    /// words differ from the parent's exactly at `changed`.
+    pub(super) fn after(&self, parent: u128, changed: &[(usize, u64, u64)]) -> u128 {
+        changed.iter().fold(parent, |sum, &(j, old, new)| {
+            let (old, new) = (self.masked(j, old), self.masked(j, new));
+            sum.wrapping_sub(term(j, old)).wrapping_add(term(j, new))
+        })
+    }
+
+    /// Word `j`'s value `word` with its bytes outside the region zeroed.
+    fn masked(&self, j: usize, word: u64) -> u64 {
+        let at = j * WORD;
+        if at >= self.region.start && at + WORD <= self.region.end {
+            return word;
+        }
+        let mut bytes = word.to_le_bytes();
+        for (k, b) in bytes.iter_mut().enumerate() {
+            if !self.region.contains(&(at + k)) {
+                *b = 0;
+            }
+        }
+        u64::from_le_bytes(bytes)
+    }
+}
+
+/// Word `j`'s share of a fingerprint: nothing for a zero word, so that the
+/// unused capacity of a layout costs nothing.
+fn term(j: usize, word: u64) -> u128 {
+    if word == 0 {
+        return 0;
+    }
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&(j as u64).to_le_bytes());
+    key[8..].copy_from_slice(&word.to_le_bytes());
+    xxh3_128(&key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small xorshift, for reproducible random states.
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn updates_equal_recomputing_for_random_writes() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..2_000 {
+            let size = 64 + (next(&mut seed) % 200) as usize;
+            let lo = (next(&mut seed) % 40) as usize;
+            let hi = size - (next(&mut seed) % 40) as usize;
+            let f = Fingerprint::new(lo..hi);
+            let mut changes = Changes::default();
+            let before: Vec<u8> = (0..size)
+                .map(|_| {
+                    if next(&mut seed).is_multiple_of(3) {
+                        0
+                    } else {
+                        next(&mut seed) as u8
+                    }
+                })
+                .collect();
+            let mut after = before.clone();
+            let mut changed = Vec::new();
+            for _ in 0..(next(&mut seed) % 6) {
+                let at = (next(&mut seed) as usize) % size;
+                let len = 1 + (next(&mut seed) as usize) % 9;
+                let end = (at + len).min(size);
+                for b in &mut after[at..end] {
+                    *b = if next(&mut seed).is_multiple_of(4) {
+                        0
+                    } else {
+                        next(&mut seed) as u8
+                    };
+                }
+                changed.push(at..end);
+                // Overlaps and ranges that changed nothing are allowed.
+                if round % 2 == 0 {
+                    changed.push(at..end);
+                }
+            }
+            let parent = f.of(&before);
+            changes.collect(&before, &after, &changed);
+            assert_eq!(
+                f.after(parent, &changes.words),
+                f.of(&after),
+                "round {round}"
+            );
+            let mut rebuilt = before.clone();
+            for &(j, old, new) in &changes.words {
+                assert_eq!(word_at(&rebuilt, j), old);
+                set_word(&mut rebuilt, j, new);
+            }
+            assert_eq!(rebuilt, after, "round {round}");
+        }
+    }
+
+    #[test]
+    fn bytes_outside_the_region_do_not_count() {
+        let f = Fingerprint::new(3..13);
+        let mut a = vec![0u8; 16];
+        let b = a.clone();
+        a[0] = 7;
+        a[2] = 1;
+        a[13] = 9;
+        a[15] = 4;
+        assert_eq!(f.of(&a), f.of(&b));
+        a[3] = 1;
+        assert_ne!(f.of(&a), f.of(&b));
+        a[3] = 0;
+        a[12] = 1;
+        assert_ne!(f.of(&a), f.of(&b));
+    }
+
+    #[test]
+    fn moving_a_value_changes_the_fingerprint() {
+        // Words are hashed with their index: a value moved to another word,
+        // or two values swapped, is another state.
+        let f = Fingerprint::new(0..32);
+        let mut a = vec![0u8; 32];
+        let mut b = vec![0u8; 32];
+        a[0] = 5;
+        b[8] = 5;
+        assert_ne!(f.of(&a), f.of(&b));
+        a[8] = 6;
+        b[0] = 6;
+        assert_ne!(f.of(&a), f.of(&b));
+        assert_eq!(f.of(&[0u8; 32]), 0);
+    }
+}
