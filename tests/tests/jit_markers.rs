@@ -13,6 +13,7 @@
 
 use wsite_runtime::env::{self, Env, RewardConfig};
 use wsite_runtime::interp::exec::{run_marker, Outcome, Rejection};
+use wsite_runtime::interp::gate::Violation;
 use wsite_runtime::ir::{Program, Value};
 use wsite_runtime::jit::{
     encode_world, JitError, JitFault, JitSite, MarkerOutcome, MarkerRejection, UndoLog,
@@ -32,13 +33,21 @@ struct Tally {
     inputs_refused: usize,
 }
 
-fn cause_matches(i: &Rejection, j: &MarkerRejection) -> bool {
-    matches!(
-        (i, j),
-        (Rejection::Body, MarkerRejection::Body)
-            | (Rejection::Gate(_), MarkerRejection::Gate)
-            | (Rejection::Call, MarkerRejection::Call)
-    ) || matches!((i, j), (Rejection::Requires { index: a }, MarkerRejection::Requires { index: b }) if a == b)
+/// The same cause; an invariant's refusal names the same invariant.
+fn cause_matches(program: &Program, i: &Rejection, j: &MarkerRejection) -> bool {
+    match (i, j) {
+        (Rejection::Gate(Violation::Invariant { name }), MarkerRejection::Invariant { index }) => {
+            program.invariants.get(*index).map(|d| &d.name) == Some(name)
+        }
+        (Rejection::Gate(Violation::Invariant { .. }), _) => false,
+        (Rejection::Requires { index: a }, MarkerRejection::Requires { index: b }) => a == b,
+        _ => matches!(
+            (i, j),
+            (Rejection::Body, MarkerRejection::Body)
+                | (Rejection::Gate(_), MarkerRejection::Gate)
+                | (Rejection::Call, MarkerRejection::Call)
+        ),
+    }
 }
 
 /// The kind of an alert, for the tally.
@@ -133,7 +142,7 @@ fn check_state(
                 }
                 (Outcome::Rejected { cause, alert }, MarkerOutcome::Rejected { cause: jc }) => {
                     assert!(
-                        cause_matches(cause, jc),
+                        cause_matches(program, cause, jc),
                         "{what}: `{}` {args:?}: interpreter {cause:?} ({alert}), jit {jc:?}",
                         marker.name
                     );

@@ -9,7 +9,6 @@
 use super::{load, site};
 use clap::{Args, ValueEnum};
 use std::hint::black_box;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Barrier;
@@ -17,6 +16,9 @@ use std::time::{Duration, Instant};
 use wsite_runtime::env::{instances, Env, RewardConfig, TaskInstance};
 use wsite_runtime::ir::Program;
 use wsite_runtime::prove::{self, Verdict};
+
+mod report;
+use report::{print_human, print_json};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -117,6 +119,24 @@ struct Row {
     /// The same proofs through `JitProver` (`None` when the site does not
     /// compile for it).
     prover_jit: Option<ProverStats>,
+    /// The invariant sweep `check` runs, on the interpreter and as `check`
+    /// runs it (the flat engine where it can); `None` without invariants
+    /// and markers.
+    sweep: Option<(SweepStats, SweepStats)>,
+}
+
+/// One invariant sweep, timed.
+#[derive(Clone, Copy)]
+struct SweepStats {
+    states: usize,
+    seconds: f64,
+    flat: bool,
+}
+
+impl SweepStats {
+    fn states_per_s(&self) -> f64 {
+        self.states as f64 / self.seconds.max(1e-9)
+    }
 }
 
 impl Row {
@@ -135,11 +155,6 @@ impl Row {
         let jit = self.jit_batched_one?;
         Some(jit.steps_per_s() / self.batched_one.steps_per_s().max(1e-9))
     }
-}
-
-/// A cell for a figure that may be missing (`-`).
-fn opt_cell<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
-    value.map_or_else(|| "-".to_string(), show)
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
@@ -210,7 +225,35 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
         prover_jit: prove::JitProver::new(&site.program)
             .ok()
             .map(|jit| prove_all(&site.instances, |i| jit.prove(i, prove::Options::default()))),
+        sweep: sweep_both(&site.program),
     }
+}
+
+/// The invariant sweep with `check`'s budget, on the interpreter and then as
+/// `check` runs it; `None` for a site without invariants or markers, or one
+/// whose sweep fails.
+fn sweep_both(program: &Program) -> Option<(SweepStats, SweepStats)> {
+    if program.invariants.is_empty() || program.markers.is_empty() {
+        return None;
+    }
+    let options = prove::Options {
+        budget: wsitec::verify::SWEEP_BUDGET,
+        ..prove::Options::default()
+    };
+    let timed =
+        |sweep: fn(&Program, prove::Options) -> Result<prove::SweepReport, prove::ProveError>| {
+            let started = Instant::now();
+            let report = sweep(program, options).ok()?;
+            Some(SweepStats {
+                states: report.states,
+                seconds: started.elapsed().as_secs_f64(),
+                flat: report.engine == prove::Engine::Jit,
+            })
+        };
+    Some((
+        timed(prove::invariant_sweep_interp)?,
+        timed(prove::invariant_sweep)?,
+    ))
 }
 
 /// The median time to parse, check and lower the site (no prover), or `None`
@@ -630,178 +673,4 @@ fn prove_all(
 
 fn states_per_s(p: &ProverStats) -> f64 {
     p.states as f64 / p.seconds.max(1e-9)
-}
-
-fn print_human(rows: &[Row], cores: usize) {
-    let header = [
-        "site".to_string(),
-        "compile_ms".to_string(),
-        "interp_steps/s(1 core)".to_string(),
-        format!("interp_steps/s({cores} cores)"),
-        "scaling".to_string(),
-        "batched_steps/s(1 core)".to_string(),
-        format!("batched_steps/s({cores} cores)"),
-        "batched_scaling".to_string(),
-        "jit_batched_steps/s(1 core)".to_string(),
-        format!("jit_batched_steps/s({cores} cores)"),
-        "jit_batched_scaling".to_string(),
-        "jit/interp(batched, 1 core)".to_string(),
-        "episodes/h".to_string(),
-        "jit_compile_ms".to_string(),
-        "goal_ns(interp/jit)".to_string(),
-        "op_steps/s(interp/jit)".to_string(),
-        "prover_states/s(interp/jit)".to_string(),
-        "feasible".to_string(),
-        "largest_space".to_string(),
-    ];
-    let mut table = vec![header.to_vec()];
-    table.extend(rows.iter().map(human_cells));
-    let mut out = std::io::stdout().lock();
-    for line in align(&table) {
-        let _ = writeln!(out, "{line}");
-    }
-    let _ = writeln!(out, "machine: {cores} available cores");
-    let _ = writeln!(
-        out,
-        "prover: {}-bit state fingerprints",
-        prove::FINGERPRINT_BITS
-    );
-}
-
-fn human_cells(row: &Row) -> Vec<String> {
-    let p = &row.prover;
-    vec![
-        row.site.clone(),
-        row.compile_ms
-            .map_or("-".to_string(), |ms| format!("{ms:.1}")),
-        format!("{:.0}", row.one_core.steps_per_s()),
-        format!("{:.0}", row.all_cores.steps_per_s()),
-        format!("{:.2}x", row.scaling()),
-        format!("{:.0}", row.batched_one.steps_per_s()),
-        format!("{:.0}", row.batched.steps_per_s()),
-        format!(
-            "{:.2}x",
-            row.batched.steps_per_s() / row.batched_one.steps_per_s().max(1e-9)
-        ),
-        opt_cell(row.jit_batched_one, |t| format!("{:.0}", t.steps_per_s())),
-        opt_cell(row.jit_batched, |t| format!("{:.0}", t.steps_per_s())),
-        opt_cell(row.jit_batched_scaling(), |x| format!("{x:.2}x")),
-        opt_cell(row.jit_batched_speedup(), |x| format!("{x:.1}x")),
-        format!("{:.0}", row.one_core.episodes_per_hour()),
-        format!("{:.1}", row.jit.compile_ms),
-        format!(
-            "{:.0}/{:.0} ({:.1}x)",
-            row.jit.interp_ns,
-            row.jit.jit_ns,
-            row.jit.interp_ns / row.jit.jit_ns.max(1e-9)
-        ),
-        row.jit.steps.map_or("-".to_string(), |(i, j)| {
-            format!(
-                "{:.0}/{:.0} ({:.1}x)",
-                i.steps_per_s(),
-                j.steps_per_s(),
-                j.steps_per_s() / i.steps_per_s().max(1e-9)
-            )
-        }),
-        prover_cell(p, row.prover_jit.as_ref()),
-        format!("{}/{}", p.feasible, p.instances),
-        p.largest
-            .as_ref()
-            .map_or("-".to_string(), |(task, n)| format!("{task} ({n})")),
-    ]
-}
-
-/// Prover states/s on both engines and the speed-up, with how many
-/// instances the flat engine decided (the rest went to the interpreter).
-fn prover_cell(interp: &ProverStats, jit: Option<&ProverStats>) -> String {
-    let Some(jit) = jit else {
-        return format!("{:.0}/-", states_per_s(interp));
-    };
-    format!(
-        "{:.0}/{:.0} ({:.1}x, {}/{} flat)",
-        states_per_s(interp),
-        states_per_s(jit),
-        states_per_s(jit) / states_per_s(interp).max(1e-9),
-        jit.flat,
-        jit.instances
-    )
-}
-
-/// Pads each column to its widest cell: the first and last left-aligned, the
-/// numbers between right-aligned.
-fn align(table: &[Vec<String>]) -> Vec<String> {
-    let columns = table.first().map_or(0, Vec::len);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            let cells = table.iter().filter_map(|r| r.get(c));
-            cells.map(|s| s.chars().count()).max().unwrap_or(0)
-        })
-        .collect();
-    table
-        .iter()
-        .map(|row| {
-            let cells = row.iter().zip(&widths).enumerate().map(|(c, (s, &w))| {
-                if c == 0 || c + 1 == columns {
-                    format!("{s:<w$}")
-                } else {
-                    format!("{s:>w$}")
-                }
-            });
-            cells.collect::<Vec<_>>().join("  ").trim_end().to_string()
-        })
-        .collect()
-}
-
-fn print_json(rows: &[Row], cores: usize) {
-    let sites: Vec<serde_json::Value> = rows.iter().map(json_row).collect();
-    let report = serde_json::json!({
-        "machine": { "cores": cores },
-        "prover": { "fingerprint_bits": prove::FINGERPRINT_BITS },
-        "sites": sites,
-    });
-    let _ = writeln!(std::io::stdout().lock(), "{report}");
-}
-
-fn json_row(row: &Row) -> serde_json::Value {
-    let p = &row.prover;
-    let largest = p
-        .largest
-        .as_ref()
-        .map(|(task, states)| serde_json::json!({ "task": task, "states": states }));
-    serde_json::json!({
-        "site": row.site,
-        "compile_ms": row.compile_ms,
-        "interp_steps_per_s": row.one_core.steps_per_s(),
-        "interp_steps_per_s_all_cores": row.all_cores.steps_per_s(),
-        "cores": row.cores,
-        "scaling": row.scaling(),
-        "batched_steps_per_s_one_core": row.batched_one.steps_per_s(),
-        "batched_steps_per_s": row.batched.steps_per_s(),
-        "batched_scaling": row.batched.steps_per_s() / row.batched_one.steps_per_s().max(1e-9),
-        "batched_envs": BATCH_PER_CORE * row.cores,
-        "jit_batched_steps_per_s_one_core": row.jit_batched_one.map(|t| t.steps_per_s()),
-        "jit_batched_steps_per_s": row.jit_batched.map(|t| t.steps_per_s()),
-        "jit_batched_episodes_per_hour": row.jit_batched_one.map(|t| t.episodes_per_hour()),
-        "jit_batched_scaling": row.jit_batched_scaling(),
-        "jit_batched_speedup": row.jit_batched_speedup(),
-        "jit_compile_ms": row.jit.compile_ms,
-        "jit_predicates_compiled": row.jit.compiled,
-        "jit_predicates": row.jit.predicates,
-        "goal_eval_ns_interp": row.jit.interp_ns,
-        "goal_eval_ns_jit": row.jit.jit_ns,
-        "goal_eval_jit_speedup": row.jit.interp_ns / row.jit.jit_ns.max(1e-9),
-        "op_steps_per_s_interp": row.jit.steps.map(|(i, _)| i.steps_per_s()),
-        "op_steps_per_s_jit": row.jit.steps.map(|(_, j)| j.steps_per_s()),
-        "episodes_per_hour": row.one_core.episodes_per_hour(),
-        "prover_states_per_s": states_per_s(p),
-        "prover_states": p.states,
-        "prover_seconds": p.seconds,
-        "prover_states_per_s_jit": row.prover_jit.as_ref().map(states_per_s),
-        "prover_states_jit": row.prover_jit.as_ref().map(|j| j.states),
-        "prover_seconds_jit": row.prover_jit.as_ref().map(|j| j.seconds),
-        "prover_instances_jit_decided": row.prover_jit.as_ref().map(|j| j.flat),
-        "instances": p.instances,
-        "feasible": p.feasible,
-        "largest_space": largest,
-    })
 }

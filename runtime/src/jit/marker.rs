@@ -154,8 +154,10 @@ pub enum MarkerRejection {
     Requires { index: usize },
     /// `reject`, a run-time fault, a full table, a faulting `go` argument.
     Body,
-    /// The gate refused the delta.
+    /// The gate refused the delta's permissions or values.
     Gate,
+    /// The gate refused the delta: invariant `index` would not hold.
+    Invariant { index: usize },
     /// An unknown marker or the wrong number of arguments.
     Call,
 }

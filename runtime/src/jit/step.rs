@@ -26,8 +26,8 @@
 //! otherwise `step`: the same verdict and the same bytes past the header.
 
 use super::{
-    HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome, PageStructure, RenderMode,
-    UndoLog,
+    HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome, MarkerRejection,
+    PageStructure, RenderMode, UndoLog,
 };
 use crate::env::actions::parse_input;
 use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
@@ -184,6 +184,8 @@ pub struct FlatEnv<'s> {
     /// answers are texts).
     mode: RenderMode,
     undo: UndoLog,
+    /// Why the marker the last probe clicked was refused.
+    refusal: Option<MarkerRejection>,
     entry: Vec<u8>,
     /// The layout's unused capacity, which a reset need not copy.
     tails: Vec<Tail>,
@@ -306,6 +308,7 @@ impl<'s> FlatEnv<'s> {
             psi: 0.0,
             mode: RenderMode::TEXTS,
             undo: UndoLog::new(),
+            refusal: None,
             entry: Vec::new(),
             tails: tails_of(&site.gate.layout),
             used: Vec::new(),

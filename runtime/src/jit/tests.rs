@@ -748,11 +748,17 @@ fn run_bodies(bodies: Vec<(Vec<ir::Stmt>, Option<Vec<ir::Permission>>)>) -> Vec<
                 assert!(b == expected, "{body:?}: committed bytes differ");
             }
             (Outcome::Rejected { cause, .. }, MarkerOutcome::Rejected { cause: jc }) => {
-                let same = matches!(
-                    (cause, jc),
-                    (Rejection::Body, MarkerRejection::Body)
-                        | (Rejection::Gate(_), MarkerRejection::Gate)
-                );
+                let invariant = |i: &usize| program.invariants.get(*i).map(|d| d.name.as_str());
+                let same = match (cause, jc) {
+                    (Rejection::Body, MarkerRejection::Body) => true,
+                    (
+                        Rejection::Gate(crate::interp::gate::Violation::Invariant { name }),
+                        MarkerRejection::Invariant { index },
+                    ) => invariant(index) == Some(name.as_str()),
+                    (Rejection::Gate(crate::interp::gate::Violation::Invariant { .. }), _) => false,
+                    (Rejection::Gate(_), MarkerRejection::Gate) => true,
+                    _ => false,
+                };
                 assert!(same, "{body:?}: interpreter {interp:?}, jit {jit:?}");
                 assert!(b == bytes, "{body:?}: a rejection changed the bytes");
             }

@@ -23,13 +23,19 @@ use super::search::{explained, prunes, Unexplained};
 use super::{prove_instance, step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
 use crate::env::{reward, ActionKind, RewardConfig, TaskInstance};
 use crate::identity::tells_visited;
+use crate::interp::exec::Rejection;
+use crate::interp::gate::Violation;
 use crate::ir;
-use crate::jit::{FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, RenderMode};
+use crate::jit::{
+    FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, MarkerRejection, RenderMode,
+};
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use std::ops::Range;
 
 mod fingerprint;
+mod sweep;
+pub use sweep::invariant_sweep;
 
 type R<T> = Result<T, ProveError>;
 
@@ -80,7 +86,7 @@ impl JitProver {
         match ended {
             Ended::Witness { node, label, depth } => {
                 let path = search.witness(node, label);
-                let witness = self.replay(instance, &path, &mut pool)?;
+                let witness = self.replay(instance, &path, PathEnd::Success, &mut pool)?;
                 Ok(Proof {
                     instance: instance.clone(),
                     verdict: Verdict::Feasible,
@@ -147,6 +153,7 @@ impl JitProver {
                 writes: Vec::new(),
                 task: instance.name.clone(),
                 checked: 0,
+                refusals: None,
             },
         }))
     }
@@ -175,14 +182,16 @@ impl JitProver {
         explained(&self.program, instance, options, plain, Engine::Jit)
     }
 
-    /// The flat witness `path` (candidate indices) as keyed steps, replayed
+    /// The flat search's `path` (candidate indices) as keyed steps, replayed
     /// on the interpreter beside the flat engine. Both must offer the same
-    /// candidate at every step, and the interpreter must succeed at the last
-    /// step and not before.
+    /// candidate at every step, and the interpreter's steps must end as
+    /// `end` says: succeeding at the last step and not before, or refused by
+    /// the invariant at the last step and taken before.
     fn replay(
         &self,
         instance: &TaskInstance,
         path: &[usize],
+        end: PathEnd<'_>,
         pool: &mut TextPool,
     ) -> R<Vec<WitnessStep>> {
         let config = RewardConfig::default();
@@ -215,7 +224,15 @@ impl JitProver {
             witness.push(step_of(&env, &action));
             let succ = env.successor(&action).map_err(|e| broken(i, &e))?;
             let last = i + 1 == path.len();
-            if succ.success != last || (succ.rejected && !last) {
+            let as_expected = match end {
+                PathEnd::Success => succ.success == last && (last || !succ.rejected),
+                PathEnd::Refused { invariant } if last => matches!(
+                    &succ.rejection,
+                    Some(Rejection::Gate(Violation::Invariant { name })) if name == invariant
+                ),
+                PathEnd::Refused { .. } => !succ.rejected && !succ.success,
+            };
+            if !as_expected {
                 return Err(broken(i, &"the interpreter's step ends differently"));
             }
             env.load(succ.state);
@@ -230,6 +247,15 @@ impl JitProver {
         }
         Ok(witness)
     }
+}
+
+/// How a replayed path must end.
+#[derive(Clone, Copy)]
+enum PathEnd<'a> {
+    /// The last step succeeds (a witness).
+    Success,
+    /// The last step is a marker that `invariant` refuses (a sweep's trace).
+    Refused { invariant: &'a str },
 }
 
 fn clear_header(state: &mut [u8]) {
@@ -317,6 +343,18 @@ struct FlatStates<'s> {
     task: String,
     /// Successors whose fingerprint a debug build recomputed.
     checked: u64,
+    /// In a sweep: each (marker, invariant) refusal first met, with the
+    /// node and the candidate (`None` outside sweeps).
+    refusals: Option<Vec<Refusal>>,
+}
+
+/// A marker click an invariant refused: the first of its (marker,
+/// invariant) pair in search order.
+struct Refusal {
+    marker: ir::MarkerId,
+    invariant: usize,
+    node: u32,
+    candidate: usize,
 }
 
 /// [`FlatStates`] with the text pool its engine grows while it runs.
@@ -393,7 +431,7 @@ impl bfs::Expander for Probing<'_, '_> {
         self.states.parent.actions().len()
     }
 
-    fn try_candidate(&mut self, k: usize, _node: u32) -> R<Tried<usize>> {
+    fn try_candidate(&mut self, k: usize, node: u32) -> R<Tried<usize>> {
         let s = &mut *self.states;
         let Some(&candidate) = s.parent.actions().get(k) else {
             return Ok(Tried::Skipped);
@@ -405,6 +443,7 @@ impl bfs::Expander for Probing<'_, '_> {
         // put back once the search settles it: no page is rendered for a
         // state merely reached.
         let probe = s.parent.probe(k, self.pool)?;
+        s.note_refusal(&candidate, node, k);
         s.parent.probe_writes(&s.scratch, &mut s.writes)?;
         let keep = !probe.success && !probe.rejected && candidate.kind != ActionKind::Answer;
         if !keep {
@@ -449,6 +488,35 @@ impl FlatStates<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// In a sweep, a marker refusal by an invariant of the last probe, if
+    /// its (marker, invariant) pair is new.
+    fn note_refusal(&mut self, candidate: &FlatAction, node: u32, k: usize) {
+        let Some(refusals) = &mut self.refusals else {
+            return;
+        };
+        let Some(MarkerRejection::Invariant { index }) = self.parent.probe_refusal() else {
+            return;
+        };
+        let elements = &self.parent.structure().elements;
+        let Some(HandleWords::Marker(m, _)) = elements
+            .get(candidate.element.wrapping_sub(1))
+            .map(|e| &e.handle)
+        else {
+            return;
+        };
+        if !refusals
+            .iter()
+            .any(|r| r.marker == *m && r.invariant == index)
+        {
+            refusals.push(Refusal {
+                marker: *m,
+                invariant: index,
+                node,
+                candidate: k,
+            });
+        }
     }
 
     /// Appends the pending successor to `out` as a level stores it.

@@ -35,9 +35,10 @@ pub use crate::env::distance::{
 pub use answers::{AnswerIssue, EMPTY_SUMMARY};
 pub use error::{MissingElement, ProveError};
 pub use explain::{Explanation, MarkerReport, MarkerStatus, RowRefusal, UnmetConjunct};
+pub use flat::invariant_sweep;
 pub use flat::JitProver;
 pub(crate) use search::with_open_task;
-pub use search::{invariant_sweep, prove_instance, verdict_avoiding, Avoid, SweepReport};
+pub use search::{invariant_sweep_interp, prove_instance, verdict_avoiding, Avoid, SweepReport};
 
 use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
 use serde::{Deserialize, Serialize};
@@ -178,7 +179,7 @@ impl Engine {
 }
 
 /// A marker refused by an invariant from a reachable state (C302).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct InvariantConflict {
     pub marker: String,
     pub invariant: String,

@@ -507,6 +507,8 @@ pub struct SweepReport {
     pub states: usize,
     /// The whole bounded space was explored (the budget did not run out).
     pub complete: bool,
+    /// Which engine searched.
+    pub engine: super::Engine,
 }
 
 /// The union of every task instance's typeable values, first occurrence
@@ -550,10 +552,14 @@ pub(crate) fn with_open_task(program: &ir::Program, name: &str, horizon: u32) ->
     open
 }
 
-/// §5.5's extra search per site: from the initial state (no `setup`), with
-/// every task's typeable values, as deep as the longest horizon, never stopping
-/// at a goal; every marker refused by an invariant, with its shortest trace.
-pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepReport, ProveError> {
+/// What §5.5's extra search per site searches: `program` with an open task
+/// (from the initial state, no `setup`, every task's typeable values, as
+/// deep as the longest horizon, no goal), its one instance, and `options`
+/// without pruning (no task's cone applies).
+pub(crate) fn sweep_target(
+    program: &ir::Program,
+    options: Options,
+) -> (ir::Program, TaskInstance, Options) {
     let horizon = program.tasks.iter().map(|t| t.horizon).max().unwrap_or(0);
     let swept = with_open_task(program, "invariant sweep", horizon);
     let instance = TaskInstance {
@@ -561,11 +567,22 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
         binding: None,
         name: "invariant sweep".into(),
     };
-    let env = super::fresh_env(&swept, &instance)?;
     let options = Options {
         prune: false,
         ..options
     };
+    (swept, instance, options)
+}
+
+/// §5.5's extra search per site on the interpreter (see [`sweep_target`]):
+/// every marker refused by an invariant, with its shortest trace.
+/// [`super::invariant_sweep`] runs it on the flat engine where it can.
+pub fn invariant_sweep_interp(
+    program: &ir::Program,
+    options: Options,
+) -> Result<SweepReport, ProveError> {
+    let (swept, instance, options) = sweep_target(program, options);
+    let env = super::fresh_env(&swept, &instance)?;
     let mut search = Search::new(&swept, env, options, None, true);
     let ended = search.run();
     let conflicts = search
@@ -590,5 +607,6 @@ pub fn invariant_sweep(program: &ir::Program, options: Options) -> Result<SweepR
         conflicts,
         states: search.bfs.states(),
         complete: !matches!(ended, Ended::Budget { .. }),
+        engine: super::Engine::Interpreter,
     })
 }

@@ -5,8 +5,11 @@
 //! compared. Decided verdicts must agree, feasible witnesses must have one
 //! length, every feasible witness must replay on the interpreter, and each
 //! engine must give the same proof as the other under the same pruning. A result that is
-//! `Undecided` (the budget ran out) is compared with nothing. [`Tally`] sums
-//! what many sites gave and prints the campaign's one-line summary.
+//! `Undecided` (the budget ran out) is compared with nothing. A program with
+//! invariants and markers is also swept for invariant conflicts on both
+//! engines, which must find the same conflicts with the same traces in the
+//! same number of states. [`Tally`] sums what many sites gave and prints the
+//! campaign's one-line summary.
 
 use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -52,6 +55,11 @@ pub struct ProgramOutcome {
     pub decided_by_bound: usize,
     /// Programs the JIT could not compile are proven on the interpreter only.
     pub jit_unavailable: bool,
+    /// The invariant sweep ran (the program has invariants and markers),
+    /// on the flat engine, and found this many conflicts.
+    pub swept: bool,
+    pub swept_flat: bool,
+    pub sweep_conflicts: usize,
     pub disagreements: Vec<Disagreement>,
 }
 
@@ -106,7 +114,59 @@ pub fn check_program(program: &Program, budget: usize) -> ProgramOutcome {
             });
         }
     }
+    check_sweep(program, budget, &mut out);
     out
+}
+
+/// The invariant sweep on both engines (`prove::invariant_sweep`, flat where
+/// it can play the site, against `prove::invariant_sweep_interp`): the same
+/// conflicts with the same traces, the same state count and completeness.
+fn check_sweep(program: &Program, budget: usize, out: &mut ProgramOutcome) {
+    if program.invariants.is_empty() || program.markers.is_empty() {
+        return;
+    }
+    let options = Options {
+        budget,
+        ..Options::default()
+    };
+    let swept = catch_unwind(AssertUnwindSafe(|| {
+        (
+            prove::invariant_sweep(program, options),
+            prove::invariant_sweep_interp(program, options),
+        )
+    }));
+    out.swept = true;
+    let problem = match swept {
+        Ok((Ok(flat), Ok(interp))) => {
+            out.swept_flat = flat.engine == prove::Engine::Jit;
+            out.sweep_conflicts = interp.conflicts.len();
+            let same = flat.states == interp.states
+                && flat.complete == interp.complete
+                && flat.conflicts == interp.conflicts;
+            (!same).then(|| {
+                (
+                    Kind::Engines,
+                    format!(
+                        "the sweeps differ: {:?} ({} states, complete {}) against the interpreter's {:?} ({} states, complete {})",
+                        flat.conflicts, flat.states, flat.complete,
+                        interp.conflicts, interp.states, interp.complete
+                    ),
+                )
+            })
+        }
+        Ok((flat, interp)) => Some((
+            Kind::Failure,
+            format!("a sweep failed: {:?} / {:?}", flat.err(), interp.err()),
+        )),
+        Err(_) => Some((Kind::Failure, "a sweep panicked".to_string())),
+    };
+    if let Some(problem) = problem {
+        out.disagreements.push(Disagreement {
+            instance: "invariant sweep".into(),
+            problems: vec![problem],
+            results: Vec::new(),
+        });
+    }
 }
 
 type Outcome = Result<Proof, prove::ProveError>;
@@ -309,6 +369,11 @@ pub struct Tally {
     pub decided_by_bound: usize,
     pub jit_unavailable: usize,
     pub disagreements: usize,
+    /// Programs swept for invariant conflicts, those the flat engine swept,
+    /// and the conflicts found.
+    pub sweeps: usize,
+    pub sweeps_flat: usize,
+    pub sweep_conflicts: usize,
     /// Instances with a problem of each [`Kind`], in `Kind::ALL` order.
     pub by_kind: [usize; 5],
     /// Sites with at least one disagreement.
@@ -327,6 +392,9 @@ impl Tally {
         self.decided_by_bound += outcome.decided_by_bound;
         self.jit_unavailable += usize::from(outcome.jit_unavailable);
         self.disagreements += outcome.disagreements.len();
+        self.sweeps += usize::from(outcome.swept);
+        self.sweeps_flat += usize::from(outcome.swept_flat);
+        self.sweep_conflicts += outcome.sweep_conflicts;
         for d in &outcome.disagreements {
             for (i, kind) in Kind::ALL.iter().enumerate() {
                 self.by_kind[i] += usize::from(d.problems.iter().any(|(k, _)| k == kind));
@@ -351,7 +419,7 @@ impl Tally {
             "soundness {what}: {} sites ({} not compiled, {} without JIT), {} task instances \
              ({} feasible, {} infeasible, {} undecided), {} disagreements on {} sites \
              ({}), states pruned/unpruned {}/{}, decided by the static bound {}, \
-             {seconds:.1} s",
+             invariant sweeps {} ({} on the flat engine, {} conflicts), {seconds:.1} s",
             self.sites,
             self.not_compiled,
             self.jit_unavailable,
@@ -365,6 +433,9 @@ impl Tally {
             self.states_pruned,
             self.states_unpruned,
             self.decided_by_bound,
+            self.sweeps,
+            self.sweeps_flat,
+            self.sweep_conflicts,
         )
     }
 }

@@ -400,7 +400,7 @@ impl JitSite {
                         };
                         a.push_str(&v.to_string());
                     }
-                    return Ok(rejected(MarkerRejection::Gate));
+                    return Ok(rejected(MarkerRejection::Invariant { index: i }));
                 }
                 Err(other) => {
                     undo.rollback(state);

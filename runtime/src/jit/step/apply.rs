@@ -118,7 +118,8 @@ impl<'s> FlatEnv<'s> {
                         self.navigate(page, &words, pool)
                     }
                     MarkerOutcome::Committed { go: None } => Ok(Applied::Done),
-                    MarkerOutcome::Rejected { .. } => {
+                    MarkerOutcome::Rejected { cause } => {
+                        self.refusal = Some(cause);
                         Ok(Applied::Rejected((alert == Alert::Render).then_some(text)))
                     }
                 }

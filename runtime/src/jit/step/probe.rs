@@ -33,6 +33,7 @@ impl FlatEnv<'_> {
             .get(index)
             .ok_or(FlatError::NoCandidate(index))?;
         self.undo.record_writes(true);
+        self.refusal = None;
         Ok(match self.apply(action, pool, Alert::Skip)? {
             Applied::Rejected(_) => Probe {
                 success: self.goal_holds(pool)?,
@@ -47,6 +48,12 @@ impl FlatEnv<'_> {
                 rejected: false,
             },
         })
+    }
+
+    /// Why the marker the last probe clicked was refused (`None` when the
+    /// probe clicked no marker, or the marker committed).
+    pub fn probe_refusal(&self) -> Option<MarkerRejection> {
+        self.refusal
     }
 
     /// Puts back the bytes of the state probed from (which the engine's page
