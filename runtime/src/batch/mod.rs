@@ -1,5 +1,5 @@
 //! Batched environments: N task episodes stepped together, a contiguous share
-//! per thread (the caller's and [`workers`] that live as long as the batch
+//! per thread (the caller's and `workers` that live as long as the batch
 //! and stay awake between close steps), with observations written straight
 //! into one contiguous, trainer-ready buffer per field.
 //!

@@ -3,12 +3,12 @@
 //! the same order, the same cone-of-influence pruning, the same fingerprint
 //! domain and budget, so the same verdict, state count and shortest witness.
 //!
-//! This module owns the compact form of a stored flat state ([`Shape`]: only
-//! the used prefixes of the sorted lists and of each table, since a state is
-//! mostly zero capacity), the flat search itself (a candidate is probed on
-//! the expanded state, its successor fingerprinted from the bytes its step
-//! wrote (`fingerprint`), compacted only when new, and the written bytes put
-//! back; in debug builds every put-back is checked whole), and the hand-over to the
+//! This module owns the flat search itself: a candidate is probed on the
+//! expanded state, its successor fingerprinted from the bytes its step
+//! wrote (`fingerprint`), stored only when new, as its words that differ
+//! from the initial state ([`Level`]), and the written bytes put back (in
+//! debug builds every put-back is checked whole). `sweep` runs the same
+//! search for the invariant sweep. It also owns the hand-over to the
 //! interpreter: a witness the flat search finds is replayed on `Env` (which
 //! names its steps by stable key, and must agree step by step, or the proof is
 //! an `Err`); an instance it cannot decide with a witness is searched again by

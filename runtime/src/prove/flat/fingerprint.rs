@@ -5,9 +5,9 @@
 //! reads it; bytes of a boundary word outside the region count as zero).
 //! Because the layout's encoding is canonical (unused capacity zero), two
 //! states have equal regions exactly when they have equal words, so the
-//! fingerprint tells apart what the compact form did; a successor's is its
-//! parent's with the terms of the words its step changed swapped, which
-//! costs what the step wrote, not what the state holds.
+//! fingerprint tells apart exactly the states that differ in the region. A
+//! successor's is its parent's with the terms of the words its step changed
+//! swapped, which costs what the step wrote, not what the state holds.
 //!
 //! Collisions: for two different regions the difference of the sums is a
 //! sum of differences of hashes of distinct (index, value) pairs, which for
