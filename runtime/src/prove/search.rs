@@ -574,7 +574,7 @@ pub(crate) fn sweep_target(
     (swept, instance, options)
 }
 
-/// §5.5's extra search per site on the interpreter (see [`sweep_target`]):
+/// §5.5's extra search per site on the interpreter (see `sweep_target`):
 /// every marker refused by an invariant, with its shortest trace.
 /// [`super::invariant_sweep`] runs it on the flat engine where it can.
 pub fn invariant_sweep_interp(
