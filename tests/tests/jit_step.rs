@@ -115,7 +115,8 @@ fn choose(flat: &FlatEnv, rng: &mut Lcg) -> usize {
 
 /// Every candidate of the current state probed, then stepped on a copy:
 /// `probe` must give `step`'s verdict and leave the same bytes past the
-/// header, and put the state back exactly with `unprobe`.
+/// header, name every byte it changed (`probe_writes`), and put the state
+/// back exactly with `unprobe` and with `unprobe_writes` (in turns).
 fn check_probes(
     flat: &mut FlatEnv,
     pool: &mut TextPool,
@@ -130,7 +131,19 @@ fn check_probes(
             .probe(k, pool)
             .unwrap_or_else(|e| panic!("{what}: probe {k}: {e}"));
         let probed = flat.state()[HEADER_SIZE..].to_vec();
-        flat.unprobe(&before).unwrap();
+        let mut named = Vec::new();
+        flat.probe_writes(&before, &mut named).unwrap();
+        for (i, (a, b)) in flat.state().iter().zip(&before).enumerate() {
+            assert!(
+                a == b || named.iter().any(|r| r.contains(&i)),
+                "{what}: candidate {k} changed byte {i}, which probe_writes does not name"
+            );
+        }
+        if k % 2 == 0 {
+            flat.unprobe(&before).unwrap();
+        } else {
+            flat.unprobe_writes(&before, &named).unwrap();
+        }
         assert_eq!(flat.state(), &before[..], "{what}: unprobe {k}");
         other.restore_from(flat).unwrap();
         let r = other
