@@ -4,11 +4,13 @@
 //! [`JitSite::run_marker`] checks the `requires` with their compiled
 //! predicates, runs the compiled body on the state bytes themselves, then
 //! applies the gate of `gate::validate_commit` to the bytes: permissions,
-//! written values (`none` in a non-optional place, an enum index out of range,
-//! a reference to a row that does not exist afterwards) and the invariants
-//! whose footprint the delta touches, with the compiled invariant predicates.
-//! Capacities need no check afterwards: an insert into a full table already
-//! rejects. Finally the `go` arguments are evaluated on the new state.
+//! written values (the interpreter's own sequence, `gate::check_written`, read
+//! through the flat state: `none` in a non-optional place, an enum index out
+//! of range, a reference to a row that does not exist afterwards) and the
+//! invariants whose footprint the delta touches, with the compiled invariant
+//! predicates. An insert into a full table already rejects, so the sequence's
+//! capacity check never fires here. Finally the `go` arguments are evaluated
+//! on the new state.
 //!
 //! Every write of the body goes through the `extern "C"` helpers here, which
 //! record the old bytes in an [`UndoLog`] (and the writes in a `Delta`, for

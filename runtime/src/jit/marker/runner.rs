@@ -49,91 +49,67 @@ pub(crate) fn pool_has(pool: &TextPool, texts: &[(u32, Arc<str>)]) -> bool {
     })
 }
 
-/// Whether the cell may hold what it holds after a write: `none` only where
-/// optional, an enum index in range, a reference to an existing row.
-pub(crate) fn cell_fits(
-    program: &ir::Program,
-    layout: &StateLayout,
-    bytes: &[u8],
-    cells: Cells,
-    i: usize,
-    ty: &Ty,
-) -> bool {
-    let present = bytes.get(cells.present_at(i)).is_some_and(|&p| p != 0);
-    let base = match ty {
-        Ty::Optional(inner) => {
-            if !present {
-                return true;
-            }
-            &**inner
+/// The flat state after a body, for the gate's shared value checks
+/// (`gate::check_written`): a cell reads as its presence byte and word, the
+/// typed layout ruling out values of another kind.
+struct FlatAfter<'a> {
+    layout: &'a StateLayout,
+    bytes: &'a [u8],
+}
+
+impl FlatAfter<'_> {
+    fn read(&self, cells: Cells, i: usize, base: &Ty) -> gate::Read {
+        let present = self.bytes.get(cells.present_at(i)).is_some_and(|&p| p != 0);
+        if !present {
+            return gate::Read::None;
         }
-        other => other,
-    };
-    if !present {
-        return false;
+        let Some(word) = i64_at(self.bytes, cells.word_at(i)) else {
+            return gate::Read::WrongKind;
+        };
+        match base {
+            Ty::Enum(_) => gate::Read::Variant(word),
+            Ty::Row(_) => gate::Read::Row(word),
+            _ => gate::Read::Fine,
+        }
     }
-    let Some(word) = i64_at(bytes, cells.word_at(i)) else {
-        return false;
-    };
-    match base {
-        Ty::Enum(e) => {
-            let variants = program.enums.get(idx(*e)).map_or(0, |d| d.variants.len());
-            usize::try_from(word).is_ok_and(|w| w < variants)
-        }
-        Ty::Row(t) => find_row(bytes, layout, idx(*t), word).is_some(),
-        _ => true,
+}
+
+impl gate::After for FlatAfter<'_> {
+    fn rows(&self, table: ir::TableId) -> Option<usize> {
+        row_count(self.bytes, self.layout, idx(table))
+    }
+
+    fn has_row(&self, table: ir::TableId, id: i64) -> bool {
+        find_row(self.bytes, self.layout, idx(table), id).is_some()
+    }
+
+    fn field(&self, table: ir::TableId, id: i64, field: usize, base: &Ty) -> Option<gate::Read> {
+        let Some(tl) = self.layout.tables.get(idx(table)) else {
+            return Some(gate::Read::WrongKind);
+        };
+        let at = find_row(self.bytes, self.layout, idx(table), id)?;
+        Some(match tl.columns.get(field) {
+            Some(cells) => self.read(*cells, at, base),
+            None => gate::Read::WrongKind,
+        })
+    }
+
+    fn session(&self, s: ir::SessionId, base: &Ty) -> Option<gate::Read> {
+        let i = idx(s);
+        (i < self.layout.session.len).then(|| self.read(self.layout.session, i, base))
     }
 }
 
 /// The gate's value checks (`gate::validate_commit` without permissions and
-/// invariants) on the bytes after the body.
+/// invariants) on the bytes after the body: the interpreter's sequence, over
+/// the flat state.
 pub(crate) fn values_fit(
     program: &ir::Program,
     layout: &StateLayout,
     bytes: &[u8],
     delta: &Delta,
 ) -> bool {
-    for &(t, id) in &delta.inserted {
-        let (Some(def), Some(tl)) = (program.tables.get(idx(t)), layout.tables.get(idx(t))) else {
-            return false;
-        };
-        let Some(at) = find_row(bytes, layout, idx(t), id) else {
-            continue;
-        };
-        for (field, cells) in def.fields.iter().zip(&tl.columns) {
-            if !cell_fits(program, layout, bytes, *cells, at, &field.ty) {
-                return false;
-            }
-        }
-    }
-    for &(t, id, f) in &delta.set_fields {
-        let ty = program
-            .tables
-            .get(idx(t))
-            .and_then(|d| d.fields.get(idx(f)));
-        let cells = layout
-            .tables
-            .get(idx(t))
-            .and_then(|tl| tl.columns.get(idx(f)));
-        let (Some(field), Some(cells)) = (ty, cells) else {
-            return false;
-        };
-        let Some(at) = find_row(bytes, layout, idx(t), id) else {
-            continue;
-        };
-        if !cell_fits(program, layout, bytes, *cells, at, &field.ty) {
-            return false;
-        }
-    }
-    for &s in &delta.set_session {
-        let Some(def) = program.session.get(idx(s)) else {
-            return false;
-        };
-        if !cell_fits(program, layout, bytes, layout.session, idx(s), &def.ty) {
-            return false;
-        }
-    }
-    true
+    gate::check_written(program, &FlatAfter { layout, bytes }, delta).is_ok()
 }
 
 impl JitSite {

@@ -14,6 +14,10 @@
 //! through such a reference faults at run time (§3), which the rest of the
 //! runtime already handles.
 
+mod values;
+
+pub(crate) use values::{check_written, fits_capacity, After, Read};
+
 use super::eval::{eval_bool, Context};
 use super::state::{idx, TableState};
 use super::world::{Delta, World};
@@ -21,6 +25,7 @@ use crate::ir::reads as footprint;
 use crate::ir::{self, FieldId, MarkerId, Permission, SessionId, TableId, Ty, Value};
 use std::collections::BTreeSet;
 use std::fmt;
+use values::{Failure, Place};
 
 /// Why the gate refused a change. Every text is user-facing: it becomes the
 /// step's alert.
@@ -184,12 +189,10 @@ pub(crate) fn validate_state(
 }
 
 /// Capacities, then every written value's type and references, in the fixed
-/// order both the full and the commit-time gate use.
+/// order both the full and the commit-time gate (and the JIT's) use
+/// (`values`).
 fn check_values(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
-    check_capacities(program, after, delta)?;
-    check_inserted(program, after, delta)?;
-    check_set_fields(program, after, delta)?;
-    check_session(program, after, delta)
+    values::check_written(program, after, delta).map_err(|f| violation(program, after, f))
 }
 
 // ---- names, for messages ---------------------------------------------------------
@@ -310,138 +313,120 @@ pub(crate) fn check_permissions(
     Ok(())
 }
 
-// ---- capacities --------------------------------------------------------------------
-
-/// Only tables that gained rows are checked: a table already over capacity
-/// (which a checked program never has) is no reason to refuse an unrelated
-/// change.
-fn check_capacities(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
-    let grown: BTreeSet<TableId> = delta.inserted.iter().map(|&(t, _)| t).collect();
-    for t in grown {
-        let def = table_def(program, t)?;
-        let rows = after.db.table(t).map_or(0, |s: &TableState| s.rows().len());
-        if !fits_capacity(rows, def.capacity) {
-            return Err(Violation::TableFull {
-                table: def.name.clone(),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// `rows ≤ capacity`, without a lossy cast either way.
-pub(crate) fn fits_capacity(rows: usize, capacity: u32) -> bool {
-    u64::try_from(rows).is_ok_and(|n| n <= u64::from(capacity))
-}
-
 // ---- values ------------------------------------------------------------------------
 
-/// Why a value does not fit its type.
-enum Misfit {
-    Type,
-    Dangling { table: TableId, id: i64 },
+/// The interpreter's state after a body, for the shared value checks.
+impl values::After for World {
+    fn rows(&self, table: TableId) -> Option<usize> {
+        Some(
+            self.db
+                .table(table)
+                .map_or(0, |s: &TableState| s.rows().len()),
+        )
+    }
+
+    fn has_row(&self, table: TableId, id: i64) -> bool {
+        self.db.row(table, id).is_some()
+    }
+
+    fn field(&self, table: TableId, id: i64, field: usize, base: &Ty) -> Option<Read> {
+        let row = self.db.row(table, id)?;
+        // A short row is missing values: they count as `none`.
+        Some(read(row.values.get(field).unwrap_or(&Value::None), base))
+    }
+
+    fn session(&self, s: SessionId, base: &Ty) -> Option<Read> {
+        self.session.get(idx(s)).map(|v| read(v, base))
+    }
 }
 
-/// Whether `value` may be stored where `ty` is declared, in `after`.
-fn fits(program: &ir::Program, after: &World, value: &Value, ty: &Ty) -> Result<(), Misfit> {
-    match (ty, value) {
-        (Ty::Optional(_), Value::None) => Ok(()),
-        (Ty::Optional(inner), v) => fits(program, after, v, inner),
+/// A value as the value checks read it where `base` is declared.
+fn read(value: &Value, base: &Ty) -> Read {
+    match (base, value) {
+        (_, Value::None) => Read::None,
         (Ty::Int, Value::Int(_))
         | (Ty::Money, Value::Money(_))
         | (Ty::Bool, Value::Bool(_))
-        | (Ty::Text, Value::Text(_)) => Ok(()),
+        | (Ty::Text, Value::Text(_)) => Read::Fine,
         // Only days and times that exist: the flat layout stores a date as its
         // day number, where `2026-02-31` would silently become March 3rd.
-        (Ty::Date, Value::Date(d)) if d.is_valid() => Ok(()),
-        (Ty::Time, Value::Time(t)) if t.is_valid() => Ok(()),
-        (Ty::Enum(e), Value::Enum(i)) => {
-            let variants = program.enums.get(idx(*e)).map_or(0, |d| d.variants.len());
-            if idx(*i) < variants {
-                Ok(())
-            } else {
-                Err(Misfit::Type)
-            }
-        }
-        (Ty::Row(t), Value::Row(id)) => match after.db.row(*t, *id) {
-            Some(_) => Ok(()),
-            None => Err(Misfit::Dangling { table: *t, id: *id }),
-        },
-        _ => Err(Misfit::Type),
+        (Ty::Date, Value::Date(d)) if d.is_valid() => Read::Fine,
+        (Ty::Time, Value::Time(t)) if t.is_valid() => Read::Fine,
+        (Ty::Enum(_), Value::Enum(i)) => Read::Variant(i64::from(*i)),
+        (Ty::Row(_), Value::Row(id)) => Read::Row(*id),
+        _ => Read::WrongKind,
     }
 }
 
-/// `fits`, with the violation named after `place`.
-fn check_value(
-    program: &ir::Program,
-    after: &World,
-    place: String,
-    value: &Value,
-    ty: &Ty,
-) -> Result<(), Violation> {
-    fits(program, after, value, ty).map_err(|misfit| match misfit {
-        Misfit::Type => Violation::WrongType {
-            place,
-            expected: ty_name(program, ty),
-            found: value_kind(value),
+/// The violation a failed value check is, named for its user.
+fn violation(program: &ir::Program, after: &World, failure: Failure) -> Violation {
+    match failure {
+        Failure::UnknownTable(t) => Violation::UnknownTable {
+            name: format!("#{t}"),
         },
-        Misfit::Dangling { table, id } => Violation::DanglingReference {
-            place,
+        Failure::UnknownField(t, f) => Violation::UnknownField {
+            table: table_name(program, t),
+            field: format!("#{f}"),
+        },
+        Failure::UnknownSession(s) => Violation::UnknownSession {
+            name: program
+                .session
+                .get(idx(s))
+                .map_or_else(|| format!("#{s}"), |d| d.name.clone()),
+        },
+        Failure::Full(t) => Violation::TableFull {
+            table: table_name(program, t),
+        },
+        Failure::WrongType(place) => {
+            let (name, value, ty) = placed(program, after, place);
+            Violation::WrongType {
+                place: name,
+                expected: ty.map_or_else(|| "?".into(), |ty| ty_name(program, ty)),
+                found: value_kind(&value),
+            }
+        }
+        Failure::Dangling { place, table, id } => Violation::DanglingReference {
+            place: placed(program, after, place).0,
             table: table_name(program, table),
             id,
         },
-    })
+    }
 }
 
-/// Every field of every inserted row still present (one inserted and then
-/// deleted by the same body left nothing behind to check).
-fn check_inserted(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
-    for &(t, id) in &delta.inserted {
-        let def = table_def(program, t)?;
-        let Some(row) = after.db.row(t, id) else {
-            continue;
-        };
-        for (i, field) in def.fields.iter().enumerate() {
-            // A short row is missing values: they count as `none`.
-            let value = row.values.get(i).unwrap_or(&Value::None);
-            let place = format!("`{}.{}` of new row #{id}", def.name, field.name);
-            check_value(program, after, place, value, &field.ty)?;
+/// A place's name in messages, the value it holds in `after` and its
+/// declared type.
+fn placed<'p>(
+    program: &'p ir::Program,
+    after: &World,
+    place: Place,
+) -> (String, Value, Option<&'p Ty>) {
+    let field_of = |t: TableId, id: i64, f: usize| {
+        let def = program.tables.get(idx(t));
+        let field = def.and_then(|d| d.fields.get(f));
+        let name = field.map_or_else(|| format!("#{f}"), |d| d.name.clone());
+        let value = after
+            .db
+            .row(t, id)
+            .and_then(|r| r.values.get(f).cloned())
+            .unwrap_or(Value::None);
+        (table_name(program, t), name, value, field.map(|d| &d.ty))
+    };
+    match place {
+        Place::NewRow { table, id, field } => {
+            let (t, f, value, ty) = field_of(table, id, field);
+            (format!("`{t}.{f}` of new row #{id}"), value, ty)
+        }
+        Place::Row { table, id, field } => {
+            let (t, f, value, ty) = field_of(table, id, field);
+            (format!("`{t}.{f}` of row #{id}"), value, ty)
+        }
+        Place::Session(s) => {
+            let def = program.session.get(idx(s));
+            let name = def.map_or_else(|| format!("#{s}"), |d| d.name.clone());
+            let value = after.session.get(idx(s)).cloned().unwrap_or(Value::None);
+            (format!("`session.{name}`"), value, def.map(|d| &d.ty))
         }
     }
-    Ok(())
-}
-
-fn check_set_fields(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
-    for &(t, id, f) in &delta.set_fields {
-        let field = field_def(program, t, f)?;
-        let Some(row) = after.db.row(t, id) else {
-            continue;
-        };
-        let value = row.values.get(idx(f)).unwrap_or(&Value::None);
-        let place = format!("`{}.{}` of row #{id}", table_name(program, t), field.name);
-        check_value(program, after, place, value, &field.ty)?;
-    }
-    Ok(())
-}
-
-fn check_session(program: &ir::Program, after: &World, delta: &Delta) -> Result<(), Violation> {
-    for &s in &delta.set_session {
-        let def = session_def(program, s)?;
-        let value = after
-            .session
-            .get(idx(s))
-            .ok_or_else(|| Violation::UnknownSession {
-                name: def.name.clone(),
-            })?;
-        check_value(
-            program,
-            after,
-            format!("`session.{}`", def.name),
-            value,
-            &def.ty,
-        )?;
-    }
-    Ok(())
 }
 
 // ---- invariants --------------------------------------------------------------------
