@@ -40,9 +40,11 @@ use crate::layout::{
 use std::sync::Arc;
 
 mod apply;
+mod depends;
 mod entries;
 mod error;
 mod probe;
+use depends::Depends;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
 pub use error::FlatError;
 pub use probe::Probe;
@@ -78,6 +80,9 @@ pub struct FlatStart {
     instruction: String,
     instruction_words: Vec<u64>,
     initial: Vec<u8>,
+    /// Which steps can change the goal, and Ψ.
+    goal_depends: Depends,
+    progress_depends: Depends,
 }
 
 impl FlatStart {
@@ -121,6 +126,8 @@ impl FlatStart {
             instruction: env.instruction().to_string(),
             instruction_words: crate::words::hashes(env.instruction()),
             initial,
+            goal_depends: Depends::of(program, task.goal.iter()),
+            progress_depends: Depends::of(program, task.progress.iter().map(|(_, p)| p)),
         }))
     }
 
@@ -190,6 +197,15 @@ pub struct FlatEnv<'s> {
     /// The layout's unused capacity, which a reset need not copy.
     tails: Vec<Tail>,
     used: Vec<usize>,
+    /// The marker the last applied action committed.
+    committed: Option<ir::MarkerId>,
+    /// Whether the goal holds in the state rendered last (the state probed
+    /// from, while a probe's bytes are out), where known.
+    goal_now: Option<bool>,
+    /// A probe's successor is in the bytes, not yet put back.
+    probed: bool,
+    /// `psi` is Ψ of the current state (a search's loads leave it stale).
+    psi_known: bool,
 }
 
 type R<T> = Result<T, FlatError>;
@@ -312,6 +328,10 @@ impl<'s> FlatEnv<'s> {
             entry: Vec::new(),
             tails: tails_of(&site.gate.layout),
             used: Vec::new(),
+            committed: None,
+            goal_now: None,
+            probed: false,
+            psi_known: false,
         };
         flat.initial_psi = flat.potential(pool)?;
         flat.reset(pool)?;
@@ -333,6 +353,7 @@ impl<'s> FlatEnv<'s> {
         self.copy_initial()?;
         self.initial_psi = self.potential(pool)?;
         self.psi = self.initial_psi;
+        self.psi_known = true;
         self.refresh(pool)
     }
 
@@ -379,6 +400,7 @@ impl<'s> FlatEnv<'s> {
     pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
         self.copy_initial()?;
         self.psi = self.initial_psi;
+        self.psi_known = true;
         self.refresh(pool)
     }
 
@@ -389,6 +411,7 @@ impl<'s> FlatEnv<'s> {
     pub fn load_state(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
         self.copy_in(bytes)?;
         self.psi = self.potential(pool)?;
+        self.psi_known = true;
         self.refresh(pool)
     }
 
@@ -413,6 +436,7 @@ impl<'s> FlatEnv<'s> {
     /// (unused capacity zero), as the states a search stores do.
     pub fn load_for_search(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
         copy_used(&mut self.state, bytes, &self.tails, &mut self.used)?;
+        self.psi_known = false;
         self.refresh(pool)
     }
 
@@ -432,6 +456,9 @@ impl<'s> FlatEnv<'s> {
         self.task = other.task;
         self.initial_psi = other.initial_psi;
         self.psi = other.psi;
+        self.psi_known = other.psi_known;
+        self.goal_now = if other.probed { None } else { other.goal_now };
+        self.probed = other.probed;
         Ok(())
     }
 
@@ -548,6 +575,9 @@ impl<'s> FlatEnv<'s> {
     /// once the episode is over: its final page is shown, as the
     /// interpreter shows it, but offers nothing).
     fn refresh(&mut self, pool: &mut TextPool) -> R<()> {
+        // The bytes are a new state: what was known of the last is not.
+        self.goal_now = None;
+        self.probed = false;
         self.actions.clear();
         self.answers.clear();
         self.structure.clear();
@@ -658,6 +688,33 @@ impl<'s> FlatEnv<'s> {
         }
     }
 
+    /// Before a step or probe: whether the goal holds in the current state,
+    /// where the step cannot need it evaluated after (`depends`): known, or
+    /// evaluated now. `None` when the goal asks about navigation.
+    fn goal_before(&mut self, pool: &mut TextPool) -> R<Option<bool>> {
+        if self.probed {
+            // A successor not put back: its bytes are not the state known.
+            self.goal_now = None;
+            self.probed = false;
+        }
+        if !self.start.goal_depends.ignores_navigation() {
+            return Ok(None);
+        }
+        if self.goal_now.is_none() {
+            self.goal_now = Some(self.goal_holds(pool)?);
+        }
+        Ok(self.goal_now)
+    }
+
+    /// After an action: whether the goal holds, evaluated only when the
+    /// action may have changed it from `before` (`goal_before`'s).
+    fn goal_after(&self, before: Option<bool>, pool: &mut TextPool) -> R<bool> {
+        match before {
+            Some(b) if !self.start.goal_depends.changed_by(self.committed) => Ok(b),
+            _ => self.goal_holds(pool),
+        }
+    }
+
     fn goal_holds(&self, pool: &mut TextPool) -> R<bool> {
         if self.task.goal.is_none() {
             return Ok(false);
@@ -683,6 +740,7 @@ impl<'s> FlatEnv<'s> {
             .actions
             .get(index)
             .ok_or(FlatError::NoCandidate(index))?;
+        let goal_before = self.goal_before(pool)?;
         let applied = self.apply(action, pool, Alert::Render)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
         put_u32(&mut self.state, STEP_AT, step)?;
@@ -710,7 +768,7 @@ impl<'s> FlatEnv<'s> {
         };
         let success = match answered {
             Some(ok) => ok,
-            None => self.goal_holds(pool)?,
+            None => self.goal_after(goal_before, pool)?,
         };
         let done = answered.is_some() || success || step >= self.task.horizon;
         let mut flags = 0;
@@ -726,8 +784,16 @@ impl<'s> FlatEnv<'s> {
         put_u32(&mut self.state, FLAGS_AT, flags)?;
         put_u32(&mut self.state, ALERT_AT, alert.unwrap_or(0))?;
         self.refresh(pool)?;
+        if answered.is_none() {
+            self.goal_now = Some(success);
+        }
         let before = self.psi;
-        self.psi = self.potential(pool)?;
+        let psi_unchanged =
+            self.psi_known && !self.start.progress_depends.changed_by(self.committed);
+        if !psi_unchanged {
+            self.psi = self.potential(pool)?;
+            self.psi_known = true;
+        }
         Ok(StepResult {
             reward: reward::reward(&self.config, success, before, self.psi, epsilon, 0.0),
             done,

@@ -15,6 +15,7 @@ impl<'s> FlatEnv<'s> {
         pool: &mut TextPool,
         alert: Alert,
     ) -> R<Applied> {
+        self.committed = None;
         if action.kind == ActionKind::Answer {
             let text = self
                 .answer(action.arg)
@@ -102,6 +103,9 @@ impl<'s> FlatEnv<'s> {
                             .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
                     }
                 }?;
+                if let MarkerOutcome::Committed { .. } = outcome {
+                    self.committed = Some(m);
+                }
                 match outcome {
                     MarkerOutcome::Committed {
                         go: Some((page, args)),

@@ -32,11 +32,13 @@ impl FlatEnv<'_> {
             .actions
             .get(index)
             .ok_or(FlatError::NoCandidate(index))?;
+        let before = self.goal_before(pool)?;
         self.undo.record_writes(true);
         self.refusal = None;
+        self.probed = true;
         Ok(match self.apply(action, pool, Alert::Skip)? {
             Applied::Rejected(_) => Probe {
-                success: self.goal_holds(pool)?,
+                success: self.goal_after(before, pool)?,
                 rejected: true,
             },
             Applied::Answered(ok) => Probe {
@@ -44,7 +46,7 @@ impl FlatEnv<'_> {
                 rejected: false,
             },
             Applied::Done => Probe {
-                success: self.goal_holds(pool)?,
+                success: self.goal_after(before, pool)?,
                 rejected: false,
             },
         })
@@ -59,7 +61,17 @@ impl FlatEnv<'_> {
     /// Puts back the bytes of the state probed from (which the engine's page
     /// structure still describes), copying only what a step can have changed.
     pub fn unprobe(&mut self, bytes: &[u8]) -> R<()> {
+        self.put_back_probed();
         copy_used(&mut self.state, bytes, &self.tails, &mut self.used)
+    }
+
+    /// The bytes are going back to the state probed from: what is known of
+    /// it holds again. Without a probe out, they may be any state: nothing
+    /// is known.
+    fn put_back_probed(&mut self) {
+        if !std::mem::take(&mut self.probed) {
+            self.goal_now = None;
+        }
     }
 
     /// After a probe from the state `before`: byte ranges that hold every
@@ -98,6 +110,7 @@ impl FlatEnv<'_> {
     /// Puts back the state probed from: `ranges` (what `probe_writes` gave)
     /// copied from `before`.
     pub fn unprobe_writes(&mut self, before: &[u8], ranges: &[Range<usize>]) -> R<()> {
+        self.put_back_probed();
         if before.len() != self.state.len() {
             return Err(FlatError::StateSize {
                 expected: self.state.len(),
