@@ -206,6 +206,8 @@ pub struct FlatEnv<'s> {
     probed: bool,
     /// `psi` is Ψ of the current state (a search's loads leave it stale).
     psi_known: bool,
+    /// A debug build's second render of a page a rejected step kept.
+    rendered_again: PageStructure,
 }
 
 type R<T> = Result<T, FlatError>;
@@ -332,6 +334,7 @@ impl<'s> FlatEnv<'s> {
             goal_now: None,
             probed: false,
             psi_known: false,
+            rendered_again: PageStructure::default(),
         };
         flat.initial_psi = flat.potential(pool)?;
         flat.reset(pool)?;
@@ -655,6 +658,31 @@ impl<'s> FlatEnv<'s> {
         }
     }
 
+    /// After a rejected step that did not end the episode: a rejection
+    /// changes nothing past the header, which no render reads, so the page,
+    /// its candidates and answers stand as rendered. A debug build renders
+    /// the page again and demands the same structure.
+    fn keep_render(&mut self, pool: &mut TextPool) -> R<()> {
+        if cfg!(debug_assertions) {
+            let mut again = std::mem::take(&mut self.rendered_again);
+            again.clear();
+            again.set_mode(self.structure.mode());
+            let page = self.page()?;
+            let rendered = self
+                .site
+                .render_structure(page, &self.state, pool, &mut again);
+            let same = again == self.structure;
+            self.rendered_again = again;
+            rendered?;
+            if !same {
+                return Err(FlatError::malformed(
+                    "a rejected step changed the page it was taken on",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Ψ of the current state, as `env::reward::potential` computes it.
     fn potential(&self, pool: &mut TextPool) -> R<f64> {
         let total: i64 = self
@@ -744,6 +772,7 @@ impl<'s> FlatEnv<'s> {
         let applied = self.apply(action, pool, Alert::Render)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
         put_u32(&mut self.state, STEP_AT, step)?;
+        let rejected = matches!(applied, Applied::Rejected(_));
         let (epsilon, alert, answered) = match applied {
             Applied::Done => (0, None, None),
             Applied::Answered(ok) => (0, None, Some(ok)),
@@ -783,7 +812,11 @@ impl<'s> FlatEnv<'s> {
         }
         put_u32(&mut self.state, FLAGS_AT, flags)?;
         put_u32(&mut self.state, ALERT_AT, alert.unwrap_or(0))?;
-        self.refresh(pool)?;
+        if rejected && !done {
+            self.keep_render(pool)?;
+        } else {
+            self.refresh(pool)?;
+        }
         if answered.is_none() {
             self.goal_now = Some(success);
         }
