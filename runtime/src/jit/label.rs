@@ -10,7 +10,7 @@
 //! define them (`render::Definer` does) nor decide when they run.
 
 use super::helpers::JitCtx;
-use super::label_words::{run_plan, word_plan, Piece, WordOp};
+use super::label_words::{run_plan, word_plan, Piece, ValueTo, WordOp};
 use super::marker::fault_of;
 use super::text::TextCtx;
 use super::{JitFault, PredFn, Tag};
@@ -222,6 +222,34 @@ impl Calls<'_> {
         Ok(())
     }
 
+    /// For a text-valued interpolation `f`: sends its words' hashes (the
+    /// pool's, computed once per text) to `out`, and whether its text is
+    /// non-empty. `None` for a value of another kind, or a fault: render it
+    /// as text instead.
+    fn pooled_words(
+        &self,
+        f: F,
+        pool: &mut TextPool,
+        out: &mut dyn FnMut(u64),
+    ) -> Result<Option<bool>, JitFault> {
+        if self.tag(f) != Tag::Text {
+            return Ok(None);
+        }
+        let id = match self.value(f, pool)? {
+            // `none` shows nothing.
+            Ok(None) => return Ok(Some(false)),
+            Ok(Some(w)) => u32::try_from(w).ok(),
+            Err(_) => return Ok(None),
+        };
+        let Some(id) = id else { return Ok(None) };
+        let nonempty = pool.get(id).is_some_and(|t| !t.is_empty());
+        let Some(hashes) = pool.word_hashes(id) else {
+            return Ok(None);
+        };
+        hashes.iter().for_each(|&h| out(h));
+        Ok(Some(nonempty))
+    }
+
     /// Sends the hash of each word of `label`'s text to `out`, hashing only
     /// what its interpolations touch (`label_words`); `pending` is scratch.
     /// Whether the text is non-empty.
@@ -236,14 +264,24 @@ impl Calls<'_> {
         run_plan(
             &label.words,
             pending,
-            |i, p| match label.parts.get(i) {
-                Some(Part::Interp(f, ty)) => {
-                    let start = p.len();
-                    self.render_interp(*f, ty, pool, p)?;
-                    nonempty |= p.len() > start;
-                    Ok(())
-                }
-                _ => Err(JitFault::Input("internal: a word plan out of step".into())),
+            |i, to| {
+                let Some(Part::Interp(f, ty)) = label.parts.get(i) else {
+                    return Err(JitFault::Input("internal: a word plan out of step".into()));
+                };
+                let p = match to {
+                    ValueTo::Pending(p) => p,
+                    ValueTo::Alone(p, out) => match self.pooled_words(*f, pool, out)? {
+                        Some(shown) => {
+                            nonempty |= shown;
+                            return Ok(());
+                        }
+                        None => p,
+                    },
+                };
+                let start = p.len();
+                self.render_interp(*f, ty, pool, p)?;
+                nonempty |= p.len() > start;
+                Ok(())
             },
             out,
         )?;

@@ -17,6 +17,9 @@ pub struct TextPool {
     ids: HashMap<Arc<str>, u32>,
     /// Texts derived from pooled ones ([`TextPool::derive`]), by source id.
     derived: HashMap<(Derive, u32), u32>,
+    /// Each text's word hashes ([`TextPool::word_hashes`]), by id, filled
+    /// when first asked for.
+    word_hashes: Vec<Option<Box<[u64]>>>,
 }
 
 /// A text made from another by a builtin (`lower`, `upper`).
@@ -69,6 +72,22 @@ impl TextPool {
         self.texts.len()
     }
 
+    /// The hashes of the words of text `id` (`crate::words::hashes`),
+    /// computed once per text: a page shows the same names step after step.
+    /// `None` for an id the pool lacks.
+    pub fn word_hashes(&mut self, id: u32) -> Option<&[u64]> {
+        let i = usize::try_from(id).ok()?;
+        let text = self.texts.get(i)?;
+        if self.word_hashes.len() <= i {
+            self.word_hashes.resize(i + 1, None);
+        }
+        let slot = self.word_hashes.get_mut(i)?;
+        if slot.is_none() {
+            *slot = Some(crate::words::hashes(text).into_boxed_slice());
+        }
+        slot.as_deref()
+    }
+
     /// The id of the text `how` makes of text `id`, interned if new, and
     /// remembered: compiled code evaluates `lower(x)` on every step, and
     /// asking again must not build the string again. `None` for an id the
@@ -97,6 +116,7 @@ impl TextPool {
         for text in self.texts.drain(len.min(self.texts.len())..) {
             self.ids.remove(&text);
         }
+        self.word_hashes.truncate(len);
         let kept = |id: u32| (id as usize) < len;
         self.derived
             .retain(|&(_, from), &mut to| kept(from) && kept(to));
@@ -163,6 +183,30 @@ mod tests {
         );
         let again = pool.derive(Derive::Upper, a).unwrap();
         assert_eq!(pool.get(again).map(|s| &**s), Some("STRASSE"));
+    }
+
+    #[test]
+    fn word_hashes_are_the_texts_and_forgotten_with_their_ids() {
+        let mut pool = TextPool::default();
+        let a = pool.intern(&Arc::from("Intro to  Databases")).unwrap();
+        let b = pool.intern(&Arc::from("old")).unwrap();
+        assert_eq!(
+            pool.word_hashes(a).map(<[u64]>::to_vec),
+            Some(crate::words::hashes("Intro to  Databases"))
+        );
+        assert_eq!(
+            pool.word_hashes(b).map(<[u64]>::to_vec),
+            Some(crate::words::hashes("old"))
+        );
+        assert_eq!(pool.word_hashes(7), None);
+        pool.truncate(1);
+        let c = pool.intern(&Arc::from("new words")).unwrap();
+        assert_eq!(c, b, "the freed id is reused");
+        assert_eq!(
+            pool.word_hashes(c).map(<[u64]>::to_vec),
+            Some(crate::words::hashes("new words")),
+            "not the old text's hashes"
+        );
     }
 
     #[test]
