@@ -17,6 +17,8 @@ use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode};
 use crate::layout::TextPool;
 use std::sync::Arc;
 
+use super::EngineError;
+
 /// One observed element, as the buffers need it. An engine that hashes
 /// words as it renders (the JIT's) gives the hashes, and its strings may
 /// then be empty; the writer prefers the hashes.
@@ -85,9 +87,9 @@ pub trait Engine: Send {
     fn action_count(&self) -> usize;
     fn action(&self, i: usize) -> Option<ActionView<'_>>;
     /// Takes candidate `index`.
-    fn take(&mut self, index: usize) -> Result<StepResult, String>;
+    fn take(&mut self, index: usize) -> Result<StepResult, EngineError>;
     /// Starts a new episode of instance `instance`.
-    fn begin(&mut self, instance: usize) -> Result<(), String>;
+    fn begin(&mut self, instance: usize) -> Result<(), EngineError>;
     /// Asks, ahead of the next step, whatever that step's judgement needs
     /// (called for every engine in row order, before the threaded step).
     fn prejudge(&mut self) {}
@@ -122,13 +124,11 @@ impl<'p> InterpEngine<'p> {
         config: RewardConfig,
         oracles: Arc<[SharedOracle]>,
         first: usize,
-    ) -> Result<InterpEngine<'p>, String> {
+    ) -> Result<InterpEngine<'p>, EngineError> {
         let judging = config.mode == RewardMode::Decomposed;
-        let inst = instances
-            .get(first)
-            .ok_or_else(|| format!("no task instance #{first}"))?;
+        let inst = instances.get(first).ok_or(EngineError::NoInstance(first))?;
         let oracle = judging.then(|| oracles.get(first).cloned()).flatten();
-        let env = Env::with_oracle(program, inst, config, oracle)?;
+        let env = Env::with_oracle(program, inst, config, oracle).map_err(EngineError::Interp)?;
         Ok(InterpEngine {
             program,
             instances,
@@ -224,28 +224,29 @@ impl Engine for InterpEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, String> {
+    fn take(&mut self, index: usize) -> Result<StepResult, EngineError> {
         let action = self
             .env
             .actions()
             .get(index)
             .cloned()
-            .ok_or_else(|| format!("no action {index}"))?;
-        self.env.step(&action)
+            .ok_or(EngineError::NoCandidate(index))?;
+        self.env.step(&action).map_err(EngineError::Interp)
     }
 
     fn prejudge(&mut self) {
         self.env.prejudge();
     }
 
-    fn begin(&mut self, instance: usize) -> Result<(), String> {
+    fn begin(&mut self, instance: usize) -> Result<(), EngineError> {
         let inst = self
             .instances
             .get(instance)
             .cloned()
-            .ok_or_else(|| format!("no task instance #{instance}"))?;
+            .ok_or(EngineError::NoInstance(instance))?;
         let oracle = self.oracle_of(instance);
-        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)?;
+        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)
+            .map_err(EngineError::Interp)?;
         self.env.set_writer(self.writer.clone());
         self.current = instance;
         Ok(())
@@ -270,18 +271,18 @@ impl<'s> FlatEngine<'s> {
         config: RewardConfig,
         mut pool: TextPool,
         first: usize,
-    ) -> Result<FlatEngine<'s>, String> {
+    ) -> Result<FlatEngine<'s>, EngineError> {
         let start = starts
             .get(first)
             .cloned()
-            .ok_or_else(|| format!("no task instance #{first}"))?;
+            .ok_or(EngineError::NoInstance(first))?;
         let base = pool.len();
         let mut env =
-            FlatEnv::from_start(site, start, config, &mut pool).map_err(|e| e.to_string())?;
+            FlatEnv::from_start(site, start, config, &mut pool).map_err(EngineError::Flat)?;
         // The writer reads word hashes: no element text is built as a string
         // (a retrieval task's still are, for its answers).
         env.set_render_mode(RenderMode::WORDS, &mut pool)
-            .map_err(|e| e.to_string())?;
+            .map_err(EngineError::Flat)?;
         Ok(FlatEngine {
             env,
             starts,
@@ -357,21 +358,21 @@ impl Engine for FlatEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, String> {
+    fn take(&mut self, index: usize) -> Result<StepResult, EngineError> {
         self.env
             .step(index, &mut self.pool)
-            .map_err(|e| e.to_string())
+            .map_err(EngineError::Flat)
     }
 
-    fn begin(&mut self, instance: usize) -> Result<(), String> {
+    fn begin(&mut self, instance: usize) -> Result<(), EngineError> {
         let start = self
             .starts
             .get(instance)
             .cloned()
-            .ok_or_else(|| format!("no task instance #{instance}"))?;
+            .ok_or(EngineError::NoInstance(instance))?;
         self.pool.truncate(self.base);
         self.env
             .restart(start, &mut self.pool)
-            .map_err(|e| e.to_string())
+            .map_err(EngineError::Flat)
     }
 }
