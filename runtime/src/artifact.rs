@@ -1,6 +1,6 @@
 //! The artifact `.wsb`: a built site in one SQLite file.
 //!
-//! This module owns the file format and nothing else: [`write`] stores an
+//! This module owns the file format and nothing else: [`write()`] stores an
 //! [`Artifact`] (the lowered program, the sources it came from, the prover's
 //! verdict on every task and the defects found) and [`read`] loads one back.
 //! The data is plain in both directions, so the compiler and the prover fill it
@@ -54,7 +54,7 @@ pub struct Artifact {
 pub struct Meta {
     /// The `wsitec` version that built the file; [`read`] refuses any other.
     pub compiler_version: String,
-    /// [`source_hash`] of the sources. Leave it empty and [`write`] fills it
+    /// [`source_hash`] of the sources. Leave it empty and [`write()`] fills it
     /// in; a non-empty one must equal it.
     pub source_hash: String,
     pub site_name: String,
@@ -106,7 +106,7 @@ pub enum ArtifactError {
         action: &'static str,
         why: String,
     },
-    /// The artifact given to [`write`] cannot be stored as it is (a seed value
+    /// The artifact given to [`write()`] cannot be stored as it is (a seed value
     /// of the wrong type, a duplicate task name, a wrong source hash).
     Invalid { path: PathBuf, why: String },
     /// The file is not an SQLite database at all.

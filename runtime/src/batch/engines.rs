@@ -96,7 +96,7 @@ pub trait Engine: Send {
 }
 
 /// The reference interpreter. When it judges (decomposed mode, or
-/// [`InterpEngine::judge`]) each instance has one distance oracle, shared by
+/// `InterpEngine::judge`) each instance has one distance oracle, shared by
 /// every engine of the batch: the batch asks the oracles about all its
 /// engines' states in row order before it steps them on threads
 /// ([`Engine::prejudge`]), so the oracles' memos, and every judgement, are

@@ -13,7 +13,7 @@
 //! task instance drawn from the environment's own seeded generator, so a run is
 //! the same whatever the number of threads.
 //!
-//! An environment is an [`Engine`]: the reference interpreter's [`Env`]
+//! An environment is an [`Engine`]: the reference interpreter's [`Env`](crate::env::Env)
 //! ([`InterpEngine`], `BatchEnv::new`) or the JIT's flat engine
 //! ([`FlatEngine`], `BatchEnv::jit`). Both fill the buffers through the same
 //! writer, so for the same seed and actions the two batches hold the same
@@ -238,7 +238,7 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
     }
 
     /// Environment `i`'s observation in §5.2's text form, for a language
-    /// model: see [`text::text_form`].
+    /// model: see `text::text_form`.
     pub fn text(&self, i: usize) -> Option<String> {
         let slot = self.slots.get(i)?;
         Some(text::text_form(slot.engine.env(), &slot.table))

@@ -60,7 +60,7 @@ pub struct FlatAction {
     /// `type`: the index into [`FlatEnv::typeable_values`], or its length for
     /// `type ""`. `select`: the index of the (first) option with the chosen
     /// text in the element's options. `answer`: the index into
-    /// [`FlatEnv::answers`]. `click`: 0.
+    /// `FlatEnv::answers`. `click`: 0.
     pub arg: usize,
 }
 

@@ -1,9 +1,9 @@
 //! Why a task has no witness, in terms a site author can act on.
 //!
-//! While the search runs, [`Observed`] keeps what it saw: which top-level goal
+//! While the search runs, `Observed` keeps what it saw: which top-level goal
 //! conjuncts ever held, the state of highest Ψ, the pages reached, and for each
 //! marker whether its button was shown, enabled, tried, refused (and why, with
-//! the values of the refusing `requires`) or committed. [`explain`] then names,
+//! the values of the refusing `requires`) or committed. `explain` then names,
 //! for every conjunct that never held, the markers that could write what it
 //! reads and the reason each never made it true.
 

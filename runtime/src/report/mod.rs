@@ -3,7 +3,7 @@
 //! t-intervals over seeds ([`stats`], [`table`]), training success at the
 //! end and the learning curves averaged over seeds ([`curves`]), beside the
 //! paper's figures. `wsitec report` reads the files and draws the figure
-//! ([`figure`], feature `plot`).
+//! (`figure`, feature `plot`).
 //!
 //! A run is named `CONDITION-SEED` (`verified-dense-2`); every run whose name
 //! differs only in the trailing seed belongs to one condition.
