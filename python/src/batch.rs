@@ -8,7 +8,7 @@
 //! the rows into it, then `step` reads them. The arrays keep this object
 //! alive, so the memory they view lives as long as they do.
 
-use crate::errors::{bad_argument, batch_error, lock_failed};
+use crate::errors::{bad_argument, lock_failed};
 use crate::sites::{self, Site};
 use pyo3::prelude::*;
 use std::collections::HashMap;
@@ -165,7 +165,7 @@ impl Batch {
     fn step(&self) -> PyResult<()> {
         let mut inner = self.inner.lock().map_err(|_| lock_failed())?;
         let Inner { engines, actions } = &mut *inner;
-        with_batch!(engines, b => b.step(actions)).map_err(batch_error)
+        with_batch!(engines, b => b.step(actions)).map_err(bad_argument)
     }
 
     /// Starts a new episode in environment `i` (see `BatchEnv::reset`);
@@ -173,7 +173,7 @@ impl Batch {
     #[pyo3(signature = (i, seed=None, instance=None))]
     fn reset(&self, i: usize, seed: Option<u64>, instance: Option<usize>) -> PyResult<()> {
         let mut inner = self.inner.lock().map_err(|_| lock_failed())?;
-        with_batch!(&mut inner.engines, b => b.reset(i, seed, instance)).map_err(batch_error)
+        with_batch!(&mut inner.engines, b => b.reset(i, seed, instance)).map_err(bad_argument)
     }
 
     /// Environment `i`'s observation as text (the interpreter engine only).
@@ -204,7 +204,7 @@ impl Batch {
                         .wrapping_add(1_442_695_040_888_963_407);
                     *a = u32::try_from((rng >> 33) % u64::from(count.max(1))).unwrap_or(0);
                 }
-                b.step(actions).map_err(batch_error)?;
+                b.step(actions).map_err(bad_argument)?;
             });
         }
         Ok(started.elapsed().as_secs_f64())
@@ -300,7 +300,7 @@ fn build(r: Request<'_>) -> PyResult<(Engines, &'static str)> {
         r.seed,
         r.threads,
     )
-    .map_err(batch_error)?;
+    .map_err(bad_argument)?;
     b.set_writer(r.simulator);
     Ok((Engines::Interp(b), "interp"))
 }
@@ -318,7 +318,6 @@ fn jit_batch(r: &Request<'_>) -> Result<BatchEnv<FlatEngine<'static>>, String> {
         r.threads,
         &mut pool,
     )
-    .map_err(|e| e.to_string())
 }
 
 fn start_simulator(command: Option<String>, timeout: f64) -> PyResult<Option<SharedWriter>> {

@@ -16,12 +16,6 @@ pub fn bad_argument(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
 
-/// A batch that refused a request (a wrong action, environment or
-/// instance) or whose environment failed: the batch's sentence.
-pub fn batch_error(e: wsite_runtime::batch::BatchError) -> PyErr {
-    bad_argument(e.to_string())
-}
-
 /// A site that cannot be opened.
 pub fn site_error(message: String) -> PyErr {
     SiteError::new_err(message)

@@ -7,7 +7,7 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
-use wsite_runtime::batch::{Autoreset, BatchEnv, BatchError, Dtype, Engine, InterpEngine, ObsSpec};
+use wsite_runtime::batch::{Autoreset, BatchEnv, Dtype, Engine, InterpEngine, ObsSpec};
 use wsite_runtime::env::{self, RewardConfig};
 use wsite_runtime::ir::Program;
 use wsite_tests::Lcg;
@@ -142,8 +142,7 @@ fn disabled_waits_for_a_reset_that_reseeds_as_a_new_batch() {
     }
     let before = b.buffers().clone();
     let err = b.step(&[0, 0]).unwrap_err();
-    assert!(matches!(err, BatchError::EpisodeOver { env: 0 }), "{err:?}");
-    assert!(err.to_string().contains("reset it"), "{err}");
+    assert!(err.contains("reset it"), "{err}");
     assert!(b.buffers() == &before, "a refused step changed the buffers");
 
     // Reseeded with 77, environment 0 starts as a new batch's does.
@@ -161,17 +160,11 @@ fn disabled_waits_for_a_reset_that_reseeds_as_a_new_batch() {
     b.reset(1, None, Some(last)).unwrap();
     assert_eq!(b.instance_of(1), Some(last));
     let err = b.reset(1, None, Some(last + 1)).unwrap_err();
-    assert!(
-        matches!(err, BatchError::NoInstance { index, .. } if index == last + 1),
-        "{err:?}"
-    );
-    assert!(err.to_string().contains("no task instance"), "{err}");
-    let err = b.reset(2, None, None).unwrap_err();
-    assert!(
-        matches!(err, BatchError::NoEnvironment { index: 2, count: 2 }),
-        "{err:?}"
-    );
-    assert!(err.to_string().contains("no environment 2"));
+    assert!(err.contains("no task instance"), "{err}");
+    assert!(b
+        .reset(2, None, None)
+        .unwrap_err()
+        .contains("no environment 2"));
 }
 
 #[test]

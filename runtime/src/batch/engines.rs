@@ -17,8 +17,6 @@ use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode};
 use crate::layout::TextPool;
 use std::sync::Arc;
 
-use super::EngineError;
-
 /// One observed element, as the buffers need it. An engine that hashes
 /// words as it renders (the JIT's) gives the hashes, and its strings may
 /// then be empty; the writer prefers the hashes.
@@ -87,9 +85,9 @@ pub trait Engine: Send {
     fn action_count(&self) -> usize;
     fn action(&self, i: usize) -> Option<ActionView<'_>>;
     /// Takes candidate `index`.
-    fn take(&mut self, index: usize) -> Result<StepResult, EngineError>;
+    fn take(&mut self, index: usize) -> Result<StepResult, String>;
     /// Starts a new episode of instance `instance`.
-    fn begin(&mut self, instance: usize) -> Result<(), EngineError>;
+    fn begin(&mut self, instance: usize) -> Result<(), String>;
     /// Asks, ahead of the next step, whatever that step's judgement needs
     /// (called for every engine in row order, before the threaded step).
     fn prejudge(&mut self) {}
@@ -124,11 +122,13 @@ impl<'p> InterpEngine<'p> {
         config: RewardConfig,
         oracles: Arc<[SharedOracle]>,
         first: usize,
-    ) -> Result<InterpEngine<'p>, EngineError> {
+    ) -> Result<InterpEngine<'p>, String> {
         let judging = config.mode == RewardMode::Decomposed;
-        let inst = instances.get(first).ok_or(EngineError::NoInstance(first))?;
+        let inst = instances
+            .get(first)
+            .ok_or_else(|| format!("no task instance #{first}"))?;
         let oracle = judging.then(|| oracles.get(first).cloned()).flatten();
-        let env = Env::with_oracle(program, inst, config, oracle).map_err(EngineError::Interp)?;
+        let env = Env::with_oracle(program, inst, config, oracle)?;
         Ok(InterpEngine {
             program,
             instances,
@@ -224,29 +224,28 @@ impl Engine for InterpEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, EngineError> {
+    fn take(&mut self, index: usize) -> Result<StepResult, String> {
         let action = self
             .env
             .actions()
             .get(index)
             .cloned()
-            .ok_or(EngineError::NoCandidate(index))?;
-        self.env.step(&action).map_err(EngineError::Interp)
+            .ok_or_else(|| format!("no action {index}"))?;
+        self.env.step(&action)
     }
 
     fn prejudge(&mut self) {
         self.env.prejudge();
     }
 
-    fn begin(&mut self, instance: usize) -> Result<(), EngineError> {
+    fn begin(&mut self, instance: usize) -> Result<(), String> {
         let inst = self
             .instances
             .get(instance)
             .cloned()
-            .ok_or(EngineError::NoInstance(instance))?;
+            .ok_or_else(|| format!("no task instance #{instance}"))?;
         let oracle = self.oracle_of(instance);
-        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)
-            .map_err(EngineError::Interp)?;
+        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)?;
         self.env.set_writer(self.writer.clone());
         self.current = instance;
         Ok(())
@@ -271,18 +270,18 @@ impl<'s> FlatEngine<'s> {
         config: RewardConfig,
         mut pool: TextPool,
         first: usize,
-    ) -> Result<FlatEngine<'s>, EngineError> {
+    ) -> Result<FlatEngine<'s>, String> {
         let start = starts
             .get(first)
             .cloned()
-            .ok_or(EngineError::NoInstance(first))?;
+            .ok_or_else(|| format!("no task instance #{first}"))?;
         let base = pool.len();
         let mut env =
-            FlatEnv::from_start(site, start, config, &mut pool).map_err(EngineError::Flat)?;
+            FlatEnv::from_start(site, start, config, &mut pool).map_err(|e| e.to_string())?;
         // The writer reads word hashes: no element text is built as a string
         // (a retrieval task's still are, for its answers).
         env.set_render_mode(RenderMode::WORDS, &mut pool)
-            .map_err(EngineError::Flat)?;
+            .map_err(|e| e.to_string())?;
         Ok(FlatEngine {
             env,
             starts,
@@ -358,21 +357,21 @@ impl Engine for FlatEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, EngineError> {
+    fn take(&mut self, index: usize) -> Result<StepResult, String> {
         self.env
             .step(index, &mut self.pool)
-            .map_err(EngineError::Flat)
+            .map_err(|e| e.to_string())
     }
 
-    fn begin(&mut self, instance: usize) -> Result<(), EngineError> {
+    fn begin(&mut self, instance: usize) -> Result<(), String> {
         let start = self
             .starts
             .get(instance)
             .cloned()
-            .ok_or(EngineError::NoInstance(instance))?;
+            .ok_or_else(|| format!("no task instance #{instance}"))?;
         self.pool.truncate(self.base);
         self.env
             .restart(start, &mut self.pool)
-            .map_err(EngineError::Flat)
+            .map_err(|e| e.to_string())
     }
 }

@@ -21,7 +21,6 @@
 
 mod buffers;
 mod engines;
-mod error;
 mod metrics;
 mod text;
 pub mod tokens;
@@ -30,7 +29,6 @@ mod write;
 
 pub use buffers::{Buffers, Dtype, FieldView, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
-pub use error::{BatchError, EngineError};
 pub use metrics::{EpisodeRecord, StepCounts, Tally};
 pub use workers::DEFAULT_WARM;
 pub use write::page_labels;
@@ -214,7 +212,7 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
         config: RewardConfig,
         seed: u64,
         threads: usize,
-    ) -> Result<BatchEnv<InterpEngine<'p>>, BatchError> {
+    ) -> Result<BatchEnv<InterpEngine<'p>>, String> {
         let instances: Arc<[TaskInstance]> = instances.into();
         let count = instances.len();
         let labels = hashed_labels(program);
@@ -271,12 +269,12 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
         seed: u64,
         threads: usize,
         pool: &mut TextPool,
-    ) -> Result<BatchEnv<FlatEngine<'s>>, BatchError> {
+    ) -> Result<BatchEnv<FlatEngine<'s>>, String> {
         let starts = instances
             .iter()
             .map(|inst| FlatStart::new(site, inst, pool))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| BatchError::Engine(e.into()))?;
+            .map_err(|e| e.to_string())?;
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         let base = pool.clone();
         let labels = hashed_labels(site.program());
@@ -301,11 +299,11 @@ impl<E: Engine> BatchEnv<E> {
         seed: u64,
         threads: usize,
         labels: Arc<[Vec<u64>]>,
-        mut make: impl FnMut(usize) -> Result<E, EngineError>,
-    ) -> Result<BatchEnv<E>, BatchError> {
+        mut make: impl FnMut(usize) -> Result<E, String>,
+    ) -> Result<BatchEnv<E>, String> {
         let spec = spec.at_least_one();
         if instances == 0 {
-            return Err(BatchError::NoInstances);
+            return Err("a batch needs at least one task instance".into());
         }
         let mut slots = Vec::with_capacity(n);
         for i in 0..n {
@@ -412,10 +410,10 @@ impl<E: Engine> BatchEnv<E> {
         i: usize,
         seed: Option<u64>,
         instance: Option<usize>,
-    ) -> Result<(), BatchError> {
+    ) -> Result<(), String> {
         let count = self.instances;
         if let Some(k) = instance.filter(|&k| k >= count) {
-            return Err(BatchError::NoInstance { index: k, count });
+            return Err(format!("no task instance #{k}: the batch has {count}"));
         }
         let n = self.slots.len();
         let spec = self.spec;
@@ -424,13 +422,13 @@ impl<E: Engine> BatchEnv<E> {
             self.slots.get_mut(i),
             self.buffers.rows(&spec).into_iter().nth(i),
         ) else {
-            return Err(BatchError::NoEnvironment { index: i, count: n });
+            return Err(format!("no environment {i}: the batch has {n}"));
         };
         if let Some(seed) = seed {
             slot.rng = slot_rng(seed, i);
         }
         let next = instance.unwrap_or_else(|| draw(&mut slot.rng, count));
-        Ok(restart(slot, rows, &spec, labels, next)?)
+        restart(slot, rows, &spec, labels, next)
     }
 
     /// The row of environment `i`'s action table that offers its engine's
@@ -450,27 +448,26 @@ impl<E: Engine> BatchEnv<E> {
 
     /// Takes action-table row `actions[i]` in environment `i`, for every `i`.
     /// An out-of-range row anywhere is an `Err` and nothing changes.
-    pub fn step(&mut self, actions: &[u32]) -> Result<(), BatchError> {
+    pub fn step(&mut self, actions: &[u32]) -> Result<(), String> {
         if actions.len() != self.slots.len() {
-            return Err(BatchError::ActionCount {
-                actions: actions.len(),
-                envs: self.slots.len(),
-            });
+            return Err(format!(
+                "{} actions for {} environments",
+                actions.len(),
+                self.slots.len()
+            ));
         }
         let counts = &self.buffers.action_count;
         for (i, ((&a, n), slot)) in actions.iter().zip(counts).zip(&self.slots).enumerate() {
             if slot.finished {
                 if self.autoreset == Autoreset::Disabled {
-                    return Err(BatchError::EpisodeOver { env: i });
+                    return Err(format!(
+                        "environment {i}'s episode is over: reset it before stepping"
+                    ));
                 }
                 continue;
             }
             if a >= *n {
-                return Err(BatchError::NoAction {
-                    env: i,
-                    actions: *n,
-                    row: a,
-                });
+                return Err(format!("environment {i} has {n} actions, not {}", a + 1));
             }
         }
         for slot in self.slots.iter_mut().filter(|s| !s.finished) {
@@ -505,7 +502,7 @@ impl<E: Engine> BatchEnv<E> {
         let failures = self.workers.run(jobs, |job| run_job(job, &shared));
         match failures.into_iter().flatten().next() {
             None => Ok(()),
-            Some(e) => Err(BatchError::Engine(e)),
+            Some(e) => Err(e),
         }
     }
 }
@@ -522,7 +519,7 @@ struct Shared<'a> {
 }
 
 /// Steps one thread's environments; the errors met.
-fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<EngineError> {
+fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<String> {
     let (slots, rows, actions) = job;
     slots
         .iter_mut()
@@ -538,7 +535,7 @@ fn step_one<E: Engine>(
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     row: u32,
-) -> Result<(), EngineError> {
+) -> Result<(), String> {
     let (instances, spec, labels) = (shared.instances, shared.spec, shared.labels);
     if slot.finished {
         // Only `NextStep` steps a finished environment: this step is its reset.
@@ -549,7 +546,7 @@ fn step_one<E: Engine>(
         .table
         .get(row as usize)
         .copied()
-        .ok_or(EngineError::NoActionRow(row))?;
+        .ok_or_else(|| format!("no action row {row}"))?;
     // The oldest record is reused when the history is full.
     let taken = if slot.history.len() >= spec.history {
         slot.history.pop_back()
@@ -589,7 +586,7 @@ fn step_one<E: Engine>(
 }
 
 /// Starts episode of instance `instance` in `slot`, forgetting the last one.
-fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), EngineError> {
+fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), String> {
     slot.engine.begin(instance)?;
     slot.instance = instance;
     slot.finished = false;
@@ -607,7 +604,7 @@ fn restart<E: Engine>(
     spec: &ObsSpec,
     labels: &[Vec<u64>],
     instance: usize,
-) -> Result<(), EngineError> {
+) -> Result<(), String> {
     begin(slot, instance)?;
     *rows.reward = 0.0;
     *rows.done = 0;

@@ -14,7 +14,6 @@
 //! steps (a policy's forward pass) gets its cores back. Everything here is
 //! safe Rust: the shares borrow the batch through a rayon scope.
 
-use super::BatchError;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -44,7 +43,7 @@ pub(super) struct Workers {
 impl Workers {
     /// Steps on `threads` threads (at least one); fails when the operating
     /// system refuses to start the workers.
-    pub fn new(threads: usize) -> Result<Workers, BatchError> {
+    pub fn new(threads: usize) -> Result<Workers, String> {
         let pool = match threads.max(1) - 1 {
             0 => None,
             w => Some(
@@ -52,10 +51,7 @@ impl Workers {
                     .num_threads(w)
                     .thread_name(|k| format!("wsite-batch-{}", k + 1))
                     .build()
-                    .map_err(|e| BatchError::Workers {
-                        threads: w,
-                        why: e.to_string(),
-                    })?,
+                    .map_err(|e| format!("cannot start {w} worker threads: {e}"))?,
             ),
         };
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);

@@ -13,9 +13,7 @@ use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch, UpdateMetrics};
-use crate::batch::{
-    BatchEnv, BatchError, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, StepCounts, Tally,
-};
+use crate::batch::{BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, StepCounts, Tally};
 use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
@@ -109,7 +107,7 @@ impl<'s> SiteBatch<'s> {
         c: &RunConfig,
         seed: u64,
         judged: bool,
-    ) -> Result<SiteBatch<'s>, BatchError> {
+    ) -> Result<SiteBatch<'s>, String> {
         if judged || c.reward.mode == RewardMode::Decomposed {
             let mut batch = BatchEnv::new(
                 &s.site.program,
@@ -142,7 +140,7 @@ impl<'s> SiteBatch<'s> {
         }
     }
 
-    fn step(&mut self, actions: &[u32]) -> Result<(), BatchError> {
+    fn step(&mut self, actions: &[u32]) -> Result<(), String> {
         match self {
             SiteBatch::Flat(b) => b.step(actions),
             SiteBatch::Interp(b) => b.step(actions),
@@ -172,10 +170,14 @@ impl<'s> Worlds<'s> {
                 continue;
             }
             let seed = c.seed.wrapping_add(k as u64 * 7919);
-            batches.push(
-                SiteBatch::new(s, &s.site.instances, per_site, c, seed, false)
-                    .map_err(|e| e.to_string())?,
-            );
+            batches.push(SiteBatch::new(
+                s,
+                &s.site.instances,
+                per_site,
+                c,
+                seed,
+                false,
+            )?);
         }
         if batches.is_empty() {
             return Err("no task instance to run on any site".into());
@@ -213,7 +215,7 @@ impl<'s> Worlds<'s> {
                 .iter()
                 .map(|&a| u32::try_from(a).unwrap_or(0))
                 .collect();
-            b.step(&rows).map_err(|e| e.to_string())?;
+            b.step(&rows)?;
             let buf = b.buffers();
             for i in 0..n {
                 out.push((
@@ -541,8 +543,7 @@ impl<'s> Game<'s> {
             c,
             seed.wrapping_add(k as u64),
             c.judge,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         let task = &s.site.program.tasks[inst.task];
         Ok(Game {
             batch,
@@ -557,7 +558,7 @@ impl<'s> Game<'s> {
 
     /// Takes action-table row `row` and records what the step was judged.
     pub(super) fn step(&mut self, row: u32) -> Result<(), String> {
-        self.batch.step(&[row]).map_err(|e| e.to_string())?;
+        self.batch.step(&[row])?;
         self.steps += 1;
         let b = self.batch.buffers();
         self.record.note(b, 0);
