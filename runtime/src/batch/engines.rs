@@ -128,7 +128,7 @@ impl<'p> InterpEngine<'p> {
             .get(first)
             .ok_or_else(|| format!("no task instance #{first}"))?;
         let oracle = judging.then(|| oracles.get(first).cloned()).flatten();
-        let env = Env::with_oracle(program, inst, config, oracle)?;
+        let env = Env::with_oracle(program, inst, config, oracle).map_err(|e| e.to_string())?;
         Ok(InterpEngine {
             program,
             instances,
@@ -231,7 +231,7 @@ impl Engine for InterpEngine<'_> {
             .get(index)
             .cloned()
             .ok_or_else(|| format!("no action {index}"))?;
-        self.env.step(&action)
+        self.env.step(&action).map_err(|e| e.to_string())
     }
 
     fn prejudge(&mut self) {
@@ -245,7 +245,8 @@ impl Engine for InterpEngine<'_> {
             .cloned()
             .ok_or_else(|| format!("no task instance #{instance}"))?;
         let oracle = self.oracle_of(instance);
-        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)?;
+        self.env = Env::with_oracle(self.program, &inst, self.config, oracle)
+            .map_err(|e| e.to_string())?;
         self.env.set_writer(self.writer.clone());
         self.current = instance;
         Ok(())

@@ -148,7 +148,7 @@ impl<'s> FlatEnv<'s> {
                         self.set_form(id, path, word)?;
                         Ok(Applied::Done)
                     }
-                    Err(why) => Ok(Applied::Rejected(Some(why))),
+                    Err(why) => Ok(Applied::Rejected(Some(why.to_string()))),
                 }
             }
             (ActionKind::Select, HandleWords::Select { options, .. }) => {
