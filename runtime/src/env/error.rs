@@ -3,6 +3,7 @@
 //! with `{"error"}` and goes on, nothing changed), or typed text that is no
 //! value of its input's type (a rejected step, whose alert this is).
 
+use crate::interp::exec::SetupError;
 use crate::interp::ActionFault;
 use std::fmt;
 
@@ -15,8 +16,8 @@ pub enum EnvError {
     UnknownTask { name: String, tasks: Vec<String> },
     /// The program has no task of this index.
     NoTask(usize),
-    /// The task's `setup` failed (`why` is its alert).
-    Setup { task: String, why: String },
+    /// The task's `setup` failed.
+    Setup { task: String, why: SetupError },
     /// The start page's arguments faulted.
     StartPage { task: String, fault: ActionFault },
     /// The start page (after its guards) is no page of the program.

@@ -272,9 +272,9 @@ pub(crate) fn structure(
         let handle = match handle {
             Handle::Inert => HandleWords::Inert,
             Handle::Go(Ok((page, args))) => HandleWords::Go(Ok((*page, words(args)?))),
-            Handle::Go(Err(m)) => HandleWords::Go(Err(m.to_string())),
+            Handle::Go(Err(m)) => HandleWords::Go(Err(m.clone())),
             Handle::Marker(m, Ok(args)) => HandleWords::Marker(*m, Ok(words(args)?)),
-            Handle::Marker(m, Err(e)) => HandleWords::Marker(*m, Err(e.to_string())),
+            Handle::Marker(m, Err(e)) => HandleWords::Marker(*m, Err(e.clone())),
             Handle::Input { key, ty } => {
                 let v = state.forms.get(key).cloned().unwrap_or_else(|| initial(ty));
                 HandleWords::Input {

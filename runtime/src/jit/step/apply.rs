@@ -57,7 +57,7 @@ impl<'s> FlatEnv<'s> {
             }
             (ActionKind::Click, HandleWords::Go(Err(why)))
             | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
-                Ok(Applied::Rejected(Some(why.clone())))
+                Ok(Applied::Rejected(Some(why.to_string())))
             }
             (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
                 let m = *m;
