@@ -318,6 +318,7 @@ fn jit_batch(r: &Request<'_>) -> Result<BatchEnv<FlatEngine<'static>>, String> {
         r.threads,
         &mut pool,
     )
+    .map_err(|e| e.to_string())
 }
 
 fn start_simulator(command: Option<String>, timeout: f64) -> PyResult<Option<SharedWriter>> {

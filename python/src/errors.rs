@@ -11,9 +11,10 @@ pyo3::create_exception!(
     "A site that cannot be opened: unreadable, not a site, or with errors (the diagnostics are in the message)."
 );
 
-/// A bad argument or action.
-pub fn bad_argument(message: impl Into<String>) -> PyErr {
-    PyValueError::new_err(message.into())
+/// A bad argument or action (`message`: a sentence, or an error whose
+/// message is one).
+pub fn bad_argument(message: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(message.to_string())
 }
 
 /// A site that cannot be opened.

@@ -10,6 +10,7 @@
 //! the words (`crate::words`) the trainer's token ids are made of, both, or
 //! only the structure a search needs.
 
+use crate::interp::ActionFault;
 use crate::ir::{self, PageId};
 
 /// What a render computes besides the elements' structure (handles, roles,
@@ -229,9 +230,9 @@ pub enum HandleWords {
     /// Headings, texts, images, sections, disabled links and buttons.
     Inert,
     /// The target page and its arguments, or the fault's alert.
-    Go(Result<(PageId, Vec<Option<i64>>), String>),
+    Go(Result<(PageId, Vec<Option<i64>>), ActionFault>),
     /// The marker and its arguments, or the fault's alert.
-    Marker(ir::MarkerId, Result<Vec<Option<i64>>, String>),
+    Marker(ir::MarkerId, Result<Vec<Option<i64>>, ActionFault>),
     /// The input's current value.
     Input {
         value: Option<i64>,

@@ -16,8 +16,8 @@ use crate::store::{Meta, Stored};
 use std::fmt;
 use std::sync::Arc;
 use wsite_runtime::env::{
-    find_instance, Action, ActionKind, Control, Env, RewardConfig, SharedWriter, State, StepResult,
-    TaskInstance,
+    find_instance, Action, ActionKind, Control, Env, EnvError, RewardConfig, SharedWriter, State,
+    StepResult, TaskInstance,
 };
 use wsite_runtime::interp::exec::World;
 use wsite_runtime::ir::{Program, TaskDef, TextPart};
@@ -63,6 +63,11 @@ pub enum Refusal {
         key: String,
         why: String,
     },
+    /// An action on element `key` (`[7]`) that the environment refused.
+    BadAction {
+        key: String,
+        why: EnvError,
+    },
     TooLong {
         key: String,
     },
@@ -72,7 +77,8 @@ pub enum Refusal {
     Over,
     /// An answer to a task that takes none.
     NoAnswer,
-    NoTask(String),
+    /// No such task, or the task cannot start.
+    NoTask(EnvError),
     /// A request body that is not what the endpoint takes.
     Malformed(String),
 }
@@ -88,6 +94,7 @@ impl fmt::Display for Refusal {
             Refusal::Disabled { key } => write!(f, "`{key}` is disabled"),
             Refusal::MissingField { key } => write!(f, "the form is missing the field `{key}`"),
             Refusal::BadValue { key, why } => write!(f, "field `{key}`: {why}"),
+            Refusal::BadAction { key, why } => write!(f, "field `{key}`: {why}"),
             Refusal::TooLong { key } => {
                 write!(f, "field `{key}` is longer than {MAX_FIELD} characters")
             }
@@ -151,8 +158,16 @@ impl Site {
             None => Ok(self.default.clone()),
             Some(BROWSE) if self.default.name == BROWSE => Ok(self.default.clone()),
             // The browsing task is not one of the site's.
-            Some(name) => find_instance(&self.program, name)
-                .map_err(|why| Refusal::NoTask(why.replace(&format!(", {BROWSE}"), ""))),
+            Some(name) => find_instance(&self.program, name).map_err(|mut why| {
+                // The browsing task, always the last, is left out of a
+                // list that names others.
+                if let EnvError::UnknownTask { tasks, .. } = &mut why {
+                    if tasks.len() > 1 {
+                        tasks.retain(|t| t != BROWSE);
+                    }
+                }
+                Refusal::NoTask(why)
+            }),
         }
     }
 
@@ -320,7 +335,7 @@ fn step(
         element: Some(index),
         text,
     };
-    let result = env.step(&action).map_err(|why| Refusal::BadValue {
+    let result = env.step(&action).map_err(|why| Refusal::BadAction {
         key: format!("[{index}]"),
         why,
     })?;

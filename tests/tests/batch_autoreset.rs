@@ -141,7 +141,7 @@ fn disabled_waits_for_a_reset_that_reseeds_as_a_new_batch() {
         assert!(guard < 10_000, "{name}: environment 0 never ended");
     }
     let before = b.buffers().clone();
-    let err = b.step(&[0, 0]).unwrap_err();
+    let err = b.step(&[0, 0]).unwrap_err().to_string();
     assert!(err.contains("reset it"), "{err}");
     assert!(b.buffers() == &before, "a refused step changed the buffers");
 
@@ -159,11 +159,12 @@ fn disabled_waits_for_a_reset_that_reseeds_as_a_new_batch() {
     let last = b.instance_count() - 1;
     b.reset(1, None, Some(last)).unwrap();
     assert_eq!(b.instance_of(1), Some(last));
-    let err = b.reset(1, None, Some(last + 1)).unwrap_err();
+    let err = b.reset(1, None, Some(last + 1)).unwrap_err().to_string();
     assert!(err.contains("no task instance"), "{err}");
     assert!(b
         .reset(2, None, None)
         .unwrap_err()
+        .to_string()
         .contains("no environment 2"));
 }
 

@@ -35,7 +35,7 @@ fn replay(
     witness: &[WitnessStep],
 ) -> Result<(), String> {
     let dense = RewardConfig::default();
-    let mut env = Env::new(program, instance, dense)?;
+    let mut env = Env::new(program, instance, dense).map_err(|e| e.to_string())?;
     let mut psi = env.progress();
     for (i, step) in witness.iter().enumerate() {
         let action = prove::resolve_step(&env, step).map_err(|e| format!("step {i}: {e}"))?;
@@ -62,7 +62,7 @@ fn replay(
         psi = r.progress;
     }
     let terminal = RewardConfig::with_mode(RewardMode::Terminal);
-    let mut env = Env::new(program, instance, terminal)?;
+    let mut env = Env::new(program, instance, terminal).map_err(|e| e.to_string())?;
     for (i, step) in witness.iter().enumerate() {
         let action =
             prove::resolve_step(&env, step).map_err(|e| format!("terminal step {i}: {e}"))?;

@@ -225,7 +225,7 @@ impl<'p> Session<'p> {
                 }
                 reply
             }
-            Err(why) => error(why),
+            Err(why) => error(why.to_string()),
         }
     }
 
@@ -263,7 +263,7 @@ impl<'p> Session<'p> {
                     "info": info,
                 })
             }
-            Err(why) => self.malformed(why),
+            Err(why) => self.malformed(why.to_string()),
         }
     }
 }

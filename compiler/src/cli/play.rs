@@ -35,7 +35,7 @@ pub fn run(args: PlayArgs) -> ExitCode {
     };
     let mut env = match Env::new(&program, &instance, RewardConfig::default()) {
         Ok(env) => env,
-        Err(why) => return fail(&why),
+        Err(why) => return fail(&why.to_string()),
     };
     env.set_writer(writer);
     let stdin = std::io::stdin();
@@ -52,7 +52,7 @@ pub fn run(args: PlayArgs) -> ExitCode {
             "q" | "quit" => return ExitCode::SUCCESS,
             "r" | "restart" => {
                 if let Err(why) = env.reset() {
-                    return fail(&why);
+                    return fail(&why.to_string());
                 }
                 total = 0.0;
             }

@@ -32,5 +32,5 @@ pub fn open(path: &Path) -> Result<Program, String> {
 /// The task instance called `name` (`buy_x1`, or `opening_hours[c=3]`); a bare
 /// template name picks its first instance.
 pub fn instance(program: &Program, name: &str) -> Result<TaskInstance, String> {
-    wsite_runtime::env::find_instance(program, name)
+    wsite_runtime::env::find_instance(program, name).map_err(|e| e.to_string())
 }

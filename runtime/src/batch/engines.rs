@@ -8,6 +8,7 @@
 //! comes next is the batch's seeded draw, so both engines play the same
 //! episodes.
 
+use super::BatchError;
 use crate::env::distance::{DistanceOracle, SharedOracle};
 use crate::env::{
     ActionKind, Env, RewardConfig, RewardMode, SharedWriter, StepResult, TaskInstance,
@@ -85,9 +86,9 @@ pub trait Engine: Send {
     fn action_count(&self) -> usize;
     fn action(&self, i: usize) -> Option<ActionView<'_>>;
     /// Takes candidate `index`.
-    fn take(&mut self, index: usize) -> Result<StepResult, String>;
+    fn take(&mut self, index: usize) -> Result<StepResult, BatchError>;
     /// Starts a new episode of instance `instance`.
-    fn begin(&mut self, instance: usize) -> Result<(), String>;
+    fn begin(&mut self, instance: usize) -> Result<(), BatchError>;
     /// Asks, ahead of the next step, whatever that step's judgement needs
     /// (called for every engine in row order, before the threaded step).
     fn prejudge(&mut self) {}
@@ -122,11 +123,11 @@ impl<'p> InterpEngine<'p> {
         config: RewardConfig,
         oracles: Arc<[SharedOracle]>,
         first: usize,
-    ) -> Result<InterpEngine<'p>, String> {
+    ) -> Result<InterpEngine<'p>, BatchError> {
         let judging = config.mode == RewardMode::Decomposed;
         let inst = instances
             .get(first)
-            .ok_or_else(|| format!("no task instance #{first}"))?;
+            .ok_or(BatchError::MissingInstance(first))?;
         let oracle = judging.then(|| oracles.get(first).cloned()).flatten();
         let env = Env::with_oracle(program, inst, config, oracle)?;
         Ok(InterpEngine {
@@ -224,26 +225,26 @@ impl Engine for InterpEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, String> {
+    fn take(&mut self, index: usize) -> Result<StepResult, BatchError> {
         let action = self
             .env
             .actions()
             .get(index)
             .cloned()
-            .ok_or_else(|| format!("no action {index}"))?;
-        self.env.step(&action)
+            .ok_or(BatchError::NoAction(index))?;
+        Ok(self.env.step(&action)?)
     }
 
     fn prejudge(&mut self) {
         self.env.prejudge();
     }
 
-    fn begin(&mut self, instance: usize) -> Result<(), String> {
+    fn begin(&mut self, instance: usize) -> Result<(), BatchError> {
         let inst = self
             .instances
             .get(instance)
             .cloned()
-            .ok_or_else(|| format!("no task instance #{instance}"))?;
+            .ok_or(BatchError::MissingInstance(instance))?;
         let oracle = self.oracle_of(instance);
         self.env = Env::with_oracle(self.program, &inst, self.config, oracle)?;
         self.env.set_writer(self.writer.clone());
@@ -270,18 +271,16 @@ impl<'s> FlatEngine<'s> {
         config: RewardConfig,
         mut pool: TextPool,
         first: usize,
-    ) -> Result<FlatEngine<'s>, String> {
+    ) -> Result<FlatEngine<'s>, BatchError> {
         let start = starts
             .get(first)
             .cloned()
-            .ok_or_else(|| format!("no task instance #{first}"))?;
+            .ok_or(BatchError::MissingInstance(first))?;
         let base = pool.len();
-        let mut env =
-            FlatEnv::from_start(site, start, config, &mut pool).map_err(|e| e.to_string())?;
+        let mut env = FlatEnv::from_start(site, start, config, &mut pool)?;
         // The writer reads word hashes: no element text is built as a string
         // (a retrieval task's still are, for its answers).
-        env.set_render_mode(RenderMode::WORDS, &mut pool)
-            .map_err(|e| e.to_string())?;
+        env.set_render_mode(RenderMode::WORDS, &mut pool)?;
         Ok(FlatEngine {
             env,
             starts,
@@ -357,21 +356,17 @@ impl Engine for FlatEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, String> {
-        self.env
-            .step(index, &mut self.pool)
-            .map_err(|e| e.to_string())
+    fn take(&mut self, index: usize) -> Result<StepResult, BatchError> {
+        Ok(self.env.step(index, &mut self.pool)?)
     }
 
-    fn begin(&mut self, instance: usize) -> Result<(), String> {
+    fn begin(&mut self, instance: usize) -> Result<(), BatchError> {
         let start = self
             .starts
             .get(instance)
             .cloned()
-            .ok_or_else(|| format!("no task instance #{instance}"))?;
+            .ok_or(BatchError::MissingInstance(instance))?;
         self.pool.truncate(self.base);
-        self.env
-            .restart(start, &mut self.pool)
-            .map_err(|e| e.to_string())
+        Ok(self.env.restart(start, &mut self.pool)?)
     }
 }

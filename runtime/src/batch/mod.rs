@@ -21,6 +21,7 @@
 
 mod buffers;
 mod engines;
+mod error;
 mod metrics;
 mod text;
 pub mod tokens;
@@ -29,6 +30,7 @@ mod write;
 
 pub use buffers::{Buffers, Dtype, FieldView, JUDGED_UNKNOWN, MAX_SIBLING, NOT_JUDGED};
 pub use engines::{ActionView, ElementView, Engine, FlatEngine, InterpEngine};
+pub use error::BatchError;
 pub use metrics::{EpisodeRecord, StepCounts, Tally};
 pub use workers::DEFAULT_WARM;
 pub use write::page_labels;
@@ -212,7 +214,7 @@ impl<'p> BatchEnv<InterpEngine<'p>> {
         config: RewardConfig,
         seed: u64,
         threads: usize,
-    ) -> Result<BatchEnv<InterpEngine<'p>>, String> {
+    ) -> Result<BatchEnv<InterpEngine<'p>>, BatchError> {
         let instances: Arc<[TaskInstance]> = instances.into();
         let count = instances.len();
         let labels = hashed_labels(program);
@@ -269,12 +271,11 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
         seed: u64,
         threads: usize,
         pool: &mut TextPool,
-    ) -> Result<BatchEnv<FlatEngine<'s>>, String> {
+    ) -> Result<BatchEnv<FlatEngine<'s>>, BatchError> {
         let starts = instances
             .iter()
             .map(|inst| FlatStart::new(site, inst, pool))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<_>, _>>()?;
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         let base = pool.clone();
         let labels = hashed_labels(site.program());
@@ -299,11 +300,11 @@ impl<E: Engine> BatchEnv<E> {
         seed: u64,
         threads: usize,
         labels: Arc<[Vec<u64>]>,
-        mut make: impl FnMut(usize) -> Result<E, String>,
-    ) -> Result<BatchEnv<E>, String> {
+        mut make: impl FnMut(usize) -> Result<E, BatchError>,
+    ) -> Result<BatchEnv<E>, BatchError> {
         let spec = spec.at_least_one();
         if instances == 0 {
-            return Err("a batch needs at least one task instance".into());
+            return Err(BatchError::NoInstances);
         }
         let mut slots = Vec::with_capacity(n);
         for i in 0..n {
@@ -410,10 +411,10 @@ impl<E: Engine> BatchEnv<E> {
         i: usize,
         seed: Option<u64>,
         instance: Option<usize>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BatchError> {
         let count = self.instances;
         if let Some(k) = instance.filter(|&k| k >= count) {
-            return Err(format!("no task instance #{k}: the batch has {count}"));
+            return Err(BatchError::NoInstance { instance: k, count });
         }
         let n = self.slots.len();
         let spec = self.spec;
@@ -422,7 +423,7 @@ impl<E: Engine> BatchEnv<E> {
             self.slots.get_mut(i),
             self.buffers.rows(&spec).into_iter().nth(i),
         ) else {
-            return Err(format!("no environment {i}: the batch has {n}"));
+            return Err(BatchError::NoEnvironment { env: i, count: n });
         };
         if let Some(seed) = seed {
             slot.rng = slot_rng(seed, i);
@@ -448,26 +449,27 @@ impl<E: Engine> BatchEnv<E> {
 
     /// Takes action-table row `actions[i]` in environment `i`, for every `i`.
     /// An out-of-range row anywhere is an `Err` and nothing changes.
-    pub fn step(&mut self, actions: &[u32]) -> Result<(), String> {
+    pub fn step(&mut self, actions: &[u32]) -> Result<(), BatchError> {
         if actions.len() != self.slots.len() {
-            return Err(format!(
-                "{} actions for {} environments",
-                actions.len(),
-                self.slots.len()
-            ));
+            return Err(BatchError::ActionCount {
+                actions: actions.len(),
+                environments: self.slots.len(),
+            });
         }
         let counts = &self.buffers.action_count;
         for (i, ((&a, n), slot)) in actions.iter().zip(counts).zip(&self.slots).enumerate() {
             if slot.finished {
                 if self.autoreset == Autoreset::Disabled {
-                    return Err(format!(
-                        "environment {i}'s episode is over: reset it before stepping"
-                    ));
+                    return Err(BatchError::Finished(i));
                 }
                 continue;
             }
             if a >= *n {
-                return Err(format!("environment {i} has {n} actions, not {}", a + 1));
+                return Err(BatchError::ActionOutOfRange {
+                    env: i,
+                    actions: *n,
+                    row: a,
+                });
             }
         }
         for slot in self.slots.iter_mut().filter(|s| !s.finished) {
@@ -519,7 +521,7 @@ struct Shared<'a> {
 }
 
 /// Steps one thread's environments; the errors met.
-fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<String> {
+fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchError> {
     let (slots, rows, actions) = job;
     slots
         .iter_mut()
@@ -535,7 +537,7 @@ fn step_one<E: Engine>(
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     row: u32,
-) -> Result<(), String> {
+) -> Result<(), BatchError> {
     let (instances, spec, labels) = (shared.instances, shared.spec, shared.labels);
     if slot.finished {
         // Only `NextStep` steps a finished environment: this step is its reset.
@@ -546,7 +548,7 @@ fn step_one<E: Engine>(
         .table
         .get(row as usize)
         .copied()
-        .ok_or_else(|| format!("no action row {row}"))?;
+        .ok_or(BatchError::NoActionRow(row))?;
     // The oldest record is reused when the history is full.
     let taken = if slot.history.len() >= spec.history {
         slot.history.pop_back()
@@ -586,7 +588,7 @@ fn step_one<E: Engine>(
 }
 
 /// Starts episode of instance `instance` in `slot`, forgetting the last one.
-fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), String> {
+fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), BatchError> {
     slot.engine.begin(instance)?;
     slot.instance = instance;
     slot.finished = false;
@@ -604,7 +606,7 @@ fn restart<E: Engine>(
     spec: &ObsSpec,
     labels: &[Vec<u64>],
     instance: usize,
-) -> Result<(), String> {
+) -> Result<(), BatchError> {
     begin(slot, instance)?;
     *rows.reward = 0.0;
     *rows.done = 0;

@@ -14,6 +14,7 @@
 //! steps (a policy's forward pass) gets its cores back. Everything here is
 //! safe Rust: the shares borrow the batch through a rayon scope.
 
+use super::BatchError;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -43,7 +44,7 @@ pub(super) struct Workers {
 impl Workers {
     /// Steps on `threads` threads (at least one); fails when the operating
     /// system refuses to start the workers.
-    pub fn new(threads: usize) -> Result<Workers, String> {
+    pub fn new(threads: usize) -> Result<Workers, BatchError> {
         let pool = match threads.max(1) - 1 {
             0 => None,
             w => Some(
@@ -51,7 +52,7 @@ impl Workers {
                     .num_threads(w)
                     .thread_name(|k| format!("wsite-batch-{}", k + 1))
                     .build()
-                    .map_err(|e| format!("cannot start {w} worker threads: {e}"))?,
+                    .map_err(|error| BatchError::Workers { workers: w, error })?,
             ),
         };
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);

@@ -8,7 +8,7 @@
 //! shown, then every element's full text, duplicates removed.
 
 use super::observe::{Handle, View};
-use super::{Action, ActionKind};
+use super::{Action, ActionKind, EnvError};
 use crate::interp::eval::{eval, Context};
 use crate::interp::render::render;
 use crate::ir::{self, TextPart, Ty, Value};
@@ -100,7 +100,7 @@ pub(crate) fn candidates(view: &View, typeable: &[String], retrieval: bool) -> V
 
 /// Typed text as a value of the input's type; `""` clears the input. Money
 /// reads `$1,299.00`, `1299.00` or `1299`.
-pub(crate) fn parse_input(program: &ir::Program, text: &str, ty: &Ty) -> Result<Value, String> {
+pub(crate) fn parse_input(program: &ir::Program, text: &str, ty: &Ty) -> Result<Value, EnvError> {
     let t = text.trim();
     let inner = match ty {
         Ty::Optional(inner) => inner.as_ref(),
@@ -116,7 +116,10 @@ pub(crate) fn parse_input(program: &ir::Program, text: &str, ty: &Ty) -> Result<
             _ => Value::None,
         });
     }
-    let bad = |what: &str| format!("“{t}” is not {what}");
+    let bad = |expected: &'static str| EnvError::BadInput {
+        text: t.to_string(),
+        expected,
+    };
     match inner {
         Ty::Text => Ok(Value::Text(text.into())),
         Ty::Int => t

@@ -14,6 +14,7 @@
 pub(crate) mod actions;
 pub mod answer;
 pub mod distance;
+mod error;
 pub mod judge;
 pub(crate) mod observe;
 mod page;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use answer::{Expected, Typed};
+pub use error::EnvError;
 pub use judge::Judgement;
 pub(crate) use observe::quote;
 pub use observe::{axtree, snake_case};
@@ -200,13 +202,15 @@ impl<'de> Deserialize<'de> for ObsElement {
 }
 
 impl TryFrom<ObsElementData> for ObsElement {
-    type Error = String;
-    fn try_from(d: ObsElementData) -> Result<Self, String> {
+    type Error = EnvError;
+    fn try_from(d: ObsElementData) -> Result<Self, EnvError> {
         let role = ROLES
             .iter()
             .find(|r| **r == d.role)
             .copied()
-            .ok_or_else(|| format!("unknown role `{}`", d.role))?;
+            .ok_or_else(|| EnvError::UnknownRole {
+                role: d.role.clone(),
+            })?;
         Ok(ObsElement {
             index: d.index,
             key: d.key,
@@ -303,7 +307,7 @@ pub(crate) fn blank_frame(size: u32) -> Vec<Value> {
 
 /// The task instance called `name`, or a template's first instance when
 /// `name` is the template's name.
-pub fn find_instance(program: &ir::Program, name: &str) -> Result<TaskInstance, String> {
+pub fn find_instance(program: &ir::Program, name: &str) -> Result<TaskInstance, EnvError> {
     let all = instances(program);
     if let Some(found) = all.iter().find(|i| i.name == name) {
         return Ok(found.clone());
@@ -311,11 +315,10 @@ pub fn find_instance(program: &ir::Program, name: &str) -> Result<TaskInstance, 
     if let Some(first) = all.iter().find(|i| i.name.split('[').next() == Some(name)) {
         return Ok(first.clone());
     }
-    let names: Vec<&str> = all.iter().map(|i| i.name.as_str()).collect();
-    Err(format!(
-        "no task `{name}`; the tasks are: {}",
-        names.join(", ")
-    ))
+    Err(EnvError::UnknownTask {
+        name: name.to_string(),
+        tasks: all.into_iter().map(|i| i.name).collect(),
+    })
 }
 
 /// Every task instance of `program`: plain tasks once; templates once per row
@@ -390,7 +393,7 @@ impl<'p> Env<'p> {
         program: &'p ir::Program,
         instance: &TaskInstance,
         config: RewardConfig,
-    ) -> Result<Env<'p>, String> {
+    ) -> Result<Env<'p>, EnvError> {
         Env::with_oracle(program, instance, config, None)
     }
 
@@ -401,7 +404,7 @@ impl<'p> Env<'p> {
         instance: &TaskInstance,
         config: RewardConfig,
         oracle: Option<SharedOracle>,
-    ) -> Result<Env<'p>, String> {
+    ) -> Result<Env<'p>, EnvError> {
         let oracle = oracle.or_else(|| {
             (config.mode == RewardMode::Decomposed)
                 .then(|| DistanceOracle::shared(config.oracle_budget))
@@ -409,7 +412,7 @@ impl<'p> Env<'p> {
         let task = program
             .tasks
             .get(instance.task)
-            .ok_or_else(|| format!("no task #{}", instance.task))?;
+            .ok_or(EnvError::NoTask(instance.task))?;
         let mut env = Env {
             program,
             task,
@@ -444,19 +447,27 @@ impl<'p> Env<'p> {
 
     /// Back to the task's initial state: the seed and session inits, `setup`
     /// (template binder bound), the start page, visited = {start}.
-    pub fn reset(&mut self) -> Result<(), String> {
+    pub fn reset(&mut self) -> Result<(), EnvError> {
         let (program, task) = (self.program, self.task);
         let mut world = World::initial(program);
         let mut frame = self.bound_frame()?;
-        run_setup(program, &mut world, &mut frame, &task.setup)
-            .map_err(|e| format!("task `{}`: setup failed: {e}", self.instance.name))?;
+        run_setup(program, &mut world, &mut frame, &task.setup).map_err(|why| EnvError::Setup {
+            task: self.instance.name.clone(),
+            why,
+        })?;
         let start = task.start.as_ref().unwrap_or(&program.site.start);
         let (page, args) = observe::eval_call(&world.context(program, None), &mut frame, start)
-            .map_err(|e| format!("task `{}`: start page: {e}", self.instance.name))?;
+            .map_err(|fault| EnvError::StartPage {
+                task: self.instance.name.clone(),
+                fault,
+            })?;
         // A guarded start page redirects like any navigation.
         let (page, args) = land(&world.context(program, None), page, args);
         if program.pages.get(idx(page)).is_none() {
-            return Err(format!("task `{}`: no page #{page}", self.instance.name));
+            return Err(EnvError::NoPage {
+                task: self.instance.name.clone(),
+                page,
+            });
         }
         let ctx = world.context(program, None);
         self.instruction = render_text(&ctx, &mut frame, &task.say);
@@ -536,19 +547,18 @@ impl<'p> Env<'p> {
     }
 
     /// The task's frame with the template binder bound to the instance's row.
-    fn bound_frame(&self) -> Result<Vec<Value>, String> {
+    fn bound_frame(&self) -> Result<Vec<Value>, EnvError> {
         let mut frame = blank_frame(self.task.frame);
         match (&self.task.template, self.instance.binding) {
             (None, _) => {}
             (Some(t), Some(id)) => match frame.get_mut(idx(t.scan.binder)) {
                 Some(slot) => *slot = Value::Row(id),
-                None => return Err("the template binder is outside the task's frame".into()),
+                None => return Err(EnvError::BinderOutsideFrame),
             },
             (Some(_), None) => {
-                return Err(format!(
-                    "task `{}` is a template: bind a row",
-                    self.task.name
-                ))
+                return Err(EnvError::Unbound {
+                    task: self.task.name.clone(),
+                })
             }
         }
         Ok(frame)

@@ -11,9 +11,10 @@
 //! agent acts on), so `step` never re-renders to act.
 
 use super::{FormKey, ObsElement, State};
-use crate::interp::eval::{eval, eval_bool, Context, Fault};
+use crate::interp::eval::{eval, eval_bool, Context};
 use crate::interp::render::{render, FAILED};
 use crate::interp::state::idx;
+use crate::interp::ActionFault;
 use crate::ir::{self, ElementKind, Expr, PageCall, Slot, TextPart, Ty, Value};
 
 /// A rendered page: what the agent sees, and what each element does.
@@ -42,8 +43,8 @@ pub(crate) struct View {
 pub(crate) enum Handle {
     /// Nothing to do (heading, text, image, section, disabled link or button).
     Inert,
-    Go(Result<(ir::PageId, Vec<Value>), String>),
-    Marker(ir::MarkerId, Result<Vec<Value>, String>),
+    Go(Result<(ir::PageId, Vec<Value>), ActionFault>),
+    Marker(ir::MarkerId, Result<Vec<Value>, ActionFault>),
     Input {
         key: FormKey,
         ty: Ty,
@@ -234,12 +235,12 @@ pub(crate) fn bind_passes(
     filter.is_none_or(|f| eval_bool(ctx, frame, f).unwrap_or(false))
 }
 
-/// A page reference evaluated; a fault is described for the alert.
+/// A page reference evaluated; a fault is kept for the alert.
 pub(crate) fn eval_call(
     ctx: &Context<'_>,
     frame: &mut Vec<Value>,
     call: &PageCall,
-) -> Result<(ir::PageId, Vec<Value>), String> {
+) -> Result<(ir::PageId, Vec<Value>), ActionFault> {
     eval_args(ctx, frame, &call.args).map(|args| (call.page, args))
 }
 
@@ -247,11 +248,11 @@ fn eval_args(
     ctx: &Context<'_>,
     frame: &mut Vec<Value>,
     args: &[Expr],
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Value>, ActionFault> {
     args.iter()
         .map(|a| eval(ctx, frame, a))
-        .collect::<Result<Vec<_>, Fault>>()
-        .map_err(|f| format!("this action failed: {}", f.describe(ctx.program)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|f| ActionFault::new(f, ctx.program))
 }
 
 /// The view's structure as words (see `JitSite::render_structure`), texts

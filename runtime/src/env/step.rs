@@ -19,19 +19,21 @@ use super::distance::Shortest;
 use super::observe::Handle;
 use super::writer::{self, Asked, SharedWriter};
 use super::{
-    answer, judge, reward, Action, ActionKind, Env, FormKey, Judgement, State, StepResult,
+    answer, judge, reward, Action, ActionKind, Env, EnvError, FormKey, Judgement, State, StepResult,
 };
 use crate::interp::exec::{run_marker, Outcome, Rejection};
 use crate::interp::guard::land;
 use crate::interp::state::idx;
+use crate::interp::ActionFault;
 use crate::ir::{self, Value};
 
 /// A valid action, resolved against the page.
 enum Move {
-    Go(Result<(ir::PageId, Vec<Value>), String>),
-    Marker(ir::MarkerId, Result<Vec<Value>, String>),
+    Go(Result<(ir::PageId, Vec<Value>), ActionFault>),
+    Marker(ir::MarkerId, Result<Vec<Value>, ActionFault>),
     SetForm(FormKey, Value),
-    Reject(String),
+    /// Typed text that is no value of the input's type.
+    Reject(EnvError),
     Answer(String),
 }
 
@@ -54,9 +56,9 @@ enum Applied {
 impl Env<'_> {
     /// Takes `action`; an `Err` (an invalid action, or an episode already
     /// over) leaves the environment exactly as it was.
-    pub fn step(&mut self, action: &Action) -> Result<super::StepResult, String> {
+    pub fn step(&mut self, action: &Action) -> Result<super::StepResult, EnvError> {
         if self.state.done {
-            return Err("the episode is over; reset to play again".into());
+            return Err(EnvError::EpisodeOver);
         }
         let mv = self.resolve(action)?;
         // The oracle judges the state the action is taken in.
@@ -73,9 +75,9 @@ impl Env<'_> {
     /// The state `action` leads to, its success, and whether it was rejected,
     /// without rendering it or touching this environment: what a search needs
     /// from each candidate.
-    pub(crate) fn successor(&self, action: &Action) -> Result<Successor, String> {
+    pub(crate) fn successor(&self, action: &Action) -> Result<Successor, EnvError> {
         if self.state.done {
-            return Err("the episode is over".into());
+            return Err(EnvError::Ended);
         }
         let mv = self.resolve(action)?;
         let mut state = self.state.clone();
@@ -154,20 +156,19 @@ impl Env<'_> {
     }
 
     /// Checks `action` against the page and says what it would do.
-    fn resolve(&self, action: &Action) -> Result<Move, String> {
+    fn resolve(&self, action: &Action) -> Result<Move, EnvError> {
         if action.kind == ActionKind::Answer {
             if self.task.answer.is_none() {
-                return Err("this task takes no answer".into());
+                return Err(EnvError::TakesNoAnswer);
             }
-            let text = action.text.clone().ok_or("an answer needs a text")?;
+            let text = action.text.clone().ok_or(EnvError::AnswerNeedsText)?;
             return Ok(Move::Answer(text));
         }
-        let at = action.element.ok_or("this action needs an element")?;
+        let at = action.element.ok_or(EnvError::NeedsElement)?;
         let handle = at
             .checked_sub(1)
             .and_then(|i| self.view.handles.get(i))
-            .ok_or_else(|| format!("there is no element [{at}]"))?;
-        let wrong = || format!("element [{at}] cannot take this action");
+            .ok_or(EnvError::NoElement(at))?;
         match (action.kind, handle) {
             (ActionKind::Click, Handle::Go(target)) => Ok(Move::Go(target.clone())),
             (ActionKind::Click, Handle::Marker(m, args)) => Ok(Move::Marker(*m, args.clone())),
@@ -175,21 +176,28 @@ impl Env<'_> {
                 Ok(Move::SetForm(key.clone(), Value::Bool(!on)))
             }
             (ActionKind::Type, Handle::Input { key, ty }) => {
-                let text = action.text.as_deref().ok_or("typing needs a text")?;
+                let text = action.text.as_deref().ok_or(EnvError::TypingNeedsText)?;
                 Ok(match parse_input(self.program, text, ty) {
                     Ok(v) => Move::SetForm(key.clone(), v),
                     Err(why) => Move::Reject(why),
                 })
             }
             (ActionKind::Select, Handle::Select { key, options }) => {
-                let text = action.text.as_deref().ok_or("selecting needs an option")?;
-                let (_, v) = options
-                    .iter()
-                    .find(|o| o.0 == text)
-                    .ok_or_else(|| format!("element [{at}] has no option “{text}”"))?;
+                let text = action
+                    .text
+                    .as_deref()
+                    .ok_or(EnvError::SelectingNeedsOption)?;
+                let (_, v) =
+                    options
+                        .iter()
+                        .find(|o| o.0 == text)
+                        .ok_or_else(|| EnvError::NoOption {
+                            element: at,
+                            option: text.to_string(),
+                        })?;
                 Ok(Move::SetForm(key.clone(), v.clone()))
             }
-            _ => Err(wrong()),
+            _ => Err(EnvError::WrongAction(at)),
         }
     }
 }
@@ -227,9 +235,8 @@ fn apply(
 ) -> Applied {
     match mv {
         Move::Go(Ok((page, args))) => navigate(program, state, page, args),
-        Move::Go(Err(why)) | Move::Marker(_, Err(why)) | Move::Reject(why) => {
-            Applied::Rejected(why, None)
-        }
+        Move::Go(Err(why)) | Move::Marker(_, Err(why)) => Applied::Rejected(why.to_string(), None),
+        Move::Reject(why) => Applied::Rejected(why.to_string(), None),
         Move::Marker(m, Ok(args)) => {
             if let Some(w) = writer {
                 match writer::ask(program, &mut state.world, &state.nav, w, m, &args) {

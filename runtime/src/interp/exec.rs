@@ -21,6 +21,9 @@ use super::gate;
 use super::state::{idx, TableState};
 pub use super::world::{Delta, World};
 use crate::ir::{self, PageCall, RowData, RowScan, Slot, Stmt, TableId, TextPart, Value};
+pub use setup::SetupError;
+
+mod setup;
 
 /// How a marker step ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -221,15 +224,18 @@ pub fn run_setup(
     world: &mut World,
     frame: &mut Vec<Value>,
     stmts: &[Stmt],
-) -> Result<(), String> {
+) -> Result<(), SetupError> {
     let mut exec = Exec::new(program, None, world.clone());
     let mut scratch = frame.clone();
     exec.run_block(&mut scratch, stmts)
-        .map_err(|stop| stop.alert(program, "setup"))?;
+        .map_err(|stop| match stop {
+            Stop::Reject(alert) => SetupError::Rejected(alert),
+            Stop::Fault(f) => SetupError::Fault(super::NamedFault::new(f, program)),
+        })?;
     if exec.go.is_some() {
-        return Err("`setup` may not use `go`".into());
+        return Err(SetupError::Go);
     }
-    gate::validate_state(program, &exec.world, &exec.delta).map_err(|v| v.to_string())?;
+    gate::validate_state(program, &exec.world, &exec.delta).map_err(SetupError::Invalid)?;
     *world = exec.world;
     *frame = scratch;
     Ok(())
@@ -1015,7 +1021,8 @@ mod tests {
             assert_eq!(f, frame);
         }
         assert_eq!(
-            run_setup(&p, &mut world, &mut frame, &[Stmt::Let(0, faulty())]),
+            run_setup(&p, &mut world, &mut frame, &[Stmt::Let(0, faulty())])
+                .map_err(|e| e.to_string()),
             Err("`setup` failed: division by zero".into())
         );
     }

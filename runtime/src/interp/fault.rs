@@ -54,3 +54,58 @@ impl Fault {
         }
     }
 }
+
+/// A fault with the names [`Fault::describe`] gives it (a missing row's
+/// table), so that it shows without the program: `no Product with id 7`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedFault {
+    pub fault: Fault,
+    /// For a missing row, its table's name; `None` for other faults, or a
+    /// table the program lacks.
+    pub table: Option<String>,
+}
+
+impl NamedFault {
+    /// `fault` in `program`'s terms.
+    pub fn new(fault: Fault, program: &ir::Program) -> NamedFault {
+        let table = match &fault {
+            Fault::MissingRow { table, .. } => {
+                program.tables.get(idx(*table)).map(|t| t.name.clone())
+            }
+            _ => None,
+        };
+        NamedFault { fault, table }
+    }
+}
+
+impl fmt::Display for NamedFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.fault, &self.table) {
+            (Fault::MissingRow { id, .. }, Some(name)) => write!(f, "no {name} with id {id}"),
+            (fault, _) => fault.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for NamedFault {}
+
+/// A fault in the arguments of a link or a button, found when the page is
+/// rendered and kept until a step tries the element: that step is rejected
+/// with this as its alert (`this action failed: no Product with id 7`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionFault(pub NamedFault);
+
+impl ActionFault {
+    /// `fault` in `program`'s terms.
+    pub fn new(fault: Fault, program: &ir::Program) -> ActionFault {
+        ActionFault(NamedFault::new(fault, program))
+    }
+}
+
+impl fmt::Display for ActionFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "this action failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for ActionFault {}

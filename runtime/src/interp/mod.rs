@@ -19,6 +19,7 @@ pub mod state;
 mod world;
 
 pub use eval::{eval, eval_bool, render_text, Context, Fault};
+pub use fault::{ActionFault, NamedFault};
 pub use render::render;
 pub use state::{Database, TableState};
 

@@ -231,7 +231,8 @@ pub fn restore_state<'p>(
 ) -> Result<Env<'p>, RestoreError> {
     let task = task_instance(program, state.task)
         .ok_or_else(|| RestoreError::NoTask(state.task.to_string()))?;
-    let mut env = Env::new(program, &task, config).map_err(RestoreError::Start)?;
+    let mut env =
+        Env::new(program, &task, config).map_err(|e| RestoreError::Start(e.to_string()))?;
     replay_trace(&mut env, state.trace)?;
     state.check(&env)?;
     Ok(env)
@@ -259,7 +260,7 @@ pub fn replay_trace(env: &mut Env<'_>, trace: &[WitnessStep]) -> Result<(), Rest
             resolve_step(env, step).map_err(|e| RestoreError::Step(i + 1, e.to_string()))?;
         let r = env
             .step(&action)
-            .map_err(|e| RestoreError::Step(i + 1, e))?;
+            .map_err(|e| RestoreError::Step(i + 1, e.to_string()))?;
         if r.done {
             return Err(RestoreError::Ended(i + 1));
         }

@@ -141,7 +141,8 @@ impl<'p> TaskSampler<'_, 'p> {
 
     fn start(&self) -> Result<Walk<'p>, String> {
         Ok(Walk {
-            env: Env::new(self.program, self.task, RewardConfig::default())?,
+            env: Env::new(self.program, self.task, RewardConfig::default())
+                .map_err(|e| e.to_string())?,
             history: Vec::new(),
             trace: Vec::new(),
         })

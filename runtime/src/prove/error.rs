@@ -5,6 +5,7 @@
 //! verdict must match the explaining search's, a static bound must agree
 //! with the search). A failed self-check is a bug in wsite, never a verdict.
 
+use crate::env::EnvError;
 use crate::jit::{FlatError, JitError};
 use crate::layout::LayoutError;
 use std::fmt;
@@ -13,7 +14,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProveError {
     /// The interpreter refused the task instance (its reason).
-    Instance(String),
+    Instance(EnvError),
     /// The program does not fit a flat layout (the flat prover only).
     Layout(LayoutError),
     /// The site could not be compiled (the flat prover only).
@@ -27,7 +28,7 @@ pub enum ProveError {
     /// A witness step names an element the page does not show.
     MissingElement(MissingElement),
     /// Step `step` (1-based) of a replayed witness failed.
-    Step { step: usize, why: String },
+    Step { step: usize, why: EnvError },
 }
 
 /// A witness step's element key that the current page does not show.
@@ -62,7 +63,7 @@ impl ProveError {
 impl fmt::Display for ProveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProveError::Instance(why) => f.write_str(why),
+            ProveError::Instance(why) => why.fmt(f),
             ProveError::Layout(e) => e.fmt(f),
             ProveError::Jit(e) => e.fmt(f),
             ProveError::Flat(e) => e.fmt(f),

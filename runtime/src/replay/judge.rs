@@ -12,7 +12,7 @@
 
 use super::key_nodes::{self, Coverage};
 use super::trajectory::StepAction;
-use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
+use crate::env::{Action, ActionKind, Env, EnvError, RewardConfig, TaskInstance};
 use crate::ir::Program;
 use crate::prove::{resolve_step, step_of};
 use serde::Serialize;
@@ -78,7 +78,7 @@ pub enum StepFailure {
     /// An index past the candidate actions.
     NoSuchIndex { index: usize, offered: usize },
     /// The engine refused the action on this page.
-    NotACandidate { url: String, why: String },
+    NotACandidate { url: String, why: EnvError },
     /// A step after the episode ended.
     EpisodeOver { ended_at: usize, how: Ending },
 }
@@ -154,7 +154,8 @@ pub fn judge(
     source: KeyNodeSource<'_>,
     thresholds: Thresholds,
 ) -> Result<EpisodeReport, String> {
-    let mut env = Env::new(program, instance, RewardConfig::default())?;
+    let mut env =
+        Env::new(program, instance, RewardConfig::default()).map_err(|e| e.to_string())?;
     let nodes = match source {
         KeyNodeSource::Declared => key_nodes::declared(program, &env),
         KeyNodeSource::Listed(list) => key_nodes::listed(program, list),

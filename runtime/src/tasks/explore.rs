@@ -74,7 +74,8 @@ pub fn explore(program: &ir::Program, limits: Limits) -> Result<Exploration, Str
         binding: None,
         name: PROBE.into(),
     };
-    let mut env = Env::new(&probe, &instance, RewardConfig::default())?;
+    let mut env =
+        Env::new(&probe, &instance, RewardConfig::default()).map_err(|e| e.to_string())?;
     let root = env.state().clone();
     let initial = root.world.clone();
     let mut seen: HashSet<u128> = HashSet::new();

@@ -94,7 +94,8 @@ fn witness_nodes(
     instance: &TaskInstance,
     witness: &[WitnessStep],
 ) -> Result<Vec<Node>, String> {
-    let mut env = Env::new(program, instance, RewardConfig::default())?;
+    let mut env =
+        Env::new(program, instance, RewardConfig::default()).map_err(|e| e.to_string())?;
     let mut pages: Vec<(ir::PageId, Vec<Value>)> = Vec::new();
     let mut keys: Vec<String> = Vec::new();
     let mut out = Vec::new();
@@ -113,7 +114,7 @@ fn witness_nodes(
             keys.push(key.clone());
             out.push(Node::Element(key.clone()));
         }
-        env.step(&action)?;
+        env.step(&action).map_err(|e| e.to_string())?;
         note_page(&env, &mut out);
     }
     Ok(out)

@@ -195,14 +195,14 @@ pub fn replay<'p>(
         0,
         1,
     )
-    .map_err(RestoreError::Start)?;
+    .map_err(|e| RestoreError::Start(e.to_string()))?;
     for (i, step) in trace.iter().enumerate() {
         let row = row_of_step(&batch, step)
             .map_err(|e| RestoreError::Step(i + 1, e))?
             .ok_or_else(|| RestoreError::Step(i + 1, "not in the action table".into()))?;
         batch
             .step(&[row])
-            .map_err(|e| RestoreError::Step(i + 1, e))?;
+            .map_err(|e| RestoreError::Step(i + 1, e.to_string()))?;
         if batch.buffers().done.first().is_some_and(|&d| d != 0) {
             return Err(RestoreError::Ended(i + 1));
         }

@@ -117,12 +117,14 @@ impl<'s> SiteBatch<'s> {
                 c.reward,
                 seed,
                 1,
-            )?;
+            )
+            .map_err(|e| e.to_string())?;
             batch.judge_steps();
             return Ok(SiteBatch::Interp(batch));
         }
         let mut pool = s.pool.clone();
-        let batch = BatchEnv::jit(&s.jit, instances, n, c.spec, c.reward, seed, 1, &mut pool)?;
+        let batch = BatchEnv::jit(&s.jit, instances, n, c.spec, c.reward, seed, 1, &mut pool)
+            .map_err(|e| e.to_string())?;
         Ok(SiteBatch::Flat(batch))
     }
 
@@ -142,8 +144,8 @@ impl<'s> SiteBatch<'s> {
 
     fn step(&mut self, actions: &[u32]) -> Result<(), String> {
         match self {
-            SiteBatch::Flat(b) => b.step(actions),
-            SiteBatch::Interp(b) => b.step(actions),
+            SiteBatch::Flat(b) => b.step(actions).map_err(|e| e.to_string()),
+            SiteBatch::Interp(b) => b.step(actions).map_err(|e| e.to_string()),
         }
     }
 

@@ -4,6 +4,7 @@
 //! written into a [`PageStructure`] in the structure's [`RenderMode`].
 
 use super::*;
+use crate::interp::ActionFault;
 use crate::jit::JitSite;
 
 fn corrupt(what: &str) -> JitFault {
@@ -274,7 +275,7 @@ impl Walk<'_> {
         Ok(text)
     }
 
-    fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, String>, JitFault> {
+    fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, ActionFault>, JitFault> {
         let mut out = self.out.spare.words.pop().unwrap_or_default();
         out.clear();
         // Recycled lists are all at least this long, so short argument
@@ -285,10 +286,7 @@ impl Walk<'_> {
                 Ok(w) => out.push(w),
                 Err(f) => {
                     self.out.spare.words.push(out);
-                    return Ok(Err(format!(
-                        "this action failed: {}",
-                        f.describe(self.program)
-                    )));
+                    return Ok(Err(ActionFault::new(f, self.program)));
                 }
             }
         }

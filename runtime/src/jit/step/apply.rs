@@ -58,7 +58,7 @@ impl<'s> FlatEnv<'s> {
             }
             (ActionKind::Click, HandleWords::Go(Err(why)))
             | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
-                Ok(Applied::Rejected(Some(why.clone())))
+                Ok(Applied::Rejected(Some(why.to_string())))
             }
             (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
                 let m = *m;
@@ -152,7 +152,7 @@ impl<'s> FlatEnv<'s> {
                         self.set_form(id, path, word)?;
                         Ok(Applied::Done)
                     }
-                    Err(why) => Ok(Applied::Rejected(Some(why))),
+                    Err(why) => Ok(Applied::Rejected(Some(why.to_string()))),
                 }
             }
             (ActionKind::Select, HandleWords::Select { options, .. }) => {

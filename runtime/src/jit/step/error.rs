@@ -4,6 +4,7 @@
 //! over, a candidate or element the page does not offer, bytes of another
 //! site), or reset an episode whose state no longer fits the layout.
 
+use crate::env::EnvError;
 use crate::jit::{JitError, JitFault};
 use crate::layout::LayoutError;
 use std::fmt;
@@ -19,7 +20,7 @@ pub enum FlatError {
     /// The decomposed reward's judge searches the interpreter's states.
     DecomposedReward,
     /// The instance itself is invalid (the interpreter refused it).
-    Instance(String),
+    Instance(EnvError),
     /// The instance's initial state or frame cannot be encoded.
     Encoding { task: String, error: JitError },
     /// `step` after the episode ended.
@@ -88,7 +89,7 @@ impl fmt::Display for FlatError {
             FlatError::DecomposedReward => {
                 f.write_str("the decomposed reward needs the interpreter: play it on `Env`")
             }
-            FlatError::Instance(why) => f.write_str(why),
+            FlatError::Instance(why) => why.fmt(f),
             FlatError::Encoding { task, error } => write!(f, "task `{task}`: {error}"),
             FlatError::EpisodeOver => f.write_str("the episode is over; reset to play again"),
             FlatError::NoCandidate(i) => write!(f, "there is no candidate #{i}"),
