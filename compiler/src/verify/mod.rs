@@ -212,13 +212,16 @@ fn sweep(ast: &Ast<'_>, program: &Program, options: prove::Options, diags: &mut 
         // exact path, so the C302 findings stay whole (the soundness
         // campaign calls the flat sweep itself, so such a failure cannot
         // pass the tests unseen).
-        Err(_) => match prove::invariant_sweep_interp(program, options) {
-            Ok(report) => report,
-            // No session can start from the initial state (its start page
-            // faults): nothing is reachable to sweep, and each task that
-            // starts there reports the failure itself (F401).
-            Err(_) => return,
-        },
+        Err(ProveError::SelfCheck { .. }) => {
+            match prove::invariant_sweep_interp(program, options) {
+                Ok(report) => report,
+                Err(_) => return,
+            }
+        }
+        // No session can start from the initial state (its start page
+        // faults): nothing is reachable to sweep, and each task that starts
+        // there reports the failure itself (F401).
+        Err(_) => return,
     };
     for c in &report.conflicts {
         let Some(marker) = ast.marker(&c.marker) else {

@@ -602,10 +602,7 @@ fn propose_set(
         id,
     };
     let state = table_mut(after, program, t)?;
-    let at = state
-        .rows()
-        .binary_search_by_key(&id, |r| r.id)
-        .map_err(|_| missing())?;
+    let at = row_index(state, table, id)?;
     let row = state.rows_mut().get_mut(at).ok_or_else(missing)?;
     // A row shorter than its table (never built by the runtime) is padded, so
     // the set lands in the right place.
@@ -627,16 +624,21 @@ fn propose_delete(
 ) -> Result<(), Violation> {
     let t = resolve_table(program, table)?;
     let state = table_mut(after, program, t)?;
-    let at = state
+    let at = row_index(state, table, id)?;
+    state.rows_mut().remove(at);
+    written.deleted.push((t, id));
+    Ok(())
+}
+
+/// Where row `id` of `table` (named for the message) sits.
+fn row_index(state: &TableState, table: &str, id: i64) -> Result<usize, Violation> {
+    state
         .rows()
         .binary_search_by_key(&id, |r| r.id)
         .map_err(|_| Violation::MissingRow {
             table: table.into(),
             id,
-        })?;
-    state.rows_mut().remove(at);
-    written.deleted.push((t, id));
-    Ok(())
+        })
 }
 
 fn propose_session(

@@ -14,7 +14,6 @@
 use super::super::state::idx;
 use super::super::world::Delta;
 use crate::ir::{self, SessionId, TableId, Ty};
-use std::collections::BTreeSet;
 
 /// One written cell as a check reads it, against the base (non-optional)
 /// type declared for its place.
@@ -91,13 +90,18 @@ pub(crate) fn check_written(
     after: &impl After,
     delta: &Delta,
 ) -> Result<(), Failure> {
-    let grown: BTreeSet<TableId> = delta.inserted.iter().map(|&(t, _)| t).collect();
-    for t in grown {
-        let def = table(program, t)?;
-        let rows = after.rows(t).ok_or(Failure::UnknownTable(t))?;
-        if !fits_capacity(rows, def.capacity) {
-            return Err(Failure::Full(t));
-        }
+    // The tables that gained rows, lowest id first; found without
+    // collecting them, since the JIT's gate runs this on every commit.
+    let over = |t: TableId| match (program.tables.get(idx(t)), after.rows(t)) {
+        (Some(def), Some(rows)) => (!fits_capacity(rows, def.capacity)).then_some(Failure::Full(t)),
+        _ => Some(Failure::UnknownTable(t)),
+    };
+    let first = delta.inserted.iter().map(|&(t, _)| t);
+    if let Some((_, failure)) = first
+        .filter_map(|t| Some((t, over(t)?)))
+        .min_by_key(|&(t, _)| t)
+    {
+        return Err(failure);
     }
     for &(t, id) in &delta.inserted {
         let def = table(program, t)?;
