@@ -173,6 +173,81 @@ impl PageStructure {
         self.words.clear();
     }
 
+    /// Makes this structure equal to `other` (its mode as well), reusing
+    /// this one's strings and lists rather than cloning `other`'s (a derived
+    /// `clone_from` allocates every element's buffers anew). The prover
+    /// restores a page per candidate this way, and a batch restarts an
+    /// episode onto a kept first page.
+    pub fn copy_from(&mut self, other: &PageStructure) {
+        self.clear();
+        self.mode = other.mode;
+        for e in &other.elements {
+            let element = self.copy_element(e);
+            self.elements.push(element);
+        }
+        for s in &other.shown {
+            let copy = self.copied(s);
+            self.shown.push(copy);
+        }
+        self.words.extend_from_slice(&other.words);
+    }
+
+    fn copy_element(&mut self, e: &ElementInstance) -> ElementInstance {
+        let mut path = self.spare.paths.pop().unwrap_or_default();
+        path.clear();
+        path.extend_from_slice(&e.path);
+        let mut options = Vec::new();
+        if !e.options.is_empty() {
+            options = self.spare.lists.pop().unwrap_or_default();
+            options.clear();
+            for o in &e.options {
+                let copy = self.copied(o);
+                options.push(copy);
+            }
+        }
+        ElementInstance {
+            id: e.id,
+            path,
+            role: e.role,
+            text: self.copied(&e.text),
+            nonempty: e.nonempty,
+            text_words: e.text_words,
+            value: e.value.as_deref().map(|v| self.copied(v)),
+            value_words: e.value_words,
+            options,
+            disabled: e.disabled,
+            handle: self.copy_handle(&e.handle),
+        }
+    }
+
+    /// `text` in a spare string (an empty text takes none).
+    fn copied(&mut self, text: &str) -> String {
+        if text.is_empty() {
+            return String::new();
+        }
+        let mut s = self.string();
+        s.push_str(text);
+        s
+    }
+
+    fn copy_handle(&mut self, handle: &HandleWords) -> HandleWords {
+        let mut words = |from: &[Option<i64>]| {
+            let mut list = self.spare.words.pop().unwrap_or_default();
+            list.clear();
+            list.extend_from_slice(from);
+            list
+        };
+        match handle {
+            HandleWords::Go(Ok((page, args))) => HandleWords::Go(Ok((*page, words(args)))),
+            HandleWords::Marker(m, Ok(args)) => HandleWords::Marker(*m, Ok(words(args))),
+            HandleWords::Select { options, value } => HandleWords::Select {
+                options: words(options),
+                value: *value,
+            },
+            other => other.clone(),
+        }
+    }
+
     /// An empty string, reused when one is spare.
     pub(crate) fn string(&mut self) -> String {
         let mut s = self.spare.texts.pop().unwrap_or_default();
@@ -245,4 +320,63 @@ pub enum HandleWords {
         options: Vec<Option<i64>>,
         value: Option<i64>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn element(id: u32, text: &str, handle: HandleWords) -> ElementInstance {
+        ElementInstance {
+            id,
+            path: vec![i64::from(id), 7],
+            role: "button",
+            text: text.to_string(),
+            nonempty: !text.is_empty(),
+            text_words: WordRange { start: 0, end: 2 },
+            value: id.is_multiple_of(2).then(|| format!("v{id}")),
+            value_words: WordRange::default(),
+            options: vec!["a".into(), String::new(), "b".into()],
+            disabled: id == 3,
+            handle,
+        }
+    }
+
+    #[test]
+    fn a_copy_equals_its_source_and_takes_its_mode() {
+        let mut source = PageStructure::new(
+            vec![
+                element(1, "Add", HandleWords::Go(Ok((2, vec![Some(4), None])))),
+                element(2, "", HandleWords::Marker(0, Ok(vec![Some(9)]))),
+                element(
+                    3,
+                    "Pick",
+                    HandleWords::Select {
+                        options: vec![Some(1), Some(2)],
+                        value: Some(2),
+                    },
+                ),
+                element(4, "Tick", HandleWords::Checkbox { on: true }),
+            ],
+            vec!["Wool scarf".into(), "$12.00".into()],
+        );
+        source.words = vec![11, 12, 13];
+        source.set_mode(RenderMode {
+            texts: true,
+            words: true,
+        });
+        // A target holding another page first: its buffers are reused.
+        let mut copy = PageStructure::new(vec![element(9, "old", HandleWords::Inert)], vec![]);
+        copy.words = vec![99];
+        copy.copy_from(&source);
+        assert_eq!(copy, source);
+        assert_eq!(copy.mode(), source.mode());
+        // Copying again over the copy gives the same page.
+        copy.copy_from(&source);
+        assert_eq!(copy, source);
+        let empty = PageStructure::default();
+        copy.copy_from(&empty);
+        assert_eq!(copy, empty);
+        assert!(copy.words.is_empty() && copy.shown.is_empty());
+    }
 }

@@ -14,9 +14,9 @@ use crate::env::{
     ActionKind, Env, RewardConfig, RewardMode, SharedWriter, StepResult, TaskInstance,
 };
 use crate::ir;
-use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode};
+use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode, StartPage};
 use crate::layout::TextPool;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One observed element, as the buffers need it. An engine that hashes
 /// words as it renders (the JIT's) gives the hashes, and its strings may
@@ -259,15 +259,28 @@ impl Engine for InterpEngine<'_> {
 pub struct FlatEngine<'s> {
     env: FlatEnv<'s>,
     starts: Arc<[Arc<FlatStart>]>,
+    /// Each instance's first page, shared by the batch's engines: set by the
+    /// first engine to start an episode there (`None` when that render
+    /// interned texts, whose ids another episode's pool need not repeat).
+    kept: KeptStarts<'s>,
     pool: TextPool,
     /// The pool's length when the instances were prepared.
     base: usize,
+}
+
+/// One slot per prepared instance for its kept first page.
+pub(super) type KeptStarts<'s> = Arc<[OnceLock<Option<StartPage<'s>>>]>;
+
+/// A slot per instance of `starts`, none kept yet.
+pub(super) fn no_kept_starts<'s>(starts: &[Arc<FlatStart>]) -> KeptStarts<'s> {
+    starts.iter().map(|_| OnceLock::new()).collect()
 }
 
 impl<'s> FlatEngine<'s> {
     pub(super) fn new(
         site: &'s JitSite,
         starts: Arc<[Arc<FlatStart>]>,
+        kept: KeptStarts<'s>,
         config: RewardConfig,
         mut pool: TextPool,
         first: usize,
@@ -284,6 +297,7 @@ impl<'s> FlatEngine<'s> {
         Ok(FlatEngine {
             env,
             starts,
+            kept,
             pool,
             base,
         })
@@ -367,6 +381,17 @@ impl Engine for FlatEngine<'_> {
             .cloned()
             .ok_or(BatchError::MissingInstance(instance))?;
         self.pool.truncate(self.base);
-        Ok(self.env.restart(start, &mut self.pool)?)
+        // The pool now holds what it held when the instances were prepared,
+        // as every engine's does: a page kept by any of them reads the same.
+        let slot = self.kept.get(instance);
+        if let Some(Some(page)) = slot.and_then(OnceLock::get) {
+            return Ok(self.env.restart_kept(page, &mut self.pool)?);
+        }
+        self.env.restart(start, &mut self.pool)?;
+        if let Some(slot) = slot {
+            let keepable = self.pool.len() == self.base;
+            let _ = slot.set(keepable.then(|| self.env.start_page()));
+        }
+        Ok(())
     }
 }

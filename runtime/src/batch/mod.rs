@@ -279,8 +279,16 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         let base = pool.clone();
         let labels = hashed_labels(site.program());
+        let kept = engines::no_kept_starts(&starts);
         BatchEnv::build(starts.len(), n, spec, seed, threads, labels, |first| {
-            FlatEngine::new(site, starts.clone(), config, base.clone(), first)
+            FlatEngine::new(
+                site,
+                starts.clone(),
+                kept.clone(),
+                config,
+                base.clone(),
+                first,
+            )
         })
     }
 

@@ -305,7 +305,17 @@ fn write_actions<E: Engine>(
     }
 }
 
-/// The first shown element whose text holds `answer`.
+/// The first shown element whose text holds `answer`. The searcher is built
+/// once for the answer rather than once per element (`str::contains` builds
+/// one per call): a retrieval page offers tens of answers over tens of
+/// elements every step.
 fn anchor<E: Engine>(engine: &E, answer: &str, shown: usize) -> Option<usize> {
-    (0..shown).find(|&i| engine.element(i).is_some_and(|e| e.text.contains(answer)))
+    let finder = memchr::memmem::Finder::new(answer.as_bytes());
+    (0..shown).find(|&i| {
+        engine.element(i).is_some_and(|e| {
+            let text = e.text.as_bytes();
+            // The length test answers most elements without a search.
+            text.len() >= answer.len() && finder.find(text).is_some()
+        })
+    })
 }

@@ -64,7 +64,7 @@ mod text;
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::{ElementInstance, HandleWords, PageStructure, RenderMode, WordRange};
-pub use step::{FlatAction, FlatEnv, FlatError, FlatStart, Probe};
+pub use step::{FlatAction, FlatEnv, FlatError, FlatStart, Probe, StartPage};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};

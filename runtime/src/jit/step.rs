@@ -45,10 +45,12 @@ mod entries;
 mod error;
 mod outcome;
 mod probe;
+mod start_page;
 use depends::Depends;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
 pub use error::FlatError;
 pub use probe::Probe;
+pub use start_page::StartPage;
 
 /// A candidate action of the flat engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -454,7 +456,7 @@ impl<'s> FlatEnv<'s> {
             return Err(FlatError::Foreign("an engine"));
         }
         self.state.clone_from(&other.state);
-        self.structure.clone_from(&other.structure);
+        self.structure.copy_from(&other.structure);
         self.actions.clone_from(&other.actions);
         self.answers.clone_from(&other.answers);
         self.task = other.task;

@@ -12,21 +12,27 @@ impl FlatEnv<'_> {
     /// the page again and demands the same structure.
     pub(super) fn keep_render(&mut self, pool: &mut TextPool) -> R<()> {
         if cfg!(debug_assertions) {
-            let mut again = std::mem::take(&mut self.rendered_again);
-            again.clear();
-            again.set_mode(self.structure.mode());
-            let page = self.page()?;
-            let rendered = self
-                .site
-                .render_structure(page, &self.state, pool, &mut again);
-            let same = again == self.structure;
-            self.rendered_again = again;
-            rendered?;
-            if !same {
-                return Err(FlatError::malformed(
-                    "a rejected step changed the page it was taken on",
-                ));
-            }
+            self.check_kept(pool, "a rejected step changed the page it was taken on")?;
+        }
+        Ok(())
+    }
+
+    /// Renders the current page again and demands the structure it stands
+    /// with (an `Err` saying `differs` otherwise): how a debug build checks
+    /// a page that was kept rather than rendered.
+    pub(super) fn check_kept(&mut self, pool: &mut TextPool, differs: &'static str) -> R<()> {
+        let mut again = std::mem::take(&mut self.rendered_again);
+        again.clear();
+        again.set_mode(self.structure.mode());
+        let page = self.page()?;
+        let rendered = self
+            .site
+            .render_structure(page, &self.state, pool, &mut again);
+        let same = again == self.structure;
+        self.rendered_again = again;
+        rendered?;
+        if !same {
+            return Err(FlatError::malformed(differs));
         }
         Ok(())
     }

@@ -1,0 +1,81 @@
+//! An instance's first page, kept so that a batch restarting episode after
+//! episode on the same prepared instance copies it instead of rendering it
+//! (and computing Ψ) again: a restart's work is then a copy of the initial
+//! bytes and of the kept page.
+//!
+//! What `restart` computes from a prepared instance is a function of its
+//! initial bytes and of the text pool below the ids those bytes use. A kept
+//! page is only offered back to the same instance, in the same render mode,
+//! by a caller whose pool holds the same texts as when it was kept (the
+//! batch's engine truncates its pool to one base length before each episode
+//! and keeps a page only when its render interned nothing past that base).
+//! A debug build renders the page again and demands the same structure and Ψ.
+
+use super::*;
+
+/// What `FlatEnv::restart` leaves of one prepared instance: Ψ of the initial
+/// state, the first page, its candidates and answers.
+pub struct StartPage<'s> {
+    site: &'s JitSite,
+    start: Arc<FlatStart>,
+    mode: RenderMode,
+    psi: f64,
+    structure: PageStructure,
+    actions: Vec<FlatAction>,
+    answers: Vec<u32>,
+}
+
+impl<'s> FlatEnv<'s> {
+    /// The page `restart` just rendered, to be offered back to
+    /// [`FlatEnv::restart_kept`]. Only meaningful right after `restart`,
+    /// before any step.
+    pub fn start_page(&self) -> StartPage<'s> {
+        let mut structure = PageStructure::default();
+        structure.copy_from(&self.structure);
+        StartPage {
+            site: self.site,
+            start: self.start.clone(),
+            mode: self.mode,
+            psi: self.initial_psi,
+            structure,
+            actions: self.actions.clone(),
+            answers: self.answers.clone(),
+        }
+    }
+
+    /// Restarts on `page`'s instance as `restart` would, copying the kept
+    /// page instead of rendering it. `pool` must hold the texts it held when
+    /// `page` was kept (see the module header). Refused with
+    /// [`FlatError::Foreign`] for a page kept by another site's engine or in
+    /// another render mode.
+    pub fn restart_kept(&mut self, page: &StartPage<'s>, pool: &mut TextPool) -> R<()> {
+        if page.mode != self.mode || !std::ptr::eq(page.site, self.site) {
+            return Err(FlatError::Foreign("a kept start page"));
+        }
+        if page.start.initial.len() != self.state.len() {
+            return Err(FlatError::Foreign("a prepared instance"));
+        }
+        self.task = self
+            .program
+            .tasks
+            .get(page.start.task_index)
+            .ok_or(FlatError::NoTask(page.start.task_index))?;
+        self.start = page.start.clone();
+        self.copy_initial()?;
+        self.initial_psi = page.psi;
+        self.psi = page.psi;
+        self.psi_known = true;
+        self.goal_now = None;
+        self.probed = false;
+        self.structure.copy_from(&page.structure);
+        self.actions.clone_from(&page.actions);
+        self.answers.clone_from(&page.answers);
+        if cfg!(debug_assertions) {
+            if self.potential(pool)?.to_bits() != page.psi.to_bits() {
+                return Err(FlatError::malformed("a kept start page has another Ψ"));
+            }
+            self.check_kept(pool, "a kept start page differs from its render")?;
+        }
+        Ok(())
+    }
+}
