@@ -139,8 +139,9 @@ pub(super) mod imp {
         };
         config.reward.oracle_budget = args.oracle_budget;
         let seeds: Vec<u64> = (0..args.seeds.max(1)).collect();
-        let compiled = run::compile(&sites)?;
-        let results = run::evaluate(&compiled, &policy, &seeds, args.greedy, &config)?;
+        let compiled = run::compile(&sites).map_err(|e| e.to_string())?;
+        let results = run::evaluate(&compiled, &policy, &seeds, args.greedy, &config)
+            .map_err(|e| e.to_string())?;
         let search = match (args.search, &args.prm) {
             (Some(n), Some(name)) => {
                 let programs: BTreeMap<String, _> = sites
@@ -155,7 +156,8 @@ pub(super) mod imp {
                     timeout: std::time::Duration::from_secs(args.prm_timeout),
                 };
                 let mut judge = make_judge(name, &programs, &options)?;
-                let r = evaluate_search(&compiled, &policy, &seeds, n, judge.as_mut(), &config)?;
+                let r = evaluate_search(&compiled, &policy, &seeds, n, judge.as_mut(), &config)
+                    .map_err(|e| e.to_string())?;
                 let label = format!("best-of-{n} {}", judge.name());
                 Some((label, r.sites, r.counts))
             }

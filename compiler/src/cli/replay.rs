@@ -127,7 +127,7 @@ impl LineJudge<'_> {
             Some(nodes) => KeyNodeSource::Listed(nodes),
             None => KeyNodeSource::Declared,
         };
-        judge(self.program, &instance, &t.steps, source, self.thresholds)
+        judge(self.program, &instance, &t.steps, source, self.thresholds).map_err(|e| e.to_string())
     }
 }
 

@@ -223,7 +223,7 @@ pub mod imp {
         let mut vs = nn::VarStore::new(device);
         // The run's seed fixes the initial weights too.
         tch::manual_seed(args.seed as i64);
-        let policy = Policy::initialised(&vs, policy_config).map_err(|e| (1, e))?;
+        let policy = Policy::initialised(&vs, policy_config).map_err(|e| (1, e.to_string()))?;
         let mut opt = Adam::new(&vs, config.ppo.learning_rate);
         let files = Checkpoint::in_dir(out);
         let mut from = Progress::default();
@@ -253,11 +253,11 @@ pub mod imp {
         );
         let (mut metrics, mut history) = open_metrics(out, args.resume.then_some(from))
             .map_err(|e| (1, format!("cannot write metrics: {e}")))?;
-        let compiled = run::compile(&sites).map_err(|e| (1, e))?;
+        let compiled = run::compile(&sites).map_err(|e| (1, e.to_string()))?;
         let before = success(&compiled, &policy, args, &config).map_err(|e| (1, e))?;
         let started = Instant::now();
         let mut trainer = run::Trainer::new(&compiled, &policy, opt, &config, from, args.steps)
-            .map_err(|e| (1, e))?;
+            .map_err(|e| (1, e.to_string()))?;
         let mut bar = ProgressBar::new(args.steps, from.env_steps);
         let mut saved = Instant::now();
         let mut watch = args.profile.then(|| Phases::new(device));
@@ -269,7 +269,7 @@ pub mod imp {
                 }
                 None => trainer.update(),
             }
-            .map_err(|e| (1, e))?;
+            .map_err(|e| (1, e.to_string()))?;
             let seconds = started.elapsed().as_secs_f64();
             let rate = (m.env_steps - from.env_steps) as f64 / seconds.max(1e-9);
             let mut line = serde_json::to_value(&m).unwrap_or_default();
@@ -352,7 +352,8 @@ pub mod imp {
             judge: false,
             ..*config
         };
-        let results = run::evaluate(compiled, policy, &[args.seed], false, &config)?;
+        let results = run::evaluate(compiled, policy, &[args.seed], false, &config)
+            .map_err(|e| e.to_string())?;
         let (k, n) = results
             .iter()
             .fold((0, 0), |(k, n), r| (k + r.successes, n + r.episodes));
@@ -439,7 +440,7 @@ pub mod imp {
 
         fn save(&self, vs: &nn::VarStore, opt: &Adam, p: Progress) -> Result<(), String> {
             vs.save(&self.policy).map_err(|e| e.to_string())?;
-            opt.save(&self.optimizer)?;
+            opt.save(&self.optimizer).map_err(|e| e.to_string())?;
             let text = serde_json::to_string(&p).map_err(|e| e.to_string())?;
             std::fs::write(&self.progress, text).map_err(|e| e.to_string())
         }
@@ -461,7 +462,7 @@ pub mod imp {
             vs.load(&self.policy)
                 .map_err(|e| cannot(&self.policy, e.to_string()))?;
             opt.load(&self.optimizer)
-                .map_err(|e| cannot(&self.optimizer, e))?;
+                .map_err(|e| cannot(&self.optimizer, e.to_string()))?;
             Ok(progress)
         }
     }

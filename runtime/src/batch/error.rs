@@ -2,7 +2,8 @@
 //! fit the batch (the wrong number of actions, a row past an environment's
 //! action table, an environment or instance it does not have), or an
 //! engine's own error, the interpreter's [`EnvError`] or the flat engine's
-//! [`FlatError`], with its message unchanged.
+//! [`FlatError`], with its message unchanged and, where the batch knows it,
+//! the environment it came from.
 
 use crate::env::EnvError;
 use crate::jit::FlatError;
@@ -33,10 +34,15 @@ pub enum BatchError {
     NoActionRow(u32),
     /// No engine candidate of this index.
     NoAction(usize),
-    /// The interpreter refused the instance or the step.
-    Env(EnvError),
-    /// The flat engine refused the instance or the step.
-    Flat(FlatError),
+    /// The interpreter refused the instance or the step: of environment
+    /// `env`, when the batch knows which (see [`BatchError::in_env`]).
+    Env { env: Option<usize>, error: EnvError },
+    /// The flat engine refused the instance or the step: of environment
+    /// `env`, when the batch knows which.
+    Flat {
+        env: Option<usize>,
+        error: FlatError,
+    },
     /// The operating system would not start `workers` worker threads.
     Workers {
         workers: usize,
@@ -72,8 +78,8 @@ impl fmt::Display for BatchError {
             ),
             BatchError::NoActionRow(row) => write!(f, "no action row {row}"),
             BatchError::NoAction(i) => write!(f, "no action {i}"),
-            BatchError::Env(e) => e.fmt(f),
-            BatchError::Flat(e) => e.fmt(f),
+            BatchError::Env { env, error } => in_env(f, *env, error),
+            BatchError::Flat { env, error } => in_env(f, *env, error),
             BatchError::Workers { workers, error } => {
                 write!(f, "cannot start {workers} worker threads: {error}")
             }
@@ -81,16 +87,53 @@ impl fmt::Display for BatchError {
     }
 }
 
-impl std::error::Error for BatchError {}
+/// `environment N: <error>`, or the engine's message alone when the
+/// environment is not known.
+fn in_env(f: &mut fmt::Formatter<'_>, env: Option<usize>, error: &dyn fmt::Display) -> fmt::Result {
+    match env {
+        Some(i) => write!(f, "environment {i}: {error}"),
+        None => error.fmt(f),
+    }
+}
+
+impl BatchError {
+    /// The error, said to come from environment `i` when it is an engine's
+    /// that does not name its environment yet; any other is unchanged (its
+    /// message already says which environment, or concerns none).
+    pub fn in_env(self, i: usize) -> BatchError {
+        match self {
+            BatchError::Env { env: None, error } => BatchError::Env {
+                env: Some(i),
+                error,
+            },
+            BatchError::Flat { env: None, error } => BatchError::Flat {
+                env: Some(i),
+                error,
+            },
+            other => other,
+        }
+    }
+}
+
+impl std::error::Error for BatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BatchError::Env { error, .. } => Some(error),
+            BatchError::Flat { error, .. } => Some(error),
+            BatchError::Workers { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
 
 impl From<EnvError> for BatchError {
-    fn from(e: EnvError) -> BatchError {
-        BatchError::Env(e)
+    fn from(error: EnvError) -> BatchError {
+        BatchError::Env { env: None, error }
     }
 }
 
 impl From<FlatError> for BatchError {
-    fn from(e: FlatError) -> BatchError {
-        BatchError::Flat(e)
+    fn from(error: FlatError) -> BatchError {
+        BatchError::Flat { env: None, error }
     }
 }

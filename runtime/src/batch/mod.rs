@@ -23,6 +23,8 @@ mod buffers;
 mod engines;
 mod error;
 mod metrics;
+#[cfg(test)]
+mod tests;
 mod text;
 pub mod tokens;
 mod workers;
@@ -319,7 +321,7 @@ impl<E: Engine> BatchEnv<E> {
             let mut rng = slot_rng(seed, i);
             let first = draw(&mut rng, instances);
             slots.push(Slot {
-                engine: make(first)?,
+                engine: make(first).map_err(|e| e.in_env(i))?,
                 instance: first,
                 finished: false,
                 tokens: Tokenizer::new(spec.vocab),
@@ -437,7 +439,7 @@ impl<E: Engine> BatchEnv<E> {
             slot.rng = slot_rng(seed, i);
         }
         let next = instance.unwrap_or_else(|| draw(&mut slot.rng, count));
-        restart(slot, rows, &spec, labels, next)
+        restart(slot, rows, &spec, labels, next).map_err(|e| e.in_env(i))
     }
 
     /// The row of environment `i`'s action table that offers its engine's
@@ -498,9 +500,10 @@ impl<E: Engine> BatchEnv<E> {
             .slots
             .chunks_mut(per)
             .zip(actions.chunks(per))
-            .map(|(slots, actions)| {
+            .enumerate()
+            .map(|(k, (slots, actions))| {
                 let rows: Vec<Rows<'_>> = rows.by_ref().take(slots.len()).collect();
-                (slots, rows, actions)
+                (k * per, slots, rows, actions)
             })
             .collect();
         let shared = Shared {
@@ -517,8 +520,9 @@ impl<E: Engine> BatchEnv<E> {
     }
 }
 
-/// One worker's share of a step: its environments, their rows, their actions.
-type Job<'s, 'b, E> = (&'s mut [Slot<E>], Vec<Rows<'b>>, &'s [u32]);
+/// One worker's share of a step: the index of its first environment, its
+/// environments, their rows, their actions.
+type Job<'s, 'b, E> = (usize, &'s mut [Slot<E>], Vec<Rows<'b>>, &'s [u32]);
 
 /// What every environment's step reads.
 struct Shared<'a> {
@@ -528,14 +532,20 @@ struct Shared<'a> {
     autoreset: Autoreset,
 }
 
-/// Steps one thread's environments; the errors met.
+/// Steps one thread's environments; the errors met, each naming its
+/// environment.
 fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchError> {
-    let (slots, rows, actions) = job;
+    let (first, slots, rows, actions) = job;
     slots
         .iter_mut()
         .zip(rows)
         .zip(actions)
-        .filter_map(|((slot, rows), &a)| step_one(shared, slot, rows, a).err())
+        .enumerate()
+        .filter_map(|(k, ((slot, rows), &a))| {
+            step_one(shared, slot, rows, a)
+                .err()
+                .map(|e| e.in_env(first + k))
+        })
         .collect()
 }
 

@@ -10,7 +10,7 @@ use super::label::{label, Skip};
 use super::text::action_line;
 use super::{Instance, Origin};
 use crate::env::distance::{DistanceOracle, DEFAULT_ORACLE_BUDGET};
-use crate::env::{Env, RewardConfig, TaskInstance};
+use crate::env::{Env, EnvError, RewardConfig, TaskInstance};
 use crate::identity::fingerprint;
 use crate::ir::Program;
 use crate::prove::{step_of, WitnessStep};
@@ -51,7 +51,7 @@ pub struct SiteSample {
     /// States that yielded no instance, by reason.
     pub skipped: BTreeMap<Skip, usize>,
     /// Task instances that could not start.
-    pub failed: Vec<(String, String)>,
+    pub failed: Vec<(String, EnvError)>,
     /// Oracle searches and the states they reached.
     pub searches: usize,
     pub explored: usize,
@@ -120,7 +120,7 @@ impl<'p> Walk<'p> {
 }
 
 impl<'p> TaskSampler<'_, 'p> {
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<(), EnvError> {
         let seed = xxh3_64_with_seed(
             format!("{}/{}", self.site, self.task.name).as_bytes(),
             self.c.seed,
@@ -139,17 +139,16 @@ impl<'p> TaskSampler<'_, 'p> {
         Ok(())
     }
 
-    fn start(&self) -> Result<Walk<'p>, String> {
+    fn start(&self) -> Result<Walk<'p>, EnvError> {
         Ok(Walk {
-            env: Env::new(self.program, self.task, RewardConfig::default())
-                .map_err(|e| e.to_string())?,
+            env: Env::new(self.program, self.task, RewardConfig::default())?,
             history: Vec::new(),
             trace: Vec::new(),
         })
     }
 
     /// Labels every state of one shortest successful episode.
-    fn witness_walk(&mut self, seed: u64) -> Result<(), String> {
+    fn witness_walk(&mut self, seed: u64) -> Result<(), EnvError> {
         let mut walk = self.start()?;
         loop {
             let next = match self.visit(&walk, Origin::Witness, seed) {
@@ -166,7 +165,7 @@ impl<'p> TaskSampler<'_, 'p> {
 
     /// Takes between 1 and the horizon's steps of uniformly random
     /// candidates, then labels the state reached.
-    fn random_walk(&mut self, rng: &mut Rng) -> Result<(), String> {
+    fn random_walk(&mut self, rng: &mut Rng) -> Result<(), EnvError> {
         let mut walk = self.start()?;
         let horizon = walk.env.task().horizon.max(1) as usize;
         let length = 1 + rng.below(horizon);

@@ -56,13 +56,13 @@ pub struct Record {
 }
 
 /// Why records cannot be read.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum ImportError {
     /// The whole file is not a JSON array of objects, nor JSON lines.
-    NotJson(String),
+    NotJson(serde_json::Error),
     /// Record `n` (1-based: its line, or its place in the array) is not a
     /// record.
-    Record { n: usize, why: String },
+    Record { n: usize, why: RecordError },
 }
 
 impl fmt::Display for ImportError {
@@ -74,7 +74,44 @@ impl fmt::Display for ImportError {
     }
 }
 
-impl std::error::Error for ImportError {}
+impl std::error::Error for ImportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ImportError::NotJson(why) => Some(why),
+            ImportError::Record { why, .. } => Some(why),
+        }
+    }
+}
+
+/// Why one record is not a record wsite can read.
+#[derive(Debug)]
+pub enum RecordError {
+    /// Its JSON is not a record's (a field missing or of the wrong type).
+    Json(serde_json::Error),
+    /// `chosen` holds this many actions, not one.
+    Chosen(usize),
+    /// `rejected` holds no action.
+    NoRejected,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::Json(e) => e.fmt(f),
+            RecordError::Chosen(n) => write!(f, "`chosen` holds {n} actions, not one"),
+            RecordError::NoRejected => f.write_str("`rejected` is empty"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RecordError::Json(e) => Some(e),
+            RecordError::Chosen(_) | RecordError::NoRejected => None,
+        }
+    }
+}
 
 /// The BrowserGym call of a candidate: from its wsite step when it has one,
 /// else its text (an imported candidate's text already is the call).
@@ -138,15 +175,12 @@ fn candidate(s: &Step) -> Candidate {
 }
 
 /// A record as an instance (see the module's note on what is unknown).
-pub fn from_record(record: &Record) -> Result<Instance, String> {
+pub fn from_record(record: &Record) -> Result<Instance, RecordError> {
     let [chosen] = record.chosen.as_slice() else {
-        return Err(format!(
-            "`chosen` holds {} actions, not one",
-            record.chosen.len()
-        ));
+        return Err(RecordError::Chosen(record.chosen.len()));
     };
     if record.rejected.is_empty() {
-        return Err("`rejected` is empty".into());
+        return Err(RecordError::NoRejected);
     }
     let task = id_text(&record.task_id);
     let step = id_text(&record.step_id);
@@ -183,15 +217,14 @@ pub fn from_record(record: &Record) -> Result<Instance, String> {
 /// Reads records from a JSON array or from JSON lines (blank lines skipped).
 pub fn read_records(text: &str) -> Result<Vec<Record>, ImportError> {
     if text.trim_start().starts_with('[') {
-        let values: Vec<Json> =
-            serde_json::from_str(text).map_err(|e| ImportError::NotJson(e.to_string()))?;
+        let values: Vec<Json> = serde_json::from_str(text).map_err(ImportError::NotJson)?;
         return values
             .into_iter()
             .enumerate()
             .map(|(i, v)| {
                 serde_json::from_value(v).map_err(|e| ImportError::Record {
                     n: i + 1,
-                    why: e.to_string(),
+                    why: RecordError::Json(e),
                 })
             })
             .collect();
@@ -202,7 +235,7 @@ pub fn read_records(text: &str) -> Result<Vec<Record>, ImportError> {
         .map(|(i, l)| {
             serde_json::from_str(l).map_err(|e| ImportError::Record {
                 n: i + 1,
-                why: e.to_string(),
+                why: RecordError::Json(e),
             })
         })
         .collect()

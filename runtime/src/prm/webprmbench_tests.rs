@@ -122,5 +122,9 @@ fn bad_records_name_their_place() {
         .replace('\n', "");
     let err = import(&format!("\n{two_chosen}\n")).unwrap_err();
     assert!(matches!(err, ImportError::Record { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "record 1: `chosen` holds 2 actions, not one"
+    );
     assert!(matches!(import("[1,"), Err(ImportError::NotJson(_))));
 }

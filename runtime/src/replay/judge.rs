@@ -153,9 +153,8 @@ pub fn judge(
     steps: &[StepAction],
     source: KeyNodeSource<'_>,
     thresholds: Thresholds,
-) -> Result<EpisodeReport, String> {
-    let mut env =
-        Env::new(program, instance, RewardConfig::default()).map_err(|e| e.to_string())?;
+) -> Result<EpisodeReport, EnvError> {
+    let mut env = Env::new(program, instance, RewardConfig::default())?;
     let nodes = match source {
         KeyNodeSource::Declared => key_nodes::declared(program, &env),
         KeyNodeSource::Listed(list) => key_nodes::listed(program, list),

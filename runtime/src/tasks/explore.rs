@@ -10,7 +10,7 @@
 //! every candidate is proven by `prove` before it is emitted.
 
 use crate::env::observe::Handle;
-use crate::env::{Action, ActionKind, Env, RewardConfig, TaskInstance};
+use crate::env::{Action, ActionKind, Env, EnvError, RewardConfig, TaskInstance};
 use crate::identity::fingerprint;
 use crate::interp::exec::World;
 use crate::interp::state::Digest128;
@@ -67,15 +67,14 @@ struct Node {
 
 /// Explores `program` within `limits`. An `Err` only when the site has no
 /// page to start on.
-pub fn explore(program: &ir::Program, limits: Limits) -> Result<Exploration, String> {
+pub fn explore(program: &ir::Program, limits: Limits) -> Result<Exploration, EnvError> {
     let probe = probe_program(program, limits.depth);
     let instance = TaskInstance {
         task: probe.tasks.len() - 1,
         binding: None,
         name: PROBE.into(),
     };
-    let mut env =
-        Env::new(&probe, &instance, RewardConfig::default()).map_err(|e| e.to_string())?;
+    let mut env = Env::new(&probe, &instance, RewardConfig::default())?;
     let root = env.state().clone();
     let initial = root.world.clone();
     let mut seen: HashSet<u128> = HashSet::new();

@@ -11,6 +11,7 @@
 //! (`search_box`), as in INTERFACES.md; [`page_node`] and [`element_node`]
 //! are the one place these names are made.
 
+use super::error::KeyNodesError;
 use super::retrieval::strip;
 use super::source::literal;
 use crate::env::{Env, RewardConfig, TaskInstance};
@@ -52,7 +53,7 @@ pub fn key_nodes(
     instance: &TaskInstance,
     witness: &[WitnessStep],
     options: Options,
-) -> Result<KeyNodes, String> {
+) -> Result<KeyNodes, KeyNodesError> {
     let mut out = KeyNodes::default();
     for node in witness_nodes(program, instance, witness)? {
         let (avoid, name, source) = match node {
@@ -73,7 +74,7 @@ pub fn key_nodes(
                 key.starts_with('#').then(|| key.clone()),
             ),
         };
-        match verdict_avoiding(program, instance, options, &avoid).map_err(|e| e.to_string())? {
+        match verdict_avoiding(program, instance, options, &avoid)? {
             Verdict::Infeasible => out.nodes.push(KeyNode { name, source }),
             Verdict::Undecided => out.undecided += 1,
             Verdict::Feasible => {}
@@ -93,9 +94,8 @@ fn witness_nodes(
     program: &ir::Program,
     instance: &TaskInstance,
     witness: &[WitnessStep],
-) -> Result<Vec<Node>, String> {
-    let mut env =
-        Env::new(program, instance, RewardConfig::default()).map_err(|e| e.to_string())?;
+) -> Result<Vec<Node>, KeyNodesError> {
+    let mut env = Env::new(program, instance, RewardConfig::default())?;
     let mut pages: Vec<(ir::PageId, Vec<Value>)> = Vec::new();
     let mut keys: Vec<String> = Vec::new();
     let mut out = Vec::new();
@@ -109,12 +109,12 @@ fn witness_nodes(
     };
     note_page(&env, &mut out);
     for step in witness {
-        let action = resolve_step(&env, step).map_err(|e| e.to_string())?;
+        let action = resolve_step(&env, step)?;
         if let Some(key) = step.key.as_ref().filter(|k| !keys.contains(k)) {
             keys.push(key.clone());
             out.push(Node::Element(key.clone()));
         }
-        env.step(&action).map_err(|e| e.to_string())?;
+        env.step(&action)?;
         note_page(&env, &mut out);
     }
     Ok(out)

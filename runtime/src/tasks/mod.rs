@@ -14,6 +14,7 @@
 //! successful episode must use. Pure and deterministic: the same program,
 //! request and seed give the same candidates in the same order.
 
+mod error;
 pub mod explore;
 pub mod keys;
 pub mod operation;
@@ -21,12 +22,12 @@ pub mod phrasing;
 pub mod retrieval;
 pub mod source;
 
+pub use error::{KeyNodesError, TaskGenError};
 pub use keys::{element_node, key_nodes, page_node, KeyNode, KeyNodes};
 pub use phrasing::{Family, Slots};
 pub use source::Check;
 
 use crate::ir;
-use std::fmt;
 
 /// Which tasks to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,23 +193,6 @@ pub fn emitted_horizon(witness: usize) -> u32 {
     let w = u32::try_from(witness).unwrap_or(u32::MAX);
     w.saturating_add(2)
 }
-
-/// Why generation could not start.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TaskGenError {
-    /// The site cannot be played (no start page, a broken IR).
-    Unplayable(String),
-}
-
-impl fmt::Display for TaskGenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TaskGenError::Unplayable(why) => write!(f, "the site cannot be explored: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for TaskGenError {}
 
 /// Every candidate the request allows, in the order they should be tried:
 /// families taken in turn, each family's candidates shuffled by the seed.

@@ -6,6 +6,7 @@
 //! The clipping factor stays a tensor, so a CUDA step never waits for the
 //! host to read the gradient norm back.
 
+use super::error::AdamError;
 use std::path::Path;
 use tch::{nn, Kind, Tensor};
 
@@ -57,7 +58,7 @@ impl Adam {
 
     /// Back-propagates `loss`, scales the gradients down to a total norm of
     /// at most `max_norm`, and takes one Adam step.
-    pub fn step(&mut self, loss: &Tensor, max_norm: f64) -> Result<(), String> {
+    pub fn step(&mut self, loss: &Tensor, max_norm: f64) -> Result<(), AdamError> {
         let grads = self.gradients(loss)?;
         self.apply(&grads, max_norm)
     }
@@ -65,16 +66,15 @@ impl Adam {
     /// The gradients of `loss` with respect to every variable (undefined for
     /// one it does not depend on), the first half of [`Adam::step`], apart
     /// so that a profile can time back-propagation on its own.
-    pub fn gradients(&self, loss: &Tensor) -> Result<Vec<Tensor>, String> {
+    pub fn gradients(&self, loss: &Tensor) -> Result<Vec<Tensor>, AdamError> {
         // Fresh gradients straight from autograd, not accumulated into
         // `.grad`: no pass to zero them first, none to add into them.
-        Tensor::f_run_backward(&[loss], &self.params, false, false)
-            .map_err(|e| format!("back-propagation failed: {e}"))
+        Tensor::f_run_backward(&[loss], &self.params, false, false).map_err(AdamError::Backward)
     }
 
     /// Scales `grads` (from [`Adam::gradients`]) down to a total norm of at
     /// most `max_norm` and takes one Adam step with them.
-    pub fn apply(&mut self, grads: &[Tensor], max_norm: f64) -> Result<(), String> {
+    pub fn apply(&mut self, grads: &[Tensor], max_norm: f64) -> Result<(), AdamError> {
         tch::no_grad(|| {
             let norms: Vec<Tensor> = grads
                 .iter()
@@ -116,20 +116,20 @@ impl Adam {
     }
 
     /// Writes the moments and the step count (safetensors).
-    pub fn save(&self, path: &Path) -> Result<(), String> {
+    pub fn save(&self, path: &Path) -> Result<(), AdamError> {
         let mut named: Vec<(String, Tensor)> = Vec::with_capacity(2 * self.names.len() + 1);
         for (k, name) in self.names.iter().enumerate() {
             named.push((format!("m.{name}"), self.first[k].shallow_clone()));
             named.push((format!("v.{name}"), self.second[k].shallow_clone()));
         }
         named.push(("steps".into(), Tensor::from_slice(&[self.steps])));
-        Tensor::write_safetensors(&named, path).map_err(|e| e.to_string())
+        Tensor::write_safetensors(&named, path).map_err(AdamError::File)
     }
 
     /// Reads back what [`Adam::save`] wrote; a state for other variables (a
     /// different policy shape) is an `Err` and changes nothing.
-    pub fn load(&mut self, path: &Path) -> Result<(), String> {
-        let saved = Tensor::read_safetensors(path).map_err(|e| e.to_string())?;
+    pub fn load(&mut self, path: &Path) -> Result<(), AdamError> {
+        let saved = Tensor::read_safetensors(path).map_err(AdamError::File)?;
         let find = |key: &str| saved.iter().find(|(n, _)| n == key).map(|(_, t)| t);
         let mut first = Vec::with_capacity(self.names.len());
         let mut second = Vec::with_capacity(self.names.len());
@@ -137,15 +137,15 @@ impl Adam {
             let shape = self.params[k].size();
             let pick = |key: String| match find(&key) {
                 Some(t) if t.size() == shape => Ok(t.to_device(self.params[k].device())),
-                Some(_) => Err(format!("`{key}` has another shape than the policy's")),
-                None => Err(format!("`{key}` is missing")),
+                Some(_) => Err(AdamError::Shape(key)),
+                None => Err(AdamError::Missing(key)),
             };
             first.push(pick(format!("m.{name}"))?);
             second.push(pick(format!("v.{name}"))?);
         }
         let steps = find("steps")
             .and_then(|t| i64::try_from(t.to_kind(Kind::Int64).sum(Kind::Int64)).ok())
-            .ok_or("`steps` is missing")?;
+            .ok_or_else(|| AdamError::Missing("steps".into()))?;
         self.first = first;
         self.second = second;
         self.steps = steps;
@@ -248,7 +248,8 @@ mod tests {
         let (vs2, _) = one_weight(1.0);
         let mut other = Adam::new(&vs2, 0.1);
         let err = other.load(&path).unwrap_err();
-        assert!(err.contains("shape"), "{err}");
+        assert!(matches!(err, AdamError::Shape(_)), "{err}");
+        assert_eq!(err.to_string(), "`m.w` has another shape than the policy's");
         assert_eq!(other.steps(), 0);
         std::fs::remove_dir_all(&dir).ok();
     }

@@ -4,6 +4,7 @@
 //! for a value head), biases zero. Draws from tch's generator, so a run's
 //! seed (`tch::manual_seed`) fixes it.
 
+use super::error::NoLayer;
 use tch::nn::{self, Init};
 
 /// The gain of a hidden layer followed by a ReLU.
@@ -16,13 +17,13 @@ pub const VALUE_HEAD: f64 = 1.0;
 /// Re-initialises each named layer of `vs` (`"<name>.weight"`, 2-D, and
 /// `"<name>.bias"` if it has one) with an orthogonal weight of its gain and
 /// a zero bias; an `Err` names a layer `vs` does not hold.
-pub fn init_orthogonal(vs: &nn::VarStore, layers: &[(&str, f64)]) -> Result<(), String> {
+pub fn init_orthogonal(vs: &nn::VarStore, layers: &[(&str, f64)]) -> Result<(), NoLayer> {
     let variables = vs.variables();
     for &(name, gain) in layers {
         let mut weight = variables
             .get(&format!("{name}.weight"))
             .filter(|w| w.dim() == 2)
-            .ok_or_else(|| format!("no linear layer `{name}` to initialise"))?
+            .ok_or_else(|| NoLayer(name.to_string()))?
             .shallow_clone();
         // In place on trainable leaves: outside autograd.
         tch::no_grad(|| {
@@ -56,6 +57,13 @@ mod tests {
         let norm = v["head.weight"].norm().double_value(&[]);
         assert!((norm - 0.01).abs() < 1e-6, "{norm}");
         assert_eq!(v["wide.bias"].abs().sum(Kind::Float).double_value(&[]), 0.0);
-        assert!(init_orthogonal(&vs, &[("missing", 1.0)]).is_err());
+        assert_eq!(
+            init_orthogonal(&vs, &[("missing", 1.0)]),
+            Err(NoLayer("missing".into()))
+        );
+        assert_eq!(
+            NoLayer("missing".into()).to_string(),
+            "no linear layer `missing` to initialise"
+        );
     }
 }

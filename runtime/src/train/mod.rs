@@ -2,6 +2,7 @@
 //! environments.
 //!
 //! - [`adam`]: the optimizer, whose state checkpoints carry;
+//! - [`error`]: why a run, the optimizer or a search stopped;
 //! - [`gae`]: advantages and returns (plain Rust, always built);
 //! - [`obs`]: observation rows and their tensors;
 //! - [`policy`]: the DOM-grounded policy with its value head;
@@ -23,6 +24,8 @@ pub mod adam;
 #[cfg(feature = "train")]
 pub mod curve;
 pub mod dedup;
+#[cfg(feature = "train")]
+pub mod error;
 pub mod gae;
 #[cfg(feature = "train")]
 pub mod init;

@@ -21,6 +21,7 @@
 //! Shapes: `R` rows, `E` elements, `A` actions, `D` embedding width, `H`
 //! hidden width, `K` the state-action rank.
 
+use super::error::NoLayer;
 use super::init::{self, init_orthogonal};
 use super::obs::{Obs, MAX_STEP_ID};
 use crate::batch::MAX_SIBLING;
@@ -189,7 +190,7 @@ impl Policy {
     /// A policy in `vs` with CleanRL's initialisation: orthogonal hidden
     /// layers (gain √2), an action head of gain 0.01 (so the first policy is
     /// near uniform over the candidates) and a value head of gain 1.
-    pub fn initialised(vs: &nn::VarStore, c: PolicyConfig) -> Result<Policy, String> {
+    pub fn initialised(vs: &nn::VarStore, c: PolicyConfig) -> Result<Policy, NoLayer> {
         let policy = Policy::new(&vs.root(), c);
         let hidden = [
             "instruction",

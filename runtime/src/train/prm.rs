@@ -13,6 +13,7 @@
 //! replay that does not reach the query's page (URL and §5.2 text) is
 //! refused as stale.
 
+use super::error::RowError;
 use super::obs::ObsStore;
 use super::policy::Policy;
 use crate::batch::{BatchEnv, InterpEngine, ObsSpec};
@@ -108,7 +109,7 @@ impl<'a> PolicyJudge<'a> {
         for c in &q.candidates {
             let row = match &c.step {
                 None => None,
-                Some(step) => row_of_step(&batch, step).map_err(JudgeError::Unsupported)?,
+                Some(step) => row_of_step(&batch, step).map_err(unsupported)?,
             };
             match row.and_then(|r| log_p.get(r as usize)) {
                 Some(&lp) => scores.push(lp),
@@ -132,7 +133,7 @@ impl<'a> PolicyJudge<'a> {
                 continue;
             };
             let mut batch = self.state(q)?;
-            let Some(row) = row_of_step(&batch, step).map_err(JudgeError::Unsupported)? else {
+            let Some(row) = row_of_step(&batch, step).map_err(unsupported)? else {
                 self.unscored += 1;
                 scores.push(UNSCORED);
                 continue;
@@ -172,7 +173,8 @@ impl Judge for PolicyJudge<'_> {
     }
 }
 
-fn unsupported(e: RestoreError) -> JudgeError {
+/// A state or step the policy cannot be asked about, as the judge says it.
+fn unsupported(e: impl std::fmt::Display) -> JudgeError {
     JudgeError::Unsupported(e.to_string())
 }
 
@@ -198,7 +200,7 @@ pub fn replay<'p>(
     .map_err(|e| RestoreError::Start(e.to_string()))?;
     for (i, step) in trace.iter().enumerate() {
         let row = row_of_step(&batch, step)
-            .map_err(|e| RestoreError::Step(i + 1, e))?
+            .map_err(|e| RestoreError::Step(i + 1, e.to_string()))?
             .ok_or_else(|| RestoreError::Step(i + 1, "not in the action table".into()))?;
         batch
             .step(&[row])
@@ -215,14 +217,17 @@ pub fn replay<'p>(
 pub fn row_of_step(
     batch: &BatchEnv<InterpEngine<'_>>,
     step: &WitnessStep,
-) -> Result<Option<u32>, String> {
-    let env = batch.env(0).ok_or("an empty batch")?;
-    let action = resolve_step(env, step).map_err(|e| e.to_string())?;
+) -> Result<Option<u32>, RowError> {
+    let env = batch.env(0).ok_or(RowError::EmptyBatch)?;
+    let action = resolve_step(env, step).map_err(RowError::Missing)?;
     let index = env
         .actions()
         .iter()
         .position(|a| *a == action)
-        .ok_or_else(|| format!("`{step}` is not a candidate on {}", env.observation().url))?;
+        .ok_or_else(|| RowError::NotCandidate {
+            step: step.clone(),
+            url: env.observation().url,
+        })?;
     Ok(batch.row_of(0, index))
 }
 

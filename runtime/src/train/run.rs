@@ -7,13 +7,16 @@
 //! variable store.
 
 use super::adam::Adam;
+use super::error::RunError;
 use super::gae;
 use super::obs::{Obs, ObsStore};
 use super::policy::Policy;
 use super::ppo::PpoConfig;
 use super::profile::{NoClock, Phase, Stopwatch};
 use super::update::{self, Batch, UpdateMetrics};
-use crate::batch::{BatchEnv, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, StepCounts, Tally};
+use crate::batch::{
+    BatchEnv, BatchError, EpisodeRecord, FlatEngine, InterpEngine, ObsSpec, StepCounts, Tally,
+};
 use crate::env::{RewardConfig, RewardMode, TaskInstance};
 use crate::ir::Program;
 use crate::jit::JitSite;
@@ -39,17 +42,24 @@ pub struct Compiled<'p> {
 
 /// Compiles every site once, for [`train`] and [`evaluate`]; a site the JIT
 /// cannot take is an `Err` naming it.
-pub fn compile(sites: &[Site]) -> Result<Vec<Compiled<'_>>, String> {
+pub fn compile(sites: &[Site]) -> Result<Vec<Compiled<'_>>, RunError> {
     use rayon::prelude::*;
     // On every core: a large corpus is hundreds of sites to compile.
     sites
         .par_iter()
         .map(|site| {
-            let layout = StateLayout::for_program(&site.program)
-                .map_err(|e| format!("{}: {e}", site.name))?;
+            let layout =
+                StateLayout::for_program(&site.program).map_err(|error| RunError::Layout {
+                    site: site.name.clone(),
+                    error,
+                })?;
             let mut pool = TextPool::for_program(&site.program);
-            let jit = JitSite::compile(&site.program, &layout, &mut pool)
-                .map_err(|e| format!("{}: {e}", site.name))?;
+            let jit = JitSite::compile(&site.program, &layout, &mut pool).map_err(|error| {
+                RunError::Compile {
+                    site: site.name.clone(),
+                    error,
+                }
+            })?;
             Ok(Compiled { site, jit, pool })
         })
         .collect()
@@ -107,7 +117,7 @@ impl<'s> SiteBatch<'s> {
         c: &RunConfig,
         seed: u64,
         judged: bool,
-    ) -> Result<SiteBatch<'s>, String> {
+    ) -> Result<SiteBatch<'s>, BatchError> {
         if judged || c.reward.mode == RewardMode::Decomposed {
             let mut batch = BatchEnv::new(
                 &s.site.program,
@@ -117,14 +127,12 @@ impl<'s> SiteBatch<'s> {
                 c.reward,
                 seed,
                 1,
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
             batch.judge_steps();
             return Ok(SiteBatch::Interp(batch));
         }
         let mut pool = s.pool.clone();
-        let batch = BatchEnv::jit(&s.jit, instances, n, c.spec, c.reward, seed, 1, &mut pool)
-            .map_err(|e| e.to_string())?;
+        let batch = BatchEnv::jit(&s.jit, instances, n, c.spec, c.reward, seed, 1, &mut pool)?;
         Ok(SiteBatch::Flat(batch))
     }
 
@@ -142,10 +150,10 @@ impl<'s> SiteBatch<'s> {
         }
     }
 
-    fn step(&mut self, actions: &[u32]) -> Result<(), String> {
+    fn step(&mut self, actions: &[u32]) -> Result<(), BatchError> {
         match self {
-            SiteBatch::Flat(b) => b.step(actions).map_err(|e| e.to_string()),
-            SiteBatch::Interp(b) => b.step(actions).map_err(|e| e.to_string()),
+            SiteBatch::Flat(b) => b.step(actions),
+            SiteBatch::Interp(b) => b.step(actions),
         }
     }
 
@@ -164,7 +172,7 @@ struct Worlds<'s> {
 }
 
 impl<'s> Worlds<'s> {
-    fn new(compiled: &'s [Compiled<'_>], c: &RunConfig) -> Result<Worlds<'s>, String> {
+    fn new(compiled: &'s [Compiled<'_>], c: &RunConfig) -> Result<Worlds<'s>, RunError> {
         let per_site = c.envs.div_ceil(compiled.len().max(1)).max(1);
         let mut batches = Vec::new();
         for (k, s) in compiled.iter().enumerate() {
@@ -182,7 +190,7 @@ impl<'s> Worlds<'s> {
             )?);
         }
         if batches.is_empty() {
-            return Err("no task instance to run on any site".into());
+            return Err(RunError::NoInstances);
         }
         Ok(Worlds { batches })
     }
@@ -208,7 +216,7 @@ impl<'s> Worlds<'s> {
 
     /// Steps every environment; returns (reward, done, success, episode
     /// return) per environment.
-    fn step(&mut self, actions: &[i64]) -> Result<Vec<(f32, bool, bool, f32)>, String> {
+    fn step(&mut self, actions: &[i64]) -> Result<Vec<(f32, bool, bool, f32)>, BatchError> {
         let mut out = Vec::with_capacity(actions.len());
         let mut at = 0;
         for b in &mut self.batches {
@@ -293,7 +301,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
         c: &RunConfig,
         from: Progress,
         total: u64,
-    ) -> Result<Trainer<'s, 'p>, String> {
+    ) -> Result<Trainer<'s, 'p>, RunError> {
         // A resumed run draws fresh episodes and samples, not a replay of
         // the ones its first part began with.
         let seed = c.seed.wrapping_add(from.env_steps);
@@ -322,12 +330,12 @@ impl<'s, 'p> Trainer<'s, 'p> {
     }
 
     /// One rollout from every environment, then one PPO update.
-    pub fn update(&mut self) -> Result<UpdateMetrics, String> {
+    pub fn update(&mut self) -> Result<UpdateMetrics, RunError> {
         self.update_timed(&mut NoClock)
     }
 
     /// [`Trainer::update`], marking the end of each phase on `watch`.
-    pub fn update_timed(&mut self, watch: &mut dyn Stopwatch) -> Result<UpdateMetrics, String> {
+    pub fn update_timed(&mut self, watch: &mut dyn Stopwatch) -> Result<UpdateMetrics, RunError> {
         let c = self.config;
         let rollout = self.rollout(watch)?;
         self.progress.env_steps += (self.worlds.len() * c.rollout) as u64;
@@ -360,7 +368,7 @@ impl<'s, 'p> Trainer<'s, 'p> {
     }
 
     /// `rollout` steps of every environment with the policy sampling.
-    fn rollout(&mut self, watch: &mut dyn Stopwatch) -> Result<Rollout, String> {
+    fn rollout(&mut self, watch: &mut dyn Stopwatch) -> Result<Rollout, BatchError> {
         let c = &self.config;
         let mut r = Rollout {
             store: ObsStore::new(c.spec),
@@ -438,7 +446,7 @@ pub fn train(
     steps: u64,
     c: &RunConfig,
     on_update: &mut dyn FnMut(&UpdateMetrics) -> bool,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let opt = Adam::new(vs, c.ppo.learning_rate);
     let mut trainer = Trainer::new(compiled, policy, opt, c, Progress::default(), steps)?;
     while !trainer.finished() {
@@ -475,7 +483,7 @@ pub fn evaluate(
     seeds: &[u64],
     greedy: bool,
     c: &RunConfig,
-) -> Result<Vec<SiteResult>, String> {
+) -> Result<Vec<SiteResult>, RunError> {
     evaluate_with(compiled, seeds, c, &mut |games| {
         play(games, policy, greedy, c)
     })
@@ -487,8 +495,8 @@ pub(super) fn evaluate_with(
     compiled: &[Compiled<'_>],
     seeds: &[u64],
     c: &RunConfig,
-    play: &mut dyn FnMut(&mut [Game<'_>]) -> Result<(), String>,
-) -> Result<Vec<SiteResult>, String> {
+    play: &mut dyn FnMut(&mut [Game<'_>]) -> Result<(), RunError>,
+) -> Result<Vec<SiteResult>, RunError> {
     let mut results: Vec<SiteResult> = compiled
         .iter()
         .map(|s| SiteResult {
@@ -510,7 +518,7 @@ pub(super) fn evaluate_with(
             let mut games = chunk
                 .iter()
                 .map(|&(s, k)| Game::new(&compiled[s], k, seed, c))
-                .collect::<Result<Vec<_>, String>>()?;
+                .collect::<Result<Vec<_>, BatchError>>()?;
             play(&mut games)?;
             for (g, &(s, _)) in games.iter().zip(chunk) {
                 let r = &mut results[s];
@@ -536,7 +544,12 @@ pub(super) struct Game<'s> {
 }
 
 impl<'s> Game<'s> {
-    fn new(s: &'s Compiled<'_>, k: usize, seed: u64, c: &RunConfig) -> Result<Game<'s>, String> {
+    fn new(
+        s: &'s Compiled<'_>,
+        k: usize,
+        seed: u64,
+        c: &RunConfig,
+    ) -> Result<Game<'s>, BatchError> {
         let inst = &s.site.instances[k];
         let batch = SiteBatch::new(
             s,
@@ -559,7 +572,7 @@ impl<'s> Game<'s> {
     }
 
     /// Takes action-table row `row` and records what the step was judged.
-    pub(super) fn step(&mut self, row: u32) -> Result<(), String> {
+    pub(super) fn step(&mut self, row: u32) -> Result<(), BatchError> {
         self.batch.step(&[row])?;
         self.steps += 1;
         let b = self.batch.buffers();
@@ -585,7 +598,7 @@ fn play(
     policy: &Policy,
     greedy: bool,
     c: &RunConfig,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     loop {
         let (live, now) = live_observations(games, c.spec);
         if live.is_empty() {

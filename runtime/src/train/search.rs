@@ -12,6 +12,7 @@
 //! answers the wrong number of scores, or a non-finite one) is counted and
 //! the policy's most likely sample taken.
 
+use super::error::{RunError, ScoreError, SearchError};
 use super::obs::ObsStore;
 use super::policy::Policy;
 use super::run::{
@@ -59,7 +60,7 @@ pub fn evaluate_search(
     n: usize,
     judge: &mut dyn Judge,
     c: &RunConfig,
-) -> Result<SearchResult, String> {
+) -> Result<SearchResult, RunError> {
     let c = RunConfig { judge: true, ..*c };
     let mut counts = SearchCounts::default();
     let sites = evaluate_with(compiled, seeds, &c, &mut |games| {
@@ -83,7 +84,7 @@ fn play(
     judge: &mut dyn Judge,
     c: &RunConfig,
     counts: &mut SearchCounts,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let mut paths: Vec<Path> = games.iter().map(|_| Path::default()).collect();
     loop {
         let (live, now) = live_observations(games, c.spec);
@@ -131,7 +132,7 @@ fn choose(
     log_p: &[f32],
     judge: &mut dyn Judge,
     counts: &mut SearchCounts,
-) -> Result<u32, String> {
+) -> Result<u32, SearchError> {
     counts.steps += 1;
     let likely = most_likely(rows, log_p, |_| true);
     if rows.len() < 2 {
@@ -142,13 +143,13 @@ fn choose(
     let query = query(game, path, rows)?;
     let verdict = judge
         .score(&query)
-        .map_err(|e| e.to_string())
+        .map_err(ScoreError::Judge)
         .and_then(|scores| valid(scores, rows.len()));
     let scores = match verdict {
         Ok(s) => s,
         Err(why) => {
             counts.judge_errors += 1;
-            counts.first_error.get_or_insert(why);
+            counts.first_error.get_or_insert_with(|| why.to_string());
             return Ok(likely);
         }
     };
@@ -159,12 +160,15 @@ fn choose(
 }
 
 /// A judge's scores, refused unless one finite score per candidate.
-fn valid(scores: Vec<f64>, n: usize) -> Result<Vec<f64>, String> {
+fn valid(scores: Vec<f64>, n: usize) -> Result<Vec<f64>, ScoreError> {
     if scores.len() != n {
-        return Err(format!("{} scores for {n} candidates", scores.len()));
+        return Err(ScoreError::Count {
+            scores: scores.len(),
+            candidates: n,
+        });
     }
     if scores.iter().any(|s| !s.is_finite()) {
-        return Err("a score that is not a finite number".into());
+        return Err(ScoreError::NotFinite);
     }
     Ok(scores)
 }
@@ -186,19 +190,19 @@ fn most_likely(rows: &[u32], log_p: &[f32], keep: impl Fn(usize) -> bool) -> u32
 fn action_at<'g, 's>(
     game: &'g Game<'s>,
     row: u32,
-) -> Result<(&'g crate::env::Env<'s>, crate::env::Action), String> {
-    let batch = game.batch.interp().ok_or("search needs the interpreter")?;
-    let env = batch.env(0).ok_or("an empty batch")?;
+) -> Result<(&'g crate::env::Env<'s>, crate::env::Action), SearchError> {
+    let batch = game.batch.interp().ok_or(SearchError::NotInterpreter)?;
+    let env = batch.env(0).ok_or(SearchError::EmptyBatch)?;
     let action = batch
         .candidate_at(0, row)
         .and_then(|i| env.actions().get(i))
         .cloned()
-        .ok_or_else(|| format!("no action row {row}"))?;
+        .ok_or(SearchError::NoActionRow(row))?;
     Ok((env, action))
 }
 
 /// The game's live state with the candidate rows, as a judge sees it.
-fn query(game: &Game<'_>, path: &Path, rows: &[u32]) -> Result<Query, String> {
+fn query(game: &Game<'_>, path: &Path, rows: &[u32]) -> Result<Query, SearchError> {
     let mut candidates = Vec::with_capacity(rows.len());
     for &row in rows {
         let (env, action) = action_at(game, row)?;
@@ -226,9 +230,28 @@ fn query(game: &Game<'_>, path: &Path, rows: &[u32]) -> Result<Query, String> {
 }
 
 /// Notes the action about to be taken in the game's path.
-fn record(game: &Game<'_>, path: &mut Path, row: u32) -> Result<(), String> {
+fn record(game: &Game<'_>, path: &mut Path, row: u32) -> Result<(), SearchError> {
     let (env, action) = action_at(game, row)?;
     path.history.push(action_line(env.elements(), &action));
     path.trace.push(step_of(env, &action));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_are_refused_unless_one_finite_score_per_candidate() {
+        assert_eq!(valid(vec![0.5, -1.0], 2).ok(), Some(vec![0.5, -1.0]));
+        let wrong = |scores: Vec<f64>, n| valid(scores, n).err().map(|e| e.to_string());
+        assert_eq!(
+            wrong(vec![1.0], 2).as_deref(),
+            Some("1 scores for 2 candidates")
+        );
+        assert_eq!(
+            wrong(vec![1.0, f64::NAN], 2).as_deref(),
+            Some("a score that is not a finite number")
+        );
+    }
 }

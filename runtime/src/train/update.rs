@@ -5,6 +5,7 @@
 //! returns filled in by `run`).
 
 use super::adam::Adam;
+use super::error::AdamError;
 use super::obs::ObsStore;
 use super::policy::Policy;
 use super::ppo::{self, PpoConfig, Targets};
@@ -58,7 +59,7 @@ pub fn optimise(
     c: &PpoConfig,
     device: Device,
     watch: &mut dyn Stopwatch,
-) -> Result<UpdateMetrics, String> {
+) -> Result<UpdateMetrics, AdamError> {
     let obs = b.store.to_device(device);
     let up = |v: &[f32]| Tensor::from_slice(v).to_device(device);
     let actions = Tensor::from_slice(b.actions).to_device(device);
