@@ -260,8 +260,7 @@ pub struct FlatEngine<'s> {
     env: FlatEnv<'s>,
     starts: Arc<[Arc<FlatStart>]>,
     /// Each instance's first page, shared by the batch's engines: set by the
-    /// first engine to start an episode there (`None` when that render
-    /// interned texts, whose ids another episode's pool need not repeat).
+    /// first engine to start an episode there.
     kept: KeptStarts<'s>,
     pool: TextPool,
     /// The pool's length when the instances were prepared.
@@ -269,7 +268,7 @@ pub struct FlatEngine<'s> {
 }
 
 /// One slot per prepared instance for its kept first page.
-pub(super) type KeptStarts<'s> = Arc<[OnceLock<Option<StartPage<'s>>>]>;
+pub(super) type KeptStarts<'s> = Arc<[OnceLock<StartPage<'s>>]>;
 
 /// A slot per instance of `starts`, none kept yet.
 pub(super) fn no_kept_starts<'s>(starts: &[Arc<FlatStart>]) -> KeptStarts<'s> {
@@ -384,13 +383,12 @@ impl Engine for FlatEngine<'_> {
         // The pool now holds what it held when the instances were prepared,
         // as every engine's does: a page kept by any of them reads the same.
         let slot = self.kept.get(instance);
-        if let Some(Some(page)) = slot.and_then(OnceLock::get) {
+        if let Some(page) = slot.and_then(OnceLock::get) {
             return Ok(self.env.restart_kept(page, &mut self.pool)?);
         }
         self.env.restart(start, &mut self.pool)?;
         if let Some(slot) = slot {
-            let keepable = self.pool.len() == self.base;
-            let _ = slot.set(keepable.then(|| self.env.start_page()));
+            let _ = slot.set(self.env.start_page(self.base, &self.pool));
         }
         Ok(())
     }

@@ -170,6 +170,9 @@ struct Slot<E> {
     /// Where each shown element sits (`write::placement`), kept between
     /// steps so that writing an observation does not allocate.
     places: Vec<(Option<usize>, u8)>,
+    /// Each shown element's text as a byte set and a length
+    /// (`write::TextSketch`), scratch for anchoring answers.
+    sketches: Vec<write::TextSketch>,
     /// History records of ended episodes, reused by the next.
     spare_history: Vec<Taken>,
     rng: u64,
@@ -328,6 +331,7 @@ impl<E: Engine> BatchEnv<E> {
                 table: Vec::new(),
                 history: VecDeque::new(),
                 places: Vec::new(),
+                sketches: Vec::new(),
                 spare_history: Vec::new(),
                 rng,
                 ret: 0.0,

@@ -274,6 +274,9 @@ fn write_actions<E: Engine>(
                 .is_some_and(|a| a.kind == ActionKind::Answer)
         })
         .count();
+    if answers > 0 {
+        sketch_elements(&slot.engine, shown, &mut slot.sketches);
+    }
     let for_elements = spec.max_actions.saturating_sub(answers);
     let mut element_rows = 0;
     for i in 0..total {
@@ -292,7 +295,7 @@ fn write_actions<E: Engine>(
         rows.kind[row] = kind_id(a.kind);
         let at = match (a.element, a.text) {
             (Some(e), _) => Some(e - 1),
-            (None, Some(t)) if is_answer => anchor(&slot.engine, t, shown),
+            (None, Some(t)) if is_answer => anchor(&slot.engine, t, &slot.sketches),
             (None, _) => None,
         };
         rows.element[row] = at.and_then(|e| i32::try_from(e).ok()).unwrap_or(-1);
@@ -305,17 +308,50 @@ fn write_actions<E: Engine>(
     }
 }
 
-/// The first shown element whose text holds `answer`. The searcher is built
-/// once for the answer rather than once per element (`str::contains` builds
-/// one per call): a retrieval page offers tens of answers over tens of
-/// elements every step.
-fn anchor<E: Engine>(engine: &E, answer: &str, shown: usize) -> Option<usize> {
-    let finder = memchr::memmem::Finder::new(answer.as_bytes());
-    (0..shown).find(|&i| {
-        engine.element(i).is_some_and(|e| {
-            let text = e.text.as_bytes();
-            // The length test answers most elements without a search.
-            text.len() >= answer.len() && finder.find(text).is_some()
-        })
+/// What a text holds, cheaply: the set of its bytes (folded to seven bits)
+/// and its length. A text holds `answer` only if it is at least as long and
+/// its set covers the answer's, which rules out most elements before a
+/// substring search (a retrieval page offers tens of answers over tens of
+/// elements every step).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TextSketch {
+    bytes: u128,
+    len: usize,
+}
+
+impl TextSketch {
+    fn of(text: &str) -> TextSketch {
+        let bytes = text.bytes().fold(0u128, |set, b| set | 1 << (b & 127));
+        TextSketch {
+            bytes,
+            len: text.len(),
+        }
+    }
+
+    /// Whether a text of this sketch may hold a text of `part`'s.
+    fn may_hold(self, part: TextSketch) -> bool {
+        self.len >= part.len && part.bytes & !self.bytes == 0
+    }
+}
+
+/// The sketches of the first `shown` elements' texts, into `out`.
+fn sketch_elements<E: Engine>(engine: &E, shown: usize, out: &mut Vec<TextSketch>) {
+    out.clear();
+    out.extend((0..shown).map(|i| {
+        engine
+            .element(i)
+            .map(|e| TextSketch::of(e.text))
+            .unwrap_or_default()
+    }));
+}
+
+/// The first shown element whose text holds `answer` (`sketches`: those of
+/// the shown elements).
+fn anchor<E: Engine>(engine: &E, answer: &str, sketches: &[TextSketch]) -> Option<usize> {
+    let wanted = TextSketch::of(answer);
+    sketches.iter().enumerate().find_map(|(i, s)| {
+        let holds =
+            s.may_hold(wanted) && engine.element(i).is_some_and(|e| e.text.contains(answer));
+        holds.then_some(i)
     })
 }

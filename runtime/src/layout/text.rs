@@ -68,6 +68,11 @@ impl TextPool {
         self.texts.get(usize::try_from(id).ok()?)
     }
 
+    /// The texts added after the first `len`, in id order.
+    pub fn since(&self, len: usize) -> &[Arc<str>] {
+        self.texts.get(len..).unwrap_or_default()
+    }
+
     pub fn len(&self) -> usize {
         self.texts.len()
     }
