@@ -275,19 +275,53 @@ fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
 type Ended = bfs::Ended<usize>;
 
 /// One level of the search: each state as the words where it differs
-/// from the initial state (`(index, value)` in index order), back to back,
-/// and its fingerprint. A state a few steps from the start differs in a
-/// few words, so a level holds tens of bytes per state where the compact
-/// form held kilobytes.
+/// from the initial state (in index order), back to back, and its
+/// fingerprint. A state a few steps from the start differs in a few words,
+/// so a level holds tens of bytes per state where the compact form held
+/// kilobytes.
 #[derive(Default)]
 struct Level {
-    words: Vec<(usize, u64)>,
+    words: Words,
     ends: Vec<usize>,
     fingerprints: Vec<u128>,
 }
 
+/// Words of states as two columns, word indices and values: 12 bytes a word
+/// where `(usize, u64)` pairs take 16, and the search writes and reads
+/// every stored word of every state it keeps.
+#[derive(Default)]
+struct Words {
+    at: Vec<u32>,
+    values: Vec<u64>,
+}
+
+impl Words {
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    fn clear(&mut self) {
+        self.at.clear();
+        self.values.clear();
+    }
+
+    /// Appends word `j` holding `w`; `None` for an index past `u32`.
+    fn push(&mut self, j: usize, w: u64) -> Option<()> {
+        self.at.push(u32::try_from(j).ok()?);
+        self.values.push(w);
+        Some(())
+    }
+
+    /// The words in `range`, as `(index, value)`.
+    fn get(&self, range: Range<usize>) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
+        let at = self.at.get(range.clone())?;
+        let values = self.values.get(range)?;
+        Some(at.iter().map(|&j| j as usize).zip(values.iter().copied()))
+    }
+}
+
 impl Level {
-    fn state(&self, i: usize) -> Option<&[(usize, u64)]> {
+    fn state(&self, i: usize) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
         let start = match i.checked_sub(1) {
             Some(before) => *self.ends.get(before)?,
             None => 0,
@@ -413,13 +447,13 @@ impl bfs::Expander for Probing<'_, '_> {
             s.reload
                 .push(j * WORD..((j + 1) * WORD).min(s.scratch.len()));
         }
-        for &(j, w) in words {
+        s.loaded.clear();
+        for (j, w) in words {
             set_word(&mut s.scratch, j, w);
             s.reload
                 .push(j * WORD..((j + 1) * WORD).min(s.scratch.len()));
+            s.loaded.push((j, w));
         }
-        s.loaded.clear();
-        s.loaded.extend_from_slice(words);
         s.parent
             .load_changes_for_search(&s.scratch, &s.reload, self.pool)?;
         s.check_same("a load")?;
@@ -462,7 +496,7 @@ impl bfs::Expander for Probing<'_, '_> {
     fn settle(&mut self, keep: Option<&mut Level>) -> R<()> {
         let s = &mut *self.states;
         if let Some(level) = keep {
-            s.store(&mut level.words);
+            s.store(&mut level.words)?;
             level.ends.push(level.words.len());
             level.fingerprints.push(s.pending);
         }
@@ -520,8 +554,9 @@ impl FlatStates<'_> {
     }
 
     /// Appends the pending successor to `out` as a level stores it.
-    fn store(&self, out: &mut Vec<(usize, u64)>) {
-        differences_after(&self.loaded, &self.changes.words, &self.root, out);
+    fn store(&self, out: &mut Words) -> R<()> {
+        differences_after(&self.loaded, &self.changes.words, &self.root, out)
+            .ok_or_else(|| ProveError::compact("a state with more words than a level indexes"))
     }
 
     /// In a debug build, every 16th successor's fingerprint recomputed
@@ -564,40 +599,41 @@ impl FlatStates<'_> {
 /// `loaded` and from which it differs at `changed` (`(index, before,
 /// after)`; both in index order), appended to `out` in index order: the
 /// parent's, updated with the changed words, a word changed back to its
-/// value in `root` dropped.
+/// value in `root` dropped. `None` for a word index past `u32`.
 fn differences_after(
     loaded: &[(usize, u64)],
     changed: &[(usize, u64, u64)],
     root: &[u8],
-    out: &mut Vec<(usize, u64)>,
-) {
-    let mut push = |j: usize, w: u64| {
-        if w != word_at(root, j) {
-            out.push((j, w));
-        }
+    out: &mut Words,
+) -> Option<()> {
+    // A changed word is kept only when it differs from `root`; a loaded one
+    // the step left alone already does (every stored word does).
+    let changed_word = |out: &mut Words, j: usize, w: u64| match w != word_at(root, j) {
+        true => out.push(j, w),
+        false => Some(()),
     };
     let (mut a, mut b) = (0, 0);
     loop {
         match (loaded.get(a), changed.get(b)) {
             (Some(&(ja, wa)), Some(&(jb, _, wb))) => {
                 if ja < jb {
-                    push(ja, wa);
+                    out.push(ja, wa)?;
                     a += 1;
                 } else {
-                    push(jb, wb);
+                    changed_word(out, jb, wb)?;
                     b += 1;
                     a += usize::from(ja == jb);
                 }
             }
             (Some(&(ja, wa)), None) => {
-                push(ja, wa);
+                out.push(ja, wa)?;
                 a += 1;
             }
             (None, Some(&(jb, _, wb))) => {
-                push(jb, wb);
+                changed_word(out, jb, wb)?;
                 b += 1;
             }
-            (None, None) => break,
+            (None, None) => return Some(()),
         }
     }
 }

@@ -133,8 +133,9 @@ fn a_state_stored_as_differences_comes_back_whole() {
             let loaded = differences(&root, &parent);
             let (child, ranges) = step(&layout, &parent, &mut rng);
             changes.collect(&parent, &child, &ranges);
-            let mut stored = Vec::new();
-            differences_after(&loaded, &changes.words, &root, &mut stored);
+            let mut words = Words::default();
+            differences_after(&loaded, &changes.words, &root, &mut words).unwrap();
+            let stored: Vec<(usize, u64)> = words.get(0..words.len()).unwrap().collect();
             assert_eq!(stored, differences(&root, &child), "depth {depth}");
             let mut back = root.clone();
             for &(j, w) in &stored {
