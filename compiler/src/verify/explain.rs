@@ -81,6 +81,30 @@ pub fn cannot_start(
     why.into()
 }
 
+/// The prover failed on an instance it could start (a self-check that
+/// disagreed, an engine error): F401's severity, so `check` fails, but
+/// said as what it is, since the task is neither proven nor refuted.
+pub fn prover_failed(
+    ast: &Ast<'_>,
+    task: &str,
+    instance: &str,
+    why: &str,
+    diags: &mut Diagnostics,
+) -> String {
+    if let Some(decl) = ast.task(task) {
+        diags.push(
+            Diagnostic::new(
+                Code::F401,
+                decl.name.span,
+                format!("the prover failed on task `{instance}`: its reachability is undecided"),
+            )
+            .label(why.to_string())
+            .help("this is a fault in wsitec, not in the site: please report it with this file"),
+        );
+    }
+    why.into()
+}
+
 /// F404: the goal holds before any step.
 pub fn initially_true(ast: &Ast<'_>, task: &str, instance: &str, diags: &mut Diagnostics) {
     let Some(decl) = ast.task(task) else { return };

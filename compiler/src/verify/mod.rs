@@ -142,8 +142,20 @@ fn verify_instance(
     }
     let proof = match prover.prove(inst, options) {
         Ok(p) => p,
-        Err(why) => {
+        Err(why) if starts_wrong(&why) => {
             outcome.reason = Some(explain::cannot_start(
+                ast,
+                &task.name,
+                &inst.name,
+                &why.to_string(),
+                diags,
+            ));
+            return outcome;
+        }
+        Err(why) => {
+            // Neither proven nor refuted: the prover itself failed.
+            outcome.verdict = Verdict::Undecided;
+            outcome.reason = Some(explain::prover_failed(
                 ast,
                 &task.name,
                 &inst.name,
@@ -247,5 +259,39 @@ fn sweep(ast: &Ast<'_>, program: &Program, options: prove::Options, diags: &mut 
             d = d.related(inv.name.span, "this invariant would break");
         }
         diags.push(d);
+    }
+}
+
+/// Whether the prover's error is the instance's own: its `setup` or start
+/// page fails, which the interpreter reports when it makes the episode.
+fn starts_wrong(why: &ProveError) -> bool {
+    use wsite_runtime::jit::FlatError;
+    matches!(
+        why,
+        ProveError::Instance(_) | ProveError::Flat(FlatError::Instance(_))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wsite_runtime::env::EnvError;
+    use wsite_runtime::jit::FlatError;
+
+    #[test]
+    fn only_the_instances_own_failures_read_as_cannot_start() {
+        assert!(starts_wrong(&ProveError::Instance(EnvError::TakesNoAnswer)));
+        assert!(starts_wrong(&ProveError::Flat(FlatError::Instance(
+            EnvError::TakesNoAnswer
+        ))));
+        let disagreed = ProveError::SelfCheck {
+            task: "t".into(),
+            check: "two verdicts".into(),
+        };
+        assert!(!starts_wrong(&disagreed));
+        assert!(!starts_wrong(&ProveError::Flat(FlatError::EpisodeOver)));
+        assert!(!starts_wrong(&ProveError::Compact(
+            "a frontier entry is missing".into()
+        )));
     }
 }
