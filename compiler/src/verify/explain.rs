@@ -67,18 +67,9 @@ pub fn cannot_start(
     why: &str,
     diags: &mut Diagnostics,
 ) -> String {
-    if let Some(decl) = ast.task(task) {
-        diags.push(
-            Diagnostic::new(
-                Code::F401,
-                decl.name.span,
-                format!("task `{instance}` cannot start"),
-            )
-            .label(why.to_string())
-            .help("fix the task's `setup` or `start` so the episode can begin"),
-        );
-    }
-    why.into()
+    let message = format!("task `{instance}` cannot start");
+    let help = "fix the task's `setup` or `start` so the episode can begin";
+    on_task(ast, task, message, why, help, diags)
 }
 
 /// The prover failed on an instance it could start (a self-check that
@@ -91,15 +82,25 @@ pub fn prover_failed(
     why: &str,
     diags: &mut Diagnostics,
 ) -> String {
+    let message = format!("the prover failed on task `{instance}`: its reachability is undecided");
+    let help = "this is a fault in wsitec, not in the site: please report it with this file";
+    on_task(ast, task, message, why, help, diags)
+}
+
+/// An F401 on the task's name, labelled with `why`; `why` as the reason.
+fn on_task(
+    ast: &Ast<'_>,
+    task: &str,
+    message: String,
+    why: &str,
+    help: &str,
+    diags: &mut Diagnostics,
+) -> String {
     if let Some(decl) = ast.task(task) {
         diags.push(
-            Diagnostic::new(
-                Code::F401,
-                decl.name.span,
-                format!("the prover failed on task `{instance}`: its reachability is undecided"),
-            )
-            .label(why.to_string())
-            .help("this is a fault in wsitec, not in the site: please report it with this file"),
+            Diagnostic::new(Code::F401, decl.name.span, message)
+                .label(why.to_string())
+                .help(help),
         );
     }
     why.into()

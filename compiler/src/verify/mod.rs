@@ -142,26 +142,16 @@ fn verify_instance(
     }
     let proof = match prover.prove(inst, options) {
         Ok(p) => p,
-        Err(why) if starts_wrong(&why) => {
-            outcome.reason = Some(explain::cannot_start(
-                ast,
-                &task.name,
-                &inst.name,
-                &why.to_string(),
-                diags,
-            ));
-            return outcome;
-        }
         Err(why) => {
-            // Neither proven nor refuted: the prover itself failed.
-            outcome.verdict = Verdict::Undecided;
-            outcome.reason = Some(explain::prover_failed(
-                ast,
-                &task.name,
-                &inst.name,
-                &why.to_string(),
-                diags,
-            ));
+            let (task, instance, text) = (&task.name, &inst.name, why.to_string());
+            let reason = if starts_wrong(&why) {
+                explain::cannot_start(ast, task, instance, &text, diags)
+            } else {
+                // Neither proven nor refuted: the prover itself failed.
+                outcome.verdict = Verdict::Undecided;
+                explain::prover_failed(ast, task, instance, &text, diags)
+            };
+            outcome.reason = Some(reason);
             return outcome;
         }
     };
