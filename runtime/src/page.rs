@@ -99,6 +99,16 @@ pub(crate) struct Spare {
 }
 
 impl Spare {
+    /// Keeps a string for a later text, if it holds memory (an empty one
+    /// popped later would grow, allocate, all the same). One push at a
+    /// time: a chained, filtered `extend` took the slow path on every
+    /// element of every render.
+    pub(crate) fn keep_text(&mut self, text: String) {
+        if text.capacity() > 0 {
+            self.texts.push(text);
+        }
+    }
+
     /// Keeps the word list a handle holds, if any, for a later handle.
     pub(crate) fn keep_handle(&mut self, handle: HandleWords) {
         match handle {
@@ -152,14 +162,15 @@ impl PageStructure {
                 handle,
                 ..
             } = e;
-            // Only buffers that hold memory are worth keeping: an empty one
-            // popped later would grow (allocate) all the same.
+            // Only buffers that hold memory are worth keeping.
             spare.keep_handle(handle);
-            let held = |s: &String| s.capacity() > 0;
-            spare
-                .texts
-                .extend(Some(text).into_iter().chain(value).filter(held));
-            spare.texts.extend(options.drain(..).filter(held));
+            spare.keep_text(text);
+            if let Some(value) = value {
+                spare.keep_text(value);
+            }
+            for option in options.drain(..) {
+                spare.keep_text(option);
+            }
             if options.capacity() > 0 {
                 spare.lists.push(options);
             }
@@ -167,9 +178,9 @@ impl PageStructure {
                 spare.paths.push(path);
             }
         }
-        spare
-            .texts
-            .extend(self.shown.drain(..).filter(|s| s.capacity() > 0));
+        for shown in self.shown.drain(..) {
+            spare.keep_text(shown);
+        }
         self.words.clear();
     }
 
