@@ -21,6 +21,7 @@ pub mod ide;
 pub mod lower;
 mod modules;
 pub mod partial;
+pub mod span;
 pub mod stdlib;
 pub mod syntax;
 pub mod taskgen;
