@@ -5,11 +5,13 @@
 //! and a loader for `use`d files, and get back the parsed program and every
 //! diagnostic. [`host`] is the one edge that reads programs from disk, shared
 //! by the CLI and the Python binding. The stages are
-//! [`syntax`] (pest grammar → AST), [`check`] (names, types, effects, lints) and
-//! [`diagnostics`] (the data type and its renderers); [`format`] lays source
-//! out canonically.
+//! [`syntax`] (pest grammar → AST), [`check`] (names, types, effects, lints),
+//! [`lower`] (checked AST → IR), [`consistency`] and [`verify`] (the checks
+//! that run the lowered program) and [`diagnostics`] (the data type and its
+//! renderers); [`format`] lays source out canonically.
 
 pub mod check;
+pub mod consistency;
 pub mod diagnostics;
 pub mod fix;
 pub mod format;
@@ -19,6 +21,7 @@ pub mod ide;
 pub mod lower;
 mod modules;
 pub mod partial;
+pub mod span;
 pub mod stdlib;
 pub mod syntax;
 pub mod taskgen;
@@ -164,7 +167,7 @@ pub(crate) fn lower_and_run_checks(
     }
     match lower::lower(files, texts, typed) {
         Ok(lowered) => {
-            check::consistency::check(&lowered, files, diags);
+            consistency::check(&lowered, files, diags);
             Some(lowered)
         }
         Err(e) if clean => {

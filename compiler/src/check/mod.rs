@@ -3,11 +3,15 @@
 //! Each analysis lives in its own file and reads the AST plus the [`Symbols`]
 //! table; none stops at the first problem. [`check_program`] runs them in order
 //! and returns everything they found. Analyses that need execution (the C and F
-//! codes) are not here: they run on the IR in the runtime.
+//! codes) are not here: they run on the lowered IR ([`crate::consistency`],
+//! [`crate::verify`]).
+//!
+//! What more than one analysis needs to know about a statement's AST lives in
+//! `statements`, below them.
 
-pub mod consistency;
 pub mod effects;
 pub mod semantic;
+mod statements;
 pub mod structural;
 pub mod symbols;
 pub mod types;

@@ -95,33 +95,15 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
 }
 
 #[cfg(feature = "train")]
-pub(super) mod imp {
+mod imp {
     use super::{wilson, EvalArgs};
     use crate::cli::prm::judge::{make_judge, JudgeOptions};
-    use crate::cli::train::imp::{device, load_sites, recorded_policy_config};
+    use crate::cli::train::imp::{device, load_policy, load_sites};
     use serde_json::json;
     use std::collections::BTreeMap;
-    use std::path::Path;
     use wsite_runtime::batch::Tally;
-    use wsite_runtime::train::policy::Policy;
     use wsite_runtime::train::run::{self, RunConfig, SiteResult};
     use wsite_runtime::train::search::{evaluate_search, SearchCounts};
-    use wsite_runtime::train::tch::{nn, Device};
-
-    /// The policy in `checkpoint`, built as its run recorded it (a policy
-    /// trained with inputs switched off reads them as zeros here too), with
-    /// the variable store holding its weights.
-    pub fn load_policy(
-        checkpoint: &Path,
-        device: Device,
-    ) -> Result<(nn::VarStore, Policy), String> {
-        let run_dir = checkpoint.parent().unwrap_or(Path::new("."));
-        let mut vs = nn::VarStore::new(device);
-        let policy = Policy::new(&vs.root(), recorded_policy_config(run_dir)?);
-        vs.load(checkpoint)
-            .map_err(|e| format!("cannot load the policy {}: {e}", checkpoint.display()))?;
-        Ok((vs, policy))
-    }
 
     pub fn eval(args: &EvalArgs) -> Result<(), String> {
         if args.format != "text" && args.format != "json" {

@@ -1,7 +1,8 @@
 //! `wsitec train SITES… --steps N`: PPO on the sites' proven task instances
 //! (see `wsite_runtime::train`), writing `config.json`, `metrics.jsonl`, a
 //! resumable checkpoint and `curve.png` into the run directory. Also the site
-//! loading that `wsitec eval` shares.
+//! loading that `wsitec eval` shares, and the loading of a trained policy
+//! that `wsitec eval` and the policy judges of `wsitec prm` share.
 //!
 //! Without the `train` feature the command says how to build it.
 
@@ -396,6 +397,21 @@ pub mod imp {
             Some(p) => serde_json::from_value(p.clone())
                 .map_err(|e| format!("{}: bad `policy`: {e}", path.display())),
         }
+    }
+
+    /// The policy in `checkpoint`, built as its run recorded it (a policy
+    /// trained with inputs switched off reads them as zeros here too), with
+    /// the variable store holding its weights.
+    pub fn load_policy(
+        checkpoint: &Path,
+        device: Device,
+    ) -> Result<(nn::VarStore, Policy), String> {
+        let run_dir = checkpoint.parent().unwrap_or(Path::new("."));
+        let mut vs = nn::VarStore::new(device);
+        let policy = Policy::new(&vs.root(), recorded_policy_config(run_dir)?);
+        vs.load(checkpoint)
+            .map_err(|e| format!("cannot load the policy {}: {e}", checkpoint.display()))?;
+        Ok((vs, policy))
     }
 
     fn write_config(

@@ -17,9 +17,12 @@
 //! An unknown name (E101) depends on the syntax error of a declaration of that
 //! name the parser had to skip.
 //! `scope` and `cost` are 1 for every defect.
+//!
+//! The report reads the program's declarations through [`Declarations`],
+//! which the syntax tree implements, so diagnostics need not know the tree.
 
 use super::{Category, Diagnostic, Severity};
-use crate::syntax::ast::{SourceFile, Span};
+use crate::span::Span;
 use crate::Source;
 use serde_json::{json, Value};
 
@@ -51,13 +54,15 @@ fn span_json(sources: &[Source], span: Span) -> Value {
 }
 
 /// For each diagnostic, the indices of the diagnostics it depends on.
-fn dependencies(diags: &[Diagnostic], files: &[SourceFile], sources: &[Source]) -> Vec<Vec<usize>> {
+fn dependencies<F: Declarations>(
+    diags: &[Diagnostic],
+    files: &[F],
+    sources: &[Source],
+) -> Vec<Vec<usize>> {
     let decl_of = |span: Span| -> Option<Span> {
         files
             .get(span.file.0 as usize)?
-            .decls
-            .iter()
-            .map(|d| d.span)
+            .declaration_spans()
             .find(|d| d.start <= span.start && span.start < d.end.max(d.start + 1))
     };
     let syntax: Vec<(usize, Option<Span>)> = diags
@@ -152,35 +157,21 @@ fn declared_name(line: &str) -> Option<&str> {
     (declares && first_word).then_some(name)
 }
 
+/// What the report reads of a parsed file without knowing its syntax tree:
+/// where its declarations are and which object each one is. The syntax tree
+/// implements it (`syntax::ast::SourceFile`, in `syntax::objects`).
+pub trait Declarations {
+    /// The span of every declaration, in source order.
+    fn declaration_spans(&self) -> impl Iterator<Item = Span> + '_;
+    /// `page Cart`, `marker buy`, ...: the declaration `span` lies in (or the
+    /// one just before it), named as a defect's `object`.
+    fn object_at(&self, span: Span) -> Option<String>;
+}
+
 /// `page Cart`, `marker buy`, ...: the declaration a span lies in, for defects
 /// whose analysis did not name an object itself.
-pub fn enclosing_object(files: &[SourceFile], span: Span) -> Option<String> {
-    use crate::syntax::ast::DeclKind;
-    let decl = files
-        .get(span.file.0 as usize)?
-        .decls
-        .iter()
-        .rev()
-        // The declaration holding the span, or the one just before it (an
-        // unclosed block is reported where the next token should have been).
-        .find(|d| d.span.start <= span.start)?;
-    let (kind, name) = match &decl.kind {
-        DeclKind::Site(s) => ("site", s.name.name.as_str()),
-        DeclKind::Enum(e) => ("enum", e.name.name.as_str()),
-        DeclKind::Table(t) => ("table", t.name.name.as_str()),
-        DeclKind::Seed(s) => ("seed", s.table.name.as_str()),
-        DeclKind::Session(_) => ("session", ""),
-        DeclKind::Invariant(i) => ("invariant", i.name.name.as_str()),
-        DeclKind::Page(p) => ("page", p.name.name.as_str()),
-        DeclKind::Marker(m) => ("marker", m.name.name.as_str()),
-        DeclKind::Task(t) => ("task", t.name.name.as_str()),
-        DeclKind::Use(_) => ("use", ""),
-    };
-    Some(if name.is_empty() {
-        kind.to_string()
-    } else {
-        format!("{kind} {name}")
-    })
+pub fn enclosing_object<F: Declarations>(files: &[F], span: Span) -> Option<String> {
+    files.get(span.file.0 as usize)?.object_at(span)
 }
 
 fn priority(d: &Diagnostic, dependents: usize) -> f64 {
@@ -213,10 +204,10 @@ fn repair_order(deps: &[Vec<usize>], prio: &[f64]) -> Vec<usize> {
 }
 
 /// The report for one program: `{ "file": ..., "defects": [...] }`.
-pub fn report(
+pub fn report<F: Declarations>(
     file_name: &str,
     sources: &[Source],
-    files: &[SourceFile],
+    files: &[F],
     diags: &[Diagnostic],
 ) -> Value {
     let deps = dependencies(diags, files, sources);

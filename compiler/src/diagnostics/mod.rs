@@ -13,7 +13,7 @@ pub mod sarif;
 
 pub use code::{Category, Code, Severity};
 
-use crate::syntax::ast::Span;
+use crate::span::Span;
 use serde::Serialize;
 
 /// A secondary location with its own short message.

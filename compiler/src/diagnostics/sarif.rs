@@ -3,7 +3,7 @@
 
 use super::json::line_col;
 use super::{Code, Diagnostic, Severity};
-use crate::syntax::ast::Span;
+use crate::span::Span;
 use crate::Source;
 use serde_json::{json, Value};
 

@@ -1,49 +1,14 @@
 //! The abstract syntax tree: what a `.wsite` file says, with a span on every node.
 //!
 //! The parser (`syntax::parser`) builds it from pest's pairs; nothing else in the
-//! compiler sees pest. Nodes carry byte spans into their file so every later stage
-//! can point diagnostics at source. Every expression also has an [`ExprId`], unique
+//! compiler sees pest. Nodes carry byte spans into their file ([`Span`], defined
+//! in [`crate::span`]) so every later stage can point diagnostics at source. Every expression also has an [`ExprId`], unique
 //! within one [`crate::Program`], which the type checker uses to record what it
 //! learns (types, resolved names) without mutating the tree.
 
 use serde::{Deserialize, Serialize};
 
-/// A file of the program (an index into `Program::files`).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
-)]
-pub struct FileId(pub u32);
-
-/// A byte range in one file.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
-)]
-pub struct Span {
-    pub file: FileId,
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn new(file: FileId, start: usize, end: usize) -> Span {
-        Span {
-            file,
-            start: start as u32,
-            end: end as u32,
-        }
-    }
-    /// The smallest span covering both (same file assumed).
-    pub fn to(self, other: Span) -> Span {
-        Span {
-            file: self.file,
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
-    }
-    pub fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.end as usize
-    }
-}
+pub use crate::span::{FileId, Span};
 
 /// A name as written, with where it was written.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

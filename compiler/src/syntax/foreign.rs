@@ -5,7 +5,7 @@
 //! calls [`hint`] for each syntax error it reports; the type checker calls
 //! [`unknown_name`] for names such as `null` and `True` (E101).
 
-use super::parser::comment_start;
+use super::lexical::comment_start;
 use crate::diagnostics::Fix;
 use crate::syntax::ast::{Expr, ExprKind};
 

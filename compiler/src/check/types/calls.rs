@@ -4,7 +4,7 @@
 
 use super::suggest::did_you_mean;
 use super::{plural, Checker, Ty};
-use crate::check::effects;
+use crate::check::statements;
 use crate::diagnostics::{Code, Diagnostic, Fix};
 use crate::syntax::ast::*;
 
@@ -219,7 +219,7 @@ impl<'a> Checker<'a, '_> {
             };
             let mut d = Diagnostic::new(
                 Code::E103,
-                effects::page_ref_span(r),
+                statements::page_ref_span(r),
                 format!(
                     "{kind} `{name}` takes {}, found {}",
                     plural(params.len(), "argument"),

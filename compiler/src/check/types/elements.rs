@@ -10,7 +10,7 @@
 //! collect (`#name`s, form variables) are here too.
 
 use super::{Checker, Local, LocalKind, Ty};
-use crate::check::effects;
+use crate::check::statements;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::ast::*;
 use crate::syntax::visit::{self, for_each_element, Visit};
@@ -294,11 +294,11 @@ impl<'a> Checker<'a, '_> {
     /// any other kind is not a page element at all (E001, as the parser would say
     /// for any other misplaced keyword). `go` reports itself (markers only).
     fn page_stmt(&mut self, s: &'a Stmt) {
-        if !effects::writes_state(s) && !matches!(s.kind, StmtKind::Go(_)) {
+        if !statements::writes_state(s) && !matches!(s.kind, StmtKind::Go(_)) {
             self.report(
                 Diagnostic::new(
                     Code::E001,
-                    effects::stmt_span(s),
+                    statements::stmt_span(s),
                     format!("`{}` is not a page element", stmt_word(&s.kind)),
                 )
                 .label("statement among page elements")

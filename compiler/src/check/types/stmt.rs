@@ -74,7 +74,7 @@ impl<'a> Checker<'a, '_> {
                 otherwise,
             } => self.if_stmt(cond, then, otherwise),
             StmtKind::Reject(message) => self.text(message),
-            StmtKind::Go(target) => self.go(crate::check::effects::stmt_span(s), target),
+            StmtKind::Go(target) => self.go(crate::check::statements::stmt_span(s), target),
         }
     }
 

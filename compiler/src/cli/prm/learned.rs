@@ -20,7 +20,7 @@ pub fn judge<'a>(
     device: &str,
 ) -> Result<Box<dyn Judge + 'a>, String> {
     let device = crate::cli::train::imp::device(device)?;
-    let (weights, policy) = crate::cli::eval::imp::load_policy(checkpoint, device)?;
+    let (weights, policy) = crate::cli::train::imp::load_policy(checkpoint, device)?;
     let reading = if value {
         Reading::Value
     } else {

@@ -9,6 +9,7 @@
 //! unexpected tree shape yields an `Error` expression, never an unwrap.
 
 use super::ast::*;
+use super::lexical::comment_start;
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use pest::iterators::Pair;
 use pest::Parser;
@@ -269,23 +270,6 @@ pub(super) fn trim_layout_end(text: &str, start: usize, end: usize) -> usize {
             _ => return trimmed,
         }
     }
-}
-
-/// Where a `//` comment starts in one line, skipping strings.
-pub(crate) fn comment_start(line: &str) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let mut in_string = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' if in_string => i += 1,
-            b'"' => in_string = !in_string,
-            b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => return Some(i),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 pub(super) fn missing_ident(span: Span) -> Ident {

@@ -3,7 +3,9 @@
 //! show, in [`hardcoded`]). They need the lowered IR and the reference
 //! interpreter, so they run after lowering, on programs with no errors; so
 //! does the exact half of M205 for task `setup`s with loops or conditions
-//! ([`super::semantic::check_setup_runs`]).
+//! ([`crate::check::semantic::check_setup_runs`]). Being above [`crate::lower`]
+//! they live beside it, not in [`crate::check`], whose static analyses lowering
+//! consumes.
 
 pub mod hardcoded;
 
@@ -21,7 +23,7 @@ use wsite_runtime::ir::{Expr, Ty, Value};
 pub fn check(lowered: &Lowered, files: &[SourceFile], diags: &mut Diagnostics) {
     check_invariants(lowered, diags);
     hardcoded::check(lowered, files, diags);
-    super::semantic::check_setup_runs(&lowered.program, files, diags);
+    crate::check::semantic::check_setup_runs(&lowered.program, files, diags);
 }
 
 /// C301: every invariant must hold on the seed data and the session's initial
