@@ -446,3 +446,73 @@ fn bad_requests_get_typed_errors_and_change_nothing() {
     assert!(refused.is_unplayable(), "the interpreter must take it over");
     assert!(!FlatError::EpisodeOver.is_unplayable());
 }
+
+/// A start page kept after one restart, offered back after a played episode
+/// (the pool truncated to where it was), gives what a restart gives: the
+/// same bytes, page, candidates and Ψ. Offered to a pool of another length,
+/// or to an engine in another render mode, it is refused and changes
+/// nothing.
+#[test]
+fn a_kept_start_page_restarts_as_a_restart_does() {
+    use wsite_runtime::jit::{FlatError, RenderMode};
+    let config = RewardConfig::default();
+    let mut kept_pages = 0;
+    for (name, program) in wsite_tests::example_programs() {
+        let layout = StateLayout::for_program(&program).unwrap();
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        for (i, inst) in env::instances(&program).iter().enumerate() {
+            let Ok(mut flat) = FlatEnv::new(&site, inst, config, &mut pool) else {
+                continue;
+            };
+            let what = format!("{name} {}", inst.name);
+            let start = flat.start().clone();
+            let base = pool.len();
+            flat.restart(start.clone(), &mut pool).unwrap();
+            let page = flat.start_page(base, &pool);
+            let (bytes, structure) = (flat.state().to_vec(), flat.structure().clone());
+            let (actions, potential) = (flat.actions().to_vec(), flat.progress());
+            let mut rng = Lcg(7 + i as u64);
+            for _ in 0..20 {
+                if flat.done() || flat.actions().is_empty() {
+                    break;
+                }
+                let k = choose(&flat, &mut rng);
+                flat.step(k, &mut pool).unwrap();
+            }
+            pool.truncate(base);
+            flat.restart_kept(&page, &mut pool).unwrap();
+            assert_eq!(flat.state(), &bytes[..], "{what}: bytes");
+            assert_eq!(flat.structure(), &structure, "{what}: page");
+            assert_eq!(flat.actions(), &actions[..], "{what}: candidates");
+            assert_eq!(flat.progress(), potential, "{what}: Ψ");
+            kept_pages += 1;
+            // A pool that grew since is not the pool the page was kept with.
+            let grown = pool.len();
+            pool.intern(&std::sync::Arc::from("a text no page shows 7f3a"));
+            let refused = flat.restart_kept(&page, &mut pool);
+            assert!(
+                matches!(refused, Err(FlatError::Foreign(_))),
+                "{what}: {refused:?}"
+            );
+            pool.truncate(grown);
+            assert_eq!(
+                flat.state(),
+                &bytes[..],
+                "{what}: a refusal changed the bytes"
+            );
+            // Another render mode is another page.
+            let both = RenderMode {
+                texts: true,
+                words: true,
+            };
+            flat.set_render_mode(both, &mut pool).unwrap();
+            let refused = flat.restart_kept(&page, &mut pool);
+            assert!(
+                matches!(refused, Err(FlatError::Foreign(_))),
+                "{what}: {refused:?}"
+            );
+        }
+    }
+    assert!(kept_pages > 50, "only {kept_pages} pages kept");
+}

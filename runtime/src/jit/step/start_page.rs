@@ -56,14 +56,17 @@ impl<'s> FlatEnv<'s> {
     /// page instead of rendering it. `pool` must hold the texts it held
     /// before `page` was rendered (see the module header). Refused with
     /// [`FlatError::Foreign`], changing nothing, for a page kept by another
-    /// site's engine, in another render mode or from a pool of another
-    /// length.
+    /// site's engine, in another render mode, from a pool of another length
+    /// or for a state of another size.
     pub fn restart_kept(&mut self, page: &StartPage<'s>, pool: &mut TextPool) -> R<()> {
         let foreign = page.mode != self.mode
             || !std::ptr::eq(page.site, self.site)
             || pool.len() != page.pool_len;
         if foreign {
             return Err(FlatError::Foreign("a kept start page"));
+        }
+        if page.start.initial.len() != self.state.len() {
+            return Err(FlatError::Foreign("a prepared instance"));
         }
         for (k, text) in page.interned.iter().enumerate() {
             let expected = page.pool_len.checked_add(k);
@@ -72,9 +75,6 @@ impl<'s> FlatEnv<'s> {
                     "a kept start page's texts got other ids",
                 ));
             }
-        }
-        if page.start.initial.len() != self.state.len() {
-            return Err(FlatError::Foreign("a prepared instance"));
         }
         self.task = self
             .program
