@@ -137,6 +137,31 @@ fn finished_episodes_reset_in_the_same_step_with_their_totals() {
     assert!(ended > 4, "only {ended} episodes ended");
 }
 
+/// Every action row past an environment's table is empty (kind 0, no
+/// element, no text), and a click row has no text: rows are rewritten each
+/// step, and what an earlier page left there must not show through.
+fn rows_past_the_table_and_clicks_hold_no_text(buf: &Buffers, spec: &ObsSpec, what: &str) {
+    let (rows, width) = (spec.max_actions, spec.action_tokens);
+    let click = wsite_runtime::batch::kind_id(wsite_runtime::env::ActionKind::Click);
+    for (env, &count) in buf.action_count.iter().enumerate() {
+        for row in 0..rows {
+            let at = env * rows + row;
+            let text = &buf.action_text[at * width..(at + 1) * width];
+            let empty = text.iter().all(|&t| t == 0);
+            if row >= count as usize {
+                assert_eq!(buf.action_kind[at], 0, "{what}: env {env} row {row}: kind");
+                assert_eq!(
+                    buf.action_element[at], -1,
+                    "{what}: env {env} row {row}: element"
+                );
+                assert!(empty, "{what}: env {env} row {row}: text past the table");
+            } else if buf.action_kind[at] == click {
+                assert!(empty, "{what}: env {env} row {row}: a click with text");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_jit_batch_writes_the_interpreter_batch_buffers() {
     let mut compared = 0;
@@ -167,6 +192,7 @@ fn the_jit_batch_writes_the_interpreter_batch_buffers() {
             interp.step(&actions).unwrap();
             jit.step(&actions).unwrap();
             let (a, b) = (interp.buffers(), jit.buffers());
+            rows_past_the_table_and_clicks_hold_no_text(a, &spec, &format!("{name}: step {step}"));
             if a != b {
                 panic!(
                     "{name}: step {step}: buffers differ: {}",

@@ -263,9 +263,6 @@ fn write_actions<E: Engine>(
     cut: &mut u8,
 ) {
     slot.table.clear();
-    rows.kind.fill(0);
-    rows.element.fill(-1);
-    rows.text.fill(0);
     let total = slot.engine.action_count();
     let answers = (0..total)
         .filter(|&i| {
@@ -299,12 +296,28 @@ fn write_actions<E: Engine>(
             (None, _) => None,
         };
         rows.element[row] = at.and_then(|e| i32::try_from(e).ok()).unwrap_or(-1);
-        if let Some(t) = a.text {
-            let w = spec.action_tokens;
-            slot.tokens
-                .fill_text(t, a.words, &mut rows.text[row * w..(row + 1) * w]);
+        let w = spec.action_tokens;
+        let text = &mut rows.text[row * w..(row + 1) * w];
+        match a.text {
+            Some(t) => {
+                slot.tokens.fill_text(t, a.words, text);
+            }
+            None => text.fill(0),
         }
         slot.table.push(i);
+    }
+    // Rows past the table, written in full each step (only those: a written
+    // row's text is padded as it is written).
+    let written = slot.table.len();
+    fill_from(rows.kind, written, 0);
+    fill_from(rows.element, written, -1);
+    fill_from(rows.text, written * spec.action_tokens, 0);
+}
+
+/// Sets `rows[from..]` (nothing when `from` is past the end) to `value`.
+fn fill_from<T: Copy>(rows: &mut [T], from: usize, value: T) {
+    if let Some(rest) = rows.get_mut(from..) {
+        rest.fill(value);
     }
 }
 
