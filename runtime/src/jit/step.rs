@@ -347,16 +347,7 @@ impl<'s> FlatEnv<'s> {
     /// Starts a new episode of another prepared instance of the same site
     /// (what a batched environment does when an episode ends).
     pub fn restart(&mut self, start: Arc<FlatStart>, pool: &mut TextPool) -> R<()> {
-        if start.initial.len() != self.state.len() {
-            return Err(FlatError::Foreign("a prepared instance"));
-        }
-        self.task = self
-            .program
-            .tasks
-            .get(start.task_index)
-            .ok_or(FlatError::NoTask(start.task_index))?;
-        self.start = start;
-        self.copy_initial()?;
+        self.enter(start)?;
         self.initial_psi = self.potential(pool)?;
         self.psi = self.initial_psi;
         self.psi_known = true;
@@ -393,6 +384,23 @@ impl<'s> FlatEnv<'s> {
 
     /// The initial bytes, copied over the current ones (only what differs
     /// can have been written).
+    /// Puts the episode at `start`'s initial bytes, playing its task; a
+    /// start of another state size is refused before anything changes.
+    /// What the page and Ψ become is the caller's (`restart`,
+    /// `restart_kept`).
+    fn enter(&mut self, start: Arc<FlatStart>) -> R<()> {
+        if start.initial.len() != self.state.len() {
+            return Err(FlatError::Foreign("a prepared instance"));
+        }
+        self.task = self
+            .program
+            .tasks
+            .get(start.task_index)
+            .ok_or(FlatError::NoTask(start.task_index))?;
+        self.start = start;
+        self.copy_initial()
+    }
+
     fn copy_initial(&mut self) -> R<()> {
         copy_used(
             &mut self.state,

@@ -65,9 +65,7 @@ impl<'s> FlatEnv<'s> {
         if foreign {
             return Err(FlatError::Foreign("a kept start page"));
         }
-        if page.start.initial.len() != self.state.len() {
-            return Err(FlatError::Foreign("a prepared instance"));
-        }
+        self.enter(page.start.clone())?;
         for (k, text) in page.interned.iter().enumerate() {
             let expected = page.pool_len.checked_add(k);
             if pool.intern(text).map(|id| id as usize) != expected {
@@ -76,13 +74,6 @@ impl<'s> FlatEnv<'s> {
                 ));
             }
         }
-        self.task = self
-            .program
-            .tasks
-            .get(page.start.task_index)
-            .ok_or(FlatError::NoTask(page.start.task_index))?;
-        self.start = page.start.clone();
-        self.copy_initial()?;
         self.initial_psi = page.psi;
         self.psi = page.psi;
         self.psi_known = true;
