@@ -2,7 +2,8 @@
 //! same actions every run): the reference interpreter (each step renders the
 //! observation and lists the candidate actions, as an agent loop does), the
 //! JIT's `FlatEnv` on the same instance, and a JIT `BatchEnv` of 32
-//! environments on one thread writing the trainer buffers.
+//! environments on one thread writing the trainer buffers; and the JIT
+//! prover on every task instance (elements/s = distinct states/s).
 //!
 //! `cargo bench -p wsitec --bench step` (criterion reports elements/s = steps/s)
 
@@ -14,6 +15,7 @@ use wsite_runtime::batch::{BatchEnv, ObsSpec};
 use wsite_runtime::env::{instances, Env, RewardConfig};
 use wsite_runtime::jit::{FlatEnv, JitSite};
 use wsite_runtime::layout::{StateLayout, TextPool};
+use wsite_runtime::prove::{JitProver, Options};
 
 const STEPS: u64 = 200;
 
@@ -139,5 +141,33 @@ fn bench_jit_batch(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_steps, bench_jit_steps, bench_jit_batch);
+/// Proving every task instance of each example with the JIT prover (default
+/// options), as `wsitec bench` times it; elements/s = distinct states/s.
+fn bench_jit_prover(c: &mut Criterion) {
+    let mut group = c.benchmark_group("jit_prover");
+    group.sample_size(10);
+    for (name, program) in programs() {
+        let Ok(prover) = JitProver::new(&program) else {
+            continue;
+        };
+        let all = instances(&program);
+        let prove_all = || {
+            all.iter()
+                .filter_map(|i| prover.prove(i, Options::default()).ok())
+                .map(|proof| proof.states as u64)
+                .sum::<u64>()
+        };
+        group.throughput(Throughput::Elements(prove_all()));
+        group.bench_function(&name, |b| b.iter(|| black_box(prove_all())));
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_steps,
+    bench_jit_steps,
+    bench_jit_batch,
+    bench_jit_prover
+);
 criterion_main!(benches);
