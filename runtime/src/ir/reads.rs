@@ -35,13 +35,23 @@ pub type Locs = BTreeSet<Loc>;
 
 /// Whether writing `writes` can change anything that reading `reads` sees.
 pub fn touches(writes: &Locs, reads: &Locs) -> bool {
-    writes.iter().any(|w| match w {
-        Loc::Rows(t) => reads.iter().any(|r| match r {
-            Loc::Rows(u) | Loc::Field(u, _) => u == t,
-            Loc::Session(_) => false,
-        }),
-        other => reads.contains(other),
-    })
+    writes.iter().any(|w| touches_one(*w, reads))
+}
+
+/// Whether writing `write` can change anything that reading `reads` sees:
+/// writing a table's rows touches every read of that table, its rows or any
+/// field; a field or a session variable touches only itself.
+pub fn touches_one(write: Loc, reads: &Locs) -> bool {
+    match write {
+        Loc::Rows(t) => {
+            reads.contains(&Loc::Rows(t))
+                || reads
+                    .range(Loc::Field(t, FieldId::MIN)..=Loc::Field(t, FieldId::MAX))
+                    .next()
+                    .is_some()
+        }
+        other => reads.contains(&other),
+    }
 }
 
 /// The locations `expr` reads, text interpolations and their renderings

@@ -189,6 +189,8 @@ pub struct FlatEnv<'s> {
     answer_order: Vec<u32>,
     /// A refused marker's alert is rendered into this buffer.
     alert_text: String,
+    /// A clicked marker's arguments, kept to be refilled at the next click.
+    marker_args: Vec<ir::Value>,
     psi: f64,
     /// What renders compute (texts are added for retrieval tasks, whose
     /// answers are texts).
@@ -326,6 +328,7 @@ impl<'s> FlatEnv<'s> {
             answers: Vec::new(),
             answer_order: Vec::new(),
             alert_text: String::new(),
+            marker_args: Vec::new(),
             psi: 0.0,
             mode: RenderMode::TEXTS,
             undo: UndoLog::new(),

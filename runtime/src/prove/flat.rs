@@ -5,8 +5,9 @@
 //!
 //! This module owns the flat search itself: a candidate is probed on the
 //! expanded state, its successor fingerprinted from the bytes its step
-//! wrote (`fingerprint`), stored only when new, as its words that differ
-//! from the initial state ([`Level`]), and the written bytes put back (in
+//! wrote (`fingerprint`), stored only when new, as its step (`levels`:
+//! the words it changed, rebuilt into its words that differ from the
+//! initial state when it is expanded), and the written bytes put back (in
 //! debug builds every put-back is checked whole). `sweep` runs the same
 //! search for the invariant sweep. It also owns the hand-over to the
 //! interpreter: a witness the flat search finds is replayed on `Env` (which
@@ -19,9 +20,9 @@
 
 use super::bfs::{self, Bfs, Tried};
 use super::footprint::Cone;
-use super::search::{explained, prunes, Unexplained};
-use super::{prove_instance, step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
-use crate::env::{reward, ActionKind, RewardConfig, TaskInstance};
+use super::search::{explained, prunes, search_instance, Unexplained};
+use super::{step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
+use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
 use crate::identity::tells_visited;
 use crate::interp::exec::Rejection;
 use crate::interp::gate::Violation;
@@ -31,9 +32,11 @@ use crate::jit::{
 };
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
+use levels::{Level, Rebuilt, NO_PARENT};
 use std::ops::Range;
 
 mod fingerprint;
+mod levels;
 mod sweep;
 pub use sweep::invariant_sweep;
 
@@ -51,7 +54,7 @@ pub struct JitProver {
 impl JitProver {
     /// Lays out and compiles `program`. An `Err` (a layout the program does
     /// not fit, a host without a JIT backend) means: prove with the
-    /// interpreter's [`prove_instance`].
+    /// interpreter's [`prove_instance`](super::prove_instance).
     pub fn new(program: &ir::Program) -> R<JitProver> {
         let layout = StateLayout::for_program(program).map_err(ProveError::Layout)?;
         let mut pool = TextPool::for_program(program);
@@ -67,12 +70,17 @@ impl JitProver {
     /// Proves one task instance, on the flat engine where it can play it and
     /// on the interpreter otherwise; [`Proof::engine`] says which decided.
     pub fn prove(&self, instance: &TaskInstance, options: Options) -> R<Proof> {
-        if let Some(proof) = super::decided_before_search(&self.program, instance, options)? {
+        // One interpreter environment of the instance serves the reductions,
+        // the search's set-up, the interpreter's search if it must take
+        // over, and the replay of a witness (a copy): each would otherwise
+        // run the instance's setup and render its first page again.
+        let env = super::fresh_env(&self.program, instance)?;
+        if let Some(proof) = super::decided_before_search(&self.program, &env, instance, options)? {
             return Ok(proof);
         }
         let mut pool = self.pool.clone();
-        let Some(mut search) = self.search(instance, options, &mut pool)? else {
-            return prove_instance(&self.program, instance, options);
+        let Some(mut search) = self.search(&env, options, &mut pool)? else {
+            return search_instance(&self.program, env, instance, options);
         };
         // A step the flat engine cannot take (a state with more form
         // variables or visited pages than the layout holds, which a search
@@ -81,12 +89,12 @@ impl JitProver {
         let ended = match search.run(&mut pool) {
             Ok(ended) => ended,
             Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
-            Err(_) => return prove_instance(&self.program, instance, options),
+            Err(_) => return search_instance(&self.program, env, instance, options),
         };
         match ended {
             Ended::Witness { node, label, depth } => {
                 let path = search.witness(node, label);
-                let witness = self.replay(instance, &path, PathEnd::Success, &mut pool)?;
+                let witness = self.replay(&search, &env, &path, PathEnd::Success, &mut pool)?;
                 Ok(Proof {
                     instance: instance.clone(),
                     verdict: Verdict::Feasible,
@@ -105,14 +113,16 @@ impl JitProver {
         }
     }
 
-    /// The flat search of `instance`, or `None` when `FlatEnv` refuses it.
+    /// The flat search of the instance `env` starts (fresh), or `None` when
+    /// `FlatEnv` refuses it.
     fn search<'s>(
         &'s self,
-        instance: &TaskInstance,
+        env: &Env<'_>,
         options: Options,
         pool: &mut TextPool,
     ) -> R<Option<FlatSearch<'s>>> {
         let config = RewardConfig::default();
+        let instance = env.instance();
         let Ok(start) = FlatStart::new(&self.site, instance, pool) else {
             return Ok(None);
         };
@@ -123,7 +133,6 @@ impl JitProver {
         // render structure only (a retrieval task's keep their texts, which
         // its answers are).
         parent.set_render_mode(RenderMode::STRUCTURE, pool)?;
-        let env = super::fresh_env(&self.program, instance)?;
         let task = env.task();
         let with_visited = tells_visited(task);
         let horizon = options.horizon.unwrap_or(task.horizon);
@@ -138,12 +147,14 @@ impl JitProver {
             initially_true: reward::goal_holds(&self.program, task, env.state(), env.task_frame()),
             engine: FlatStates {
                 page_at: self.page_at,
-                cone: prunes(&self.program, &env, options)
+                cone: prunes(&self.program, env, options)
                     .then(|| Cone::of_task(&self.program, task)),
                 fingerprint: Fingerprint::new(hashed),
                 scratch: vec![0; parent.state().len()],
                 root: Vec::new(),
                 loaded: Vec::new(),
+                position: NO_PARENT,
+                rebuilt: Rebuilt::default(),
                 changes: Changes::default(),
                 reload: Vec::new(),
                 parent,
@@ -182,21 +193,25 @@ impl JitProver {
         explained(&self.program, instance, options, plain, Engine::Jit)
     }
 
-    /// The flat search's `path` (candidate indices) as keyed steps, replayed
-    /// on the interpreter beside the flat engine. Both must offer the same
-    /// candidate at every step, and the interpreter's steps must end as
-    /// `end` says: succeeding at the last step and not before, or refused by
-    /// the invariant at the last step and taken before.
+    /// `search`'s `path` (candidate indices) as keyed steps, replayed on the
+    /// interpreter (from `fresh`, the instance's initial environment) beside
+    /// the flat engine. Both must offer the same candidate at every step,
+    /// and the interpreter's steps must end as `end` says: succeeding at the
+    /// last step and not before, or refused by the invariant at the last
+    /// step and taken before.
     fn replay(
         &self,
-        instance: &TaskInstance,
+        search: &FlatSearch<'_>,
+        fresh: &Env<'_>,
         path: &[usize],
         end: PathEnd<'_>,
         pool: &mut TextPool,
     ) -> R<Vec<WitnessStep>> {
         let config = RewardConfig::default();
-        let mut env = super::fresh_env(&self.program, instance)?;
-        let mut flat = FlatEnv::new(&self.site, instance, config, pool)?;
+        let instance = fresh.instance();
+        let mut env = fresh.clone();
+        let start = search.engine.parent.start().clone();
+        let mut flat = FlatEnv::from_start(&self.site, start, config, pool)?;
         let mut scratch = flat.state().to_vec();
         let mut witness = Vec::with_capacity(path.len());
         let broken = |i: usize, why: &dyn std::fmt::Display| {
@@ -264,6 +279,11 @@ fn clear_header(state: &mut [u8]) {
     }
 }
 
+/// The bytes of word `j` in a state of `len` bytes.
+fn word_bytes(j: usize, len: usize) -> Range<usize> {
+    j * WORD..((j + 1) * WORD).min(len)
+}
+
 fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
     at.checked_add(4)
         .and_then(|end| bytes.get(at..end))
@@ -273,70 +293,6 @@ fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
 }
 
 type Ended = bfs::Ended<usize>;
-
-/// One level of the search: each state as the words where it differs
-/// from the initial state (in index order), back to back, and its
-/// fingerprint. A state a few steps from the start differs in a few words,
-/// so a level holds tens of bytes per state where the compact form held
-/// kilobytes.
-#[derive(Default)]
-struct Level {
-    words: Words,
-    ends: Vec<usize>,
-    fingerprints: Vec<u128>,
-}
-
-/// Words of states as two columns, word indices and values: 12 bytes a word
-/// where `(usize, u64)` pairs take 16, and the search writes and reads
-/// every stored word of every state it keeps.
-#[derive(Default)]
-struct Words {
-    at: Vec<u32>,
-    values: Vec<u64>,
-}
-
-impl Words {
-    fn len(&self) -> usize {
-        self.at.len()
-    }
-
-    fn clear(&mut self) {
-        self.at.clear();
-        self.values.clear();
-    }
-
-    /// Appends word `j` holding `w`; `None` for an index past `u32`.
-    fn push(&mut self, j: usize, w: u64) -> Option<()> {
-        self.at.push(u32::try_from(j).ok()?);
-        self.values.push(w);
-        Some(())
-    }
-
-    /// The words in `range`, as `(index, value)`.
-    fn get(&self, range: Range<usize>) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
-        let at = self.at.get(range.clone())?;
-        let values = self.values.get(range)?;
-        Some(at.iter().map(|&j| j as usize).zip(values.iter().copied()))
-    }
-}
-
-impl Level {
-    fn state(&self, i: usize) -> Option<impl Iterator<Item = (usize, u64)> + '_> {
-        let start = match i.checked_sub(1) {
-            Some(before) => *self.ends.get(before)?,
-            None => 0,
-        };
-        self.words.get(start..*self.ends.get(i)?)
-    }
-}
-
-impl bfs::Level for Level {
-    fn clear(&mut self) {
-        self.ends.clear();
-        self.words.clear();
-        self.fingerprints.clear();
-    }
-}
 
 /// The flat engine's search: the shared breadth-first loop ([`Bfs`]) over
 /// compact flat states, candidates named by index.
@@ -360,8 +316,13 @@ struct FlatStates<'s> {
     scratch: Vec<u8>,
     /// The initial state (a zero header), which stored states differ from.
     root: Vec<u8>,
-    /// Where `scratch` differs from `root`, as a level stores it.
-    loaded: Vec<(usize, u64)>,
+    /// The words where `scratch` differs from `root`.
+    loaded: Vec<usize>,
+    /// The expanded state's position in its level ([`NO_PARENT`] while
+    /// the root is pending).
+    position: u32,
+    /// The states of the level expanded so far, and of the level before.
+    rebuilt: Rebuilt,
     /// The words the pending successor's step changed.
     changes: Changes,
     /// The bytes a load copies into the engine.
@@ -428,6 +389,8 @@ impl bfs::Expander for Probing<'_, '_> {
         s.parent.load_for_search(&s.scratch, self.pool)?;
         s.root.clone_from(&s.scratch);
         s.loaded.clear();
+        s.position = NO_PARENT;
+        s.rebuilt.clear();
         s.changes.words.clear();
         s.writes.clear();
         s.pending = s.fingerprint.of(&s.scratch);
@@ -437,22 +400,24 @@ impl bfs::Expander for Probing<'_, '_> {
     fn load(&mut self, level: &mut Level, i: usize, _node: u32) -> R<()> {
         let s = &mut *self.states;
         let missing = || ProveError::compact("a frontier entry is missing");
-        let words = level.state(i).ok_or_else(missing)?;
         s.parent_fingerprint = *level.fingerprints.get(i).ok_or_else(missing)?;
+        s.position = u32::try_from(i).map_err(|_| missing())?;
         // From the state loaded before to this one: its differences from
         // the initial state undone, this one's applied.
         s.reload.clear();
-        for &(j, _) in &s.loaded {
+        for &j in &s.loaded {
             set_word(&mut s.scratch, j, word_at(&s.root, j));
-            s.reload
-                .push(j * WORD..((j + 1) * WORD).min(s.scratch.len()));
+            s.reload.push(word_bytes(j, s.scratch.len()));
         }
         s.loaded.clear();
+        let words = s
+            .rebuilt
+            .rebuild(level, i, &s.root)
+            .ok_or_else(|| ProveError::compact("a frontier state cannot be rebuilt"))?;
         for (j, w) in words {
             set_word(&mut s.scratch, j, w);
-            s.reload
-                .push(j * WORD..((j + 1) * WORD).min(s.scratch.len()));
-            s.loaded.push((j, w));
+            s.reload.push(word_bytes(j, s.scratch.len()));
+            s.loaded.push(j);
         }
         s.parent
             .load_changes_for_search(&s.scratch, &s.reload, self.pool)?;
@@ -496,9 +461,10 @@ impl bfs::Expander for Probing<'_, '_> {
     fn settle(&mut self, keep: Option<&mut Level>) -> R<()> {
         let s = &mut *self.states;
         if let Some(level) = keep {
-            s.store(&mut level.words)?;
-            level.ends.push(level.words.len());
-            level.fingerprints.push(s.pending);
+            let step = s.changes.words.iter().map(|&(j, _, after)| (j, after));
+            level.push(s.position, step, s.pending).ok_or_else(|| {
+                ProveError::compact("a state with more words than a level indexes")
+            })?;
         }
         s.put_back()
     }
@@ -553,12 +519,6 @@ impl FlatStates<'_> {
         }
     }
 
-    /// Appends the pending successor to `out` as a level stores it.
-    fn store(&self, out: &mut Words) -> R<()> {
-        differences_after(&self.loaded, &self.changes.words, &self.root, out)
-            .ok_or_else(|| ProveError::compact("a state with more words than a level indexes"))
-    }
-
     /// In a debug build, every 16th successor's fingerprint recomputed
     /// from every word and compared with the update's.
     fn check_fingerprint(&mut self) -> R<()> {
@@ -591,49 +551,6 @@ impl FlatStates<'_> {
             | HandleWords::Select { .. }
             | HandleWords::Checkbox { .. } => cone.idle_fields.contains(&(self.page, element.id)),
             HandleWords::Inert | HandleWords::Go(_) => false,
-        }
-    }
-}
-
-/// The differences from `root` of a state whose parent differs from it at
-/// `loaded` and from which it differs at `changed` (`(index, before,
-/// after)`; both in index order), appended to `out` in index order: the
-/// parent's, updated with the changed words, a word changed back to its
-/// value in `root` dropped. `None` for a word index past `u32`.
-fn differences_after(
-    loaded: &[(usize, u64)],
-    changed: &[(usize, u64, u64)],
-    root: &[u8],
-    out: &mut Words,
-) -> Option<()> {
-    // A changed word is kept only when it differs from `root`; a loaded one
-    // the step left alone already does (every stored word does).
-    let changed_word = |out: &mut Words, j: usize, w: u64| match w != word_at(root, j) {
-        true => out.push(j, w),
-        false => Some(()),
-    };
-    let (mut a, mut b) = (0, 0);
-    loop {
-        match (loaded.get(a), changed.get(b)) {
-            (Some(&(ja, wa)), Some(&(jb, _, wb))) => {
-                if ja < jb {
-                    out.push(ja, wa)?;
-                    a += 1;
-                } else {
-                    changed_word(out, jb, wb)?;
-                    b += 1;
-                    a += usize::from(ja == jb);
-                }
-            }
-            (Some(&(ja, wa)), None) => {
-                out.push(ja, wa)?;
-                a += 1;
-            }
-            (None, Some(&(jb, _, wb))) => {
-                changed_word(out, jb, wb)?;
-                b += 1;
-            }
-            (None, None) => return Some(()),
         }
     }
 }

@@ -193,13 +193,14 @@ pub struct InvariantConflict {
 /// out within the horizon (`bounds`).
 fn decided_before_search(
     program: &crate::ir::Program,
+    env: &Env<'_>,
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Option<Proof>, ProveError> {
-    if let Some(proof) = empty_answer(program, instance) {
+    if let Some(proof) = empty_answer(env, instance) {
         return Ok(Some(proof));
     }
-    bounds::decide(program, instance, options)
+    bounds::decide(program, env, instance, options)
 }
 
 /// A fresh environment of `instance` for a search or a replay (default
@@ -213,8 +214,7 @@ pub(crate) fn fresh_env<'p>(
 
 /// The proof of an instance whose expected answer is `none`: infeasible,
 /// without a search.
-fn empty_answer(program: &crate::ir::Program, instance: &TaskInstance) -> Option<Proof> {
-    let env = Env::new(program, instance, RewardConfig::default()).ok()?;
+fn empty_answer(env: &Env<'_>, instance: &TaskInstance) -> Option<Proof> {
     (*env.expected_answer() == crate::env::Expected::Empty).then(|| Proof {
         instance: instance.clone(),
         verdict: Verdict::Infeasible,

@@ -25,10 +25,22 @@ pub fn prove_instance(
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Proof, ProveError> {
-    if let Some(proof) = super::decided_before_search(program, instance, options)? {
+    let env = super::fresh_env(program, instance)?;
+    if let Some(proof) = super::decided_before_search(program, &env, instance, options)? {
         return Ok(proof);
     }
-    let (env, cone) = start(program, instance, options)?;
+    search_instance(program, env, instance, options)
+}
+
+/// [`prove_instance`] past the reductions, from the instance's fresh
+/// environment `env`.
+pub(super) fn search_instance(
+    program: &ir::Program,
+    env: Env<'_>,
+    instance: &TaskInstance,
+    options: Options,
+) -> Result<Proof, ProveError> {
+    let cone = cone_of(program, &env, options);
     // Most tasks are feasible, and the bookkeeping behind explanations (goal
     // conjuncts and Ψ of every state, every marker attempt) costs as much as
     // the search itself; so search without it first, and search again with it
@@ -168,8 +180,13 @@ fn start<'p>(
     options: Options,
 ) -> Result<(Env<'p>, Option<Cone>), ProveError> {
     let env = super::fresh_env(program, instance)?;
-    let cone = prunes(program, &env, options).then(|| Cone::of_task(program, env.task()));
+    let cone = cone_of(program, &env, options);
     Ok((env, cone))
+}
+
+/// The cone of `env`'s task, when its search prunes.
+fn cone_of(program: &ir::Program, env: &Env<'_>, options: Options) -> Option<Cone> {
+    prunes(program, env, options).then(|| Cone::of_task(program, env.task()))
 }
 
 /// The proof a finished search amounts to.

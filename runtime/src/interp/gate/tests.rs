@@ -319,3 +319,68 @@ fn unknown_ids_in_a_delta_are_violations_not_panics() {
         assert!(validate(&p, marker, &world, &delta).is_err(), "{delta:?}");
     }
 }
+
+/// The commit-time rule without the written set, and the rule over it
+/// (`invariant_affected` of `written_locs`), both equal the rule written out
+/// plainly (a table's rows touch every read of the table; anything else
+/// touches itself), on random deltas and read sets over the fixture's
+/// tables (fields past a table's end included).
+#[test]
+fn an_invariant_is_affected_by_a_delta_as_by_its_written_set() {
+    use footprint::{Loc, Locs};
+    let p = site();
+    let mut rng = crate::tasks::Rng(5);
+    let tables = u32::try_from(p.tables.len()).unwrap();
+    let table = |rng: &mut crate::tasks::Rng| rng.below(tables as usize + 1) as u32;
+    let (mut affected, mut spared) = (0, 0);
+    for _ in 0..20_000 {
+        let mut delta = Delta::default();
+        for _ in 0..rng.below(2) {
+            delta.inserted.push((table(&mut rng), 1));
+        }
+        for _ in 0..rng.below(2) {
+            delta.deleted.push((table(&mut rng), 1));
+        }
+        for _ in 0..rng.below(3) {
+            delta
+                .set_fields
+                .push((table(&mut rng), 1, rng.below(5) as u32));
+        }
+        for _ in 0..rng.below(2) {
+            delta.set_session.push(rng.below(3) as u32);
+        }
+        let mut reads = Locs::new();
+        for _ in 0..rng.below(4) {
+            reads.insert(match rng.below(3) {
+                0 => Loc::Rows(table(&mut rng)),
+                1 => Loc::Field(table(&mut rng), rng.below(5) as u32),
+                _ => Loc::Session(rng.below(3) as u32),
+            });
+        }
+        let touches = |w: &Loc| match w {
+            Loc::Rows(t) => reads
+                .iter()
+                .any(|r| matches!(r, Loc::Rows(u) | Loc::Field(u, _) if u == t)),
+            other => reads.contains(other),
+        };
+        let written = written_locs(&p, &delta);
+        let expected = reads.is_empty() || written.iter().any(touches);
+        assert_eq!(
+            invariant_affected(&written, &reads),
+            expected,
+            "{delta:?} {reads:?}"
+        );
+        assert_eq!(
+            invariant_affected_by(&delta, &reads),
+            expected,
+            "{delta:?} {reads:?}"
+        );
+        if expected {
+            affected += 1;
+        } else {
+            spared += 1;
+        }
+    }
+    // Both answers are common, so each side of the rule was exercised.
+    assert!(affected > 2_000 && spared > 2_000, "{affected} {spared}");
+}

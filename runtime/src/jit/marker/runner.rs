@@ -351,14 +351,13 @@ impl JitSite {
             }
             return Ok(rejected(MarkerRejection::Gate));
         }
-        let written = gate::written_locs(program, &delta);
         if let Err(e) = self.frame_into(&[], pool, empty) {
             undo.rollback(state);
             return Err(JitFault::Input(e.to_string()));
         }
         let empty = &*empty;
         for (i, reads) in gi.inv_reads.iter().enumerate() {
-            if !gate::invariant_affected(&written, reads) {
+            if !gate::invariant_affected_by(&delta, reads) {
                 continue;
             }
             let result = match self.invariant(i) {

@@ -67,20 +67,19 @@ impl<'s> FlatEnv<'s> {
                     .markers
                     .get(idx(m))
                     .ok_or_else(|| FlatError::malformed(format!("no marker #{m}")))?;
-                let args = words
-                    .iter()
-                    .zip(&def.params)
-                    .map(|(w, p)| {
-                        crate::layout::from_word(
-                            w.unwrap_or(0),
-                            w.is_some(),
-                            &p.ty,
-                            self.program,
-                            pool,
-                        )
-                        .map_err(FlatError::Value)
-                    })
-                    .collect::<R<Vec<_>>>()?;
+                let mut args = std::mem::take(&mut self.marker_args);
+                args.clear();
+                for (w, p) in words.iter().zip(&def.params) {
+                    let value = crate::layout::from_word(
+                        w.unwrap_or(0),
+                        w.is_some(),
+                        &p.ty,
+                        self.program,
+                        pool,
+                    )
+                    .map_err(FlatError::Value)?;
+                    args.push(value);
+                }
                 if args.len() != words.len() {
                     return Err(FlatError::malformed(format!(
                         "marker `{}`: wrong number of arguments",
@@ -102,7 +101,9 @@ impl<'s> FlatEnv<'s> {
                         self.site
                             .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
                     }
-                }?;
+                };
+                self.marker_args = args;
+                let outcome = outcome?;
                 if let MarkerOutcome::Committed { .. } = outcome {
                     self.committed = Some(m);
                 }

@@ -120,15 +120,15 @@ pub fn bound(program: &ir::Program, env: &Env<'_>, horizon: u32) -> Option<Bound
 /// most [`EXPLAIN_BUDGET`] states.
 pub(super) fn decide(
     program: &ir::Program,
+    env: &Env<'_>,
     instance: &TaskInstance,
     options: Options,
 ) -> Result<Option<Proof>, ProveError> {
     if !options.reduce {
         return Ok(None);
     }
-    let env = super::fresh_env(program, instance)?;
     let horizon = options.horizon.unwrap_or(env.task().horizon);
-    let Some(bound) = bound(program, &env, horizon) else {
+    let Some(bound) = bound(program, env, horizon) else {
         return Ok(None);
     };
     let explaining = Options {

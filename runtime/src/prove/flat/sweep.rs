@@ -35,7 +35,8 @@ impl JitProver {
     /// `None` when the flat engine cannot play it or finish its search.
     fn sweep(&self, instance: &TaskInstance, options: Options) -> R<Option<SweepReport>> {
         let mut pool = self.pool.clone();
-        let Some(mut search) = self.search(instance, options, &mut pool)? else {
+        let env = crate::prove::fresh_env(&self.program, instance)?;
+        let Some(mut search) = self.search(&env, options, &mut pool)? else {
             return Ok(None);
         };
         search.engine.refusals = Some(Vec::new());
@@ -67,7 +68,7 @@ impl JitProver {
             let end = PathEnd::Refused {
                 invariant: &invariant,
             };
-            let trace = self.replay(instance, &path, end, &mut pool)?;
+            let trace = self.replay(&search, &env, &path, end, &mut pool)?;
             conflicts.push(InvariantConflict {
                 marker,
                 invariant,

@@ -120,29 +120,44 @@ fn differences(root: &[u8], state: &[u8]) -> Vec<(usize, u64)> {
 }
 
 #[test]
-fn a_state_stored_as_differences_comes_back_whole() {
+fn states_stored_as_steps_are_rebuilt_whole() {
     let layout = layout();
     let mut rng = Rng(7);
     let mut changes = Changes::default();
-    for _ in 0..300 {
+    for _ in 0..100 {
         let mut root = random_state(&layout, &mut rng);
         root[..HEADER_SIZE].fill(0);
-        let mut parent = root.clone();
-        // A path of steps, each stored from the one before, as levels do.
-        for depth in 0..8 {
-            let loaded = differences(&root, &parent);
-            let (child, ranges) = step(&layout, &parent, &mut rng);
-            changes.collect(&parent, &child, &ranges);
-            let mut words = Words::default();
-            differences_after(&loaded, &changes.words, &root, &mut words).unwrap();
-            let stored: Vec<(usize, u64)> = words.get(0..words.len()).unwrap().collect();
-            assert_eq!(stored, differences(&root, &child), "depth {depth}");
-            let mut back = root.clone();
-            for &(j, w) in &stored {
-                set_word(&mut back, j, w);
+        // Level 0 holds the root alone, stored as the search stores it.
+        let mut states = vec![root.clone()];
+        let mut level = Level::default();
+        level.push(NO_PARENT, std::iter::empty(), 0).unwrap();
+        let mut rebuilt = Rebuilt::default();
+        for depth in 0..6 {
+            let (mut next, mut reached) = (Level::default(), Vec::new());
+            for (i, state) in states.iter().enumerate() {
+                let words: Vec<(usize, u64)> = rebuilt.rebuild(&level, i, &root).unwrap().collect();
+                assert_eq!(words, differences(&root, state), "depth {depth}, state {i}");
+                let mut back = root.clone();
+                for &(j, w) in &words {
+                    set_word(&mut back, j, w);
+                }
+                assert_eq!(&back, state, "depth {depth}, state {i}");
+                // Zero to two children each, so that parents are skipped
+                // and shared.
+                for _ in 0..rng.below(3) {
+                    let (child, ranges) = step(&layout, state, &mut rng);
+                    changes.collect(state, &child, &ranges);
+                    let step = changes.words.iter().map(|&(j, _, after)| (j, after));
+                    next.push(u32::try_from(i).unwrap(), step, 0).unwrap();
+                    reached.push(child);
+                }
             }
-            assert_eq!(back, child, "depth {depth}");
-            parent = child;
+            // A state out of order is refused, not rebuilt from another's.
+            if next.parents.len() > 1 {
+                let mut other = Rebuilt::default();
+                assert!(other.rebuild(&next, 1, &root).is_none());
+            }
+            (states, level) = (reached, next);
         }
     }
 }
