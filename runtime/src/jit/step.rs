@@ -50,6 +50,7 @@ use depends::Depends;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
 pub use error::FlatError;
 pub use probe::Probe;
+use probe::Wrote;
 pub use start_page::StartPage;
 
 /// A candidate action of the flat engine.
@@ -209,6 +210,10 @@ pub struct FlatEnv<'s> {
     goal_now: Option<bool>,
     /// A probe's successor is in the bytes, not yet put back.
     probed: bool,
+    /// What the last applied action wrote outside a marker body's logged
+    /// writes: the page, its arguments, the visited set and the form
+    /// variables (`navigate`), or the form variables alone (`set_form`).
+    wrote: Wrote,
     /// `psi` is Ψ of the current state (a search's loads leave it stale).
     psi_known: bool,
     /// A debug build's second render of a page a rejected step kept.
@@ -339,6 +344,7 @@ impl<'s> FlatEnv<'s> {
             committed: None,
             goal_now: None,
             probed: false,
+            wrote: Wrote::default(),
             psi_known: false,
             rendered_again: PageStructure::default(),
         };

@@ -198,6 +198,7 @@ impl<'s> FlatEnv<'s> {
                 args.len()
             )));
         }
+        self.wrote.navigation = true;
         let layout = self.layout;
         // The visited entry first: if the set is full nothing has changed.
         let mut entry = std::mem::take(&mut self.entry);
@@ -240,6 +241,7 @@ impl<'s> FlatEnv<'s> {
     /// Sets the form variable of element `id` at loop `path` to `word`,
     /// keeping the entries sorted by their bytes.
     fn set_form(&mut self, id: u32, path: &[i64], word: Option<i64>) -> R<()> {
+        self.wrote.forms = true;
         let layout = self.layout;
         let list = layout.forms;
         let mut entry = std::mem::take(&mut self.entry);

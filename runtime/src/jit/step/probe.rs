@@ -11,6 +11,16 @@
 use super::*;
 use std::ops::Range;
 
+/// The regions an action wrote outside a marker body's logged writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Wrote {
+    /// The page, its arguments, the visited set and the form variables
+    /// (navigation clears them).
+    pub(super) navigation: bool,
+    /// The form variables.
+    pub(super) forms: bool,
+}
+
 /// What probing a candidate found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Probe {
@@ -36,6 +46,7 @@ impl FlatEnv<'_> {
         self.undo.record_writes(true);
         self.refusal = None;
         self.probed = true;
+        self.wrote = Wrote::default();
         Ok(match self.apply(action, pool, Alert::Skip)? {
             Applied::Rejected(_) => Probe {
                 success: self.goal_after(before, pool)?,
@@ -77,17 +88,28 @@ impl FlatEnv<'_> {
     /// After a probe from the state `before`: byte ranges that hold every
     /// byte the probe can have changed (overlapping, and more than were
     /// changed, at times) — each logged write of a committed marker body,
-    /// the page and its arguments, and the used prefixes (in `before` or
-    /// now) of the form variables and the visited set.
+    /// and what `apply` wrote besides: on navigation the page, its
+    /// arguments and the used prefixes (in `before` or now) of the form
+    /// variables and the visited set; on a form edit the form variables'
+    /// used prefix. An action that did neither named none of those (a
+    /// debug build's check that the put-back restores the whole state
+    /// would catch a write this missed).
     pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
         out.clear();
         let writes = self.undo.written().iter();
         out.extend(writes.map(|&(at, len)| at..at + usize::from(len)));
         let l = self.layout;
-        out.push(l.page..l.page + 4);
-        out.push(l.args.words..l.args.word_at(l.args.len));
-        out.push(l.args.present..l.args.present_at(l.args.len));
-        for list in [l.forms, l.visited] {
+        let Wrote { navigation, forms } = self.wrote;
+        if navigation {
+            out.push(l.page..l.page + 4);
+            out.push(l.args.words..l.args.word_at(l.args.len));
+            out.push(l.args.present..l.args.present_at(l.args.len));
+        }
+        let lists = [(l.forms, navigation || forms), (l.visited, navigation)];
+        for (list, written) in lists {
+            if !written {
+                continue;
+            }
             let used = entries::count_of(before, list)?.max(entries::count_of(&self.state, list)?);
             out.push(list.count..list.count + 4);
             out.push(list.entries..list.entry_at(used));
