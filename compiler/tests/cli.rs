@@ -633,6 +633,7 @@ fn bench_reports_every_column_as_json() {
         "prover_states_per_s",
         "prover_states",
         "prover_seconds",
+        "prover_largest_states_per_s_jit",
         "instances",
         "feasible",
     ] {

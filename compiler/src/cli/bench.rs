@@ -93,8 +93,9 @@ struct ProverStats {
     seconds: f64,
     instances: usize,
     feasible: usize,
-    /// The instance with the most distinct states, and how many.
-    largest: Option<(String, usize)>,
+    /// The instance with the most distinct states: its name, how many, and
+    /// the seconds its proof took.
+    largest: Option<(String, usize, f64)>,
     /// Instances whose verdict the JIT's flat engine decided.
     flat: usize,
 }
@@ -653,18 +654,20 @@ fn prove_all(
     };
     let started = Instant::now();
     for instance in instances {
+        let this = Instant::now();
         let Ok(proof) = prove(instance) else {
             continue;
         };
+        let seconds = this.elapsed().as_secs_f64();
         stats.states += proof.states;
         stats.feasible += usize::from(proof.verdict == Verdict::Feasible);
         stats.flat += usize::from(proof.engine == prove::Engine::Jit);
         if stats
             .largest
             .as_ref()
-            .is_none_or(|(_, n)| proof.states > *n)
+            .is_none_or(|(_, n, _)| proof.states > *n)
         {
-            stats.largest = Some((instance.name.clone(), proof.states));
+            stats.largest = Some((instance.name.clone(), proof.states, seconds));
         }
     }
     stats.seconds = started.elapsed().as_secs_f64();
@@ -673,4 +676,13 @@ fn prove_all(
 
 fn states_per_s(p: &ProverStats) -> f64 {
     p.states as f64 / p.seconds.max(1e-9)
+}
+
+/// States per second on the instance with the most states alone: the
+/// prover's speed on a large space, without the fixed cost of many small
+/// instances.
+fn largest_states_per_s(p: &ProverStats) -> Option<f64> {
+    p.largest
+        .as_ref()
+        .map(|(_, states, seconds)| *states as f64 / seconds.max(1e-9))
 }

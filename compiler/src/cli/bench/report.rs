@@ -2,7 +2,7 @@
 //! JSON object for the whole run (`json`), from the measurements of
 //! `bench`.
 
-use super::{states_per_s, ProverStats, Row, BATCH_PER_CORE};
+use super::{largest_states_per_s, states_per_s, ProverStats, Row, BATCH_PER_CORE};
 use std::io::Write;
 use wsite_runtime::prove;
 
@@ -89,10 +89,20 @@ fn human_cells(row: &Row) -> Vec<String> {
             )
         }),
         format!("{}/{}", p.feasible, p.instances),
-        p.largest
-            .as_ref()
-            .map_or("-".to_string(), |(task, n)| format!("{task} ({n})")),
+        largest_cell(p, row.prover_jit.as_ref()),
     ]
+}
+
+/// The instance with the most states, how many, and the JIT prover's
+/// states/s on it alone.
+fn largest_cell(interp: &ProverStats, jit: Option<&ProverStats>) -> String {
+    let Some((task, n, _)) = &interp.largest else {
+        return "-".to_string();
+    };
+    match jit.and_then(largest_states_per_s) {
+        Some(rate) => format!("{task} ({n}, {rate:.0}/s jit)"),
+        None => format!("{task} ({n})"),
+    }
 }
 
 /// Prover states/s on both engines and the speed-up, with how many
@@ -151,7 +161,7 @@ fn json_row(row: &Row) -> serde_json::Value {
     let largest = p
         .largest
         .as_ref()
-        .map(|(task, states)| serde_json::json!({ "task": task, "states": states }));
+        .map(|(task, states, _)| serde_json::json!({ "task": task, "states": states }));
     serde_json::json!({
         "site": row.site,
         "compile_ms": row.compile_ms,
@@ -184,6 +194,7 @@ fn json_row(row: &Row) -> serde_json::Value {
         "prover_states_jit": row.prover_jit.as_ref().map(|j| j.states),
         "prover_seconds_jit": row.prover_jit.as_ref().map(|j| j.seconds),
         "prover_instances_jit_decided": row.prover_jit.as_ref().map(|j| j.flat),
+        "prover_largest_states_per_s_jit": row.prover_jit.as_ref().and_then(largest_states_per_s),
         "sweep_states": row.sweep.map(|(i, _)| i.states),
         "sweep_states_per_s_interp": row.sweep.map(|(i, _)| i.states_per_s()),
         "sweep_states_per_s": row.sweep.map(|(_, c)| c.states_per_s()),
