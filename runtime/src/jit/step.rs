@@ -688,10 +688,9 @@ impl<'s> FlatEnv<'s> {
         if self.done() {
             return Err(FlatError::EpisodeOver);
         }
-        let action = *self
-            .actions
-            .get(index)
-            .ok_or(FlatError::NoCandidate(index))?;
+        let Some(&action) = self.actions.get(index) else {
+            return Err(FlatError::NoCandidate(index));
+        };
         let goal_before = self.goal_before(pool)?;
         let applied = self.apply(action, pool, Alert::Render)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);

@@ -257,9 +257,9 @@ impl JitSite {
             .map_err(|e| JitFault::Input(e.to_string()))?;
         let frame = &*frame;
         for index in 0..def.requires.len() {
-            let pred = self
-                .requires(idx(marker), index)
-                .ok_or(JitFault::NotCompiled)?;
+            let Some(pred) = self.requires(idx(marker), index) else {
+                return Err(JitFault::NotCompiled);
+            };
             let fault = match pred.eval(state, frame, pool) {
                 Ok(true) => continue,
                 Ok(false) => None,

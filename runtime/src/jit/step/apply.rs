@@ -17,20 +17,19 @@ impl<'s> FlatEnv<'s> {
     ) -> R<Applied> {
         self.committed = None;
         if action.kind == ActionKind::Answer {
-            let text = self
-                .answer(action.arg)
-                .ok_or(FlatError::NoAnswer(action.arg))?;
+            let Some(text) = self.answer(action.arg) else {
+                return Err(FlatError::NoAnswer(action.arg));
+            };
             return Ok(Applied::Answered(self.start.expected.matches(text)));
         }
         // The element's handle and path are lent out while the action runs
         // (nothing it does reads the page structure) and put back after, so
         // a probe leaves the structure as it was without copying them.
         let index = action.element.wrapping_sub(1);
-        let el = self
-            .structure
-            .elements
-            .get_mut(index)
-            .ok_or(FlatError::NoElement(action.element))?;
+        // `let … else`, not `ok_or`: the error is built only when needed.
+        let Some(el) = self.structure.elements.get_mut(index) else {
+            return Err(FlatError::NoElement(action.element));
+        };
         let id = el.id;
         let handle = std::mem::replace(&mut el.handle, HandleWords::Inert);
         let path = std::mem::take(&mut el.path);
@@ -157,9 +156,9 @@ impl<'s> FlatEnv<'s> {
                 }
             }
             (ActionKind::Select, HandleWords::Select { options, .. }) => {
-                let word = *options
-                    .get(action.arg)
-                    .ok_or(FlatError::NoOption(action.element))?;
+                let Some(&word) = options.get(action.arg) else {
+                    return Err(FlatError::NoOption(action.element));
+                };
                 self.set_form(id, path, word)?;
                 Ok(Applied::Done)
             }

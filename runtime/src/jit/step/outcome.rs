@@ -50,10 +50,9 @@ impl FlatEnv<'_> {
         }
         let mut got: i64 = 0;
         for (i, (w, _)) in self.task.progress.iter().enumerate() {
-            let pred = self
-                .site
-                .progress(self.start.task_index, i)
-                .ok_or(FlatError::Fault(JitFault::NotCompiled))?;
+            let Some(pred) = self.site.progress(self.start.task_index, i) else {
+                return Err(FlatError::Fault(JitFault::NotCompiled));
+            };
             if self.holds(pred, pool)? {
                 got = got.saturating_add(*w);
             }
@@ -101,10 +100,9 @@ impl FlatEnv<'_> {
         if self.task.goal.is_none() {
             return Ok(false);
         }
-        let pred = self
-            .site
-            .goal(self.start.task_index)
-            .ok_or(FlatError::Fault(JitFault::NotCompiled))?;
+        let Some(pred) = self.site.goal(self.start.task_index) else {
+            return Err(FlatError::Fault(JitFault::NotCompiled));
+        };
         self.holds(pred, pool)
     }
 }

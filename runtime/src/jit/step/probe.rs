@@ -38,10 +38,11 @@ impl FlatEnv<'_> {
     /// follow: the prover reads the successor's bytes, then puts the state
     /// back and probes the next candidate.
     pub fn probe(&mut self, index: usize, pool: &mut TextPool) -> R<Probe> {
-        let action = *self
-            .actions
-            .get(index)
-            .ok_or(FlatError::NoCandidate(index))?;
+        // `let … else` rather than `ok_or`, which builds (and drops) the
+        // error on every probe.
+        let Some(&action) = self.actions.get(index) else {
+            return Err(FlatError::NoCandidate(index));
+        };
         let before = self.goal_before(pool)?;
         self.undo.record_writes(true);
         self.refusal = None;
