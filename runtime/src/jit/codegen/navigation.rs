@@ -74,56 +74,39 @@ impl Gen<'_, '_> {
         let result = self.b.declare_var(types::I8);
         let no = self.iconst(types::I8, 0);
         self.b.def_var(result, no);
-        let i = self.b.declare_var(types::I64);
-        let zero = self.word(0);
-        self.b.def_var(i, zero);
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let hit = self.b.create_block();
-        let next = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-
-        self.b.switch_to_block(header);
-        let iv = self.b.use_var(i);
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, count);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-
-        self.b.switch_to_block(body);
         let size =
             i64::try_from(list.entry_size).map_err(|_| unsupported("entry size out of range"))?;
-        let at = self.b.ins().imul_imm_s(iv, size);
-        let entry = self.b.ins().iadd(self.state, at);
-        let base = list.entries;
-        let at = offset(base)?;
-        let flags = self.sflags();
-        let page = self.b.ins().uload32(flags, entry, at);
-        let mut same = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, page, i64::from(call.page));
-        let at = offset(base + 4)?;
-        let bits = self.b.ins().uload32(flags, entry, at);
-        let m = self.b.ins().icmp(IntCC::Equal, bits, mask);
-        same = self.b.ins().band(same, m);
-        for (j, a) in args.iter().enumerate() {
-            let w = self.state_word(entry, base + WORD * (1 + j))?;
-            let e = self.b.ins().icmp(IntCC::Equal, w, a.word);
-            same = self.b.ins().band(same, e);
-        }
-        self.b.ins().brif(same, hit, &[], next, &[]);
-
-        self.b.switch_to_block(hit);
-        let yes = self.iconst(types::I8, 1);
-        self.b.def_var(result, yes);
-        self.b.ins().jump(exit, &[]);
-
-        self.b.switch_to_block(next);
-        let n = self.b.ins().iadd_imm_s(iv, 1);
-        self.b.def_var(i, n);
-        self.b.ins().jump(header, &[]);
-
-        self.b.switch_to_block(exit);
+        let from = self.word(0);
+        self.counted_loop(from, count, |g, iv, _, exit| {
+            let at = g.b.ins().imul_imm_s(iv, size);
+            let entry = g.b.ins().iadd(g.state, at);
+            let base = list.entries;
+            let at = offset(base)?;
+            let flags = g.sflags();
+            let page = g.b.ins().uload32(flags, entry, at);
+            let mut same =
+                g.b.ins()
+                    .icmp_imm_s(IntCC::Equal, page, i64::from(call.page));
+            let at = offset(base + 4)?;
+            let bits = g.b.ins().uload32(flags, entry, at);
+            let m = g.b.ins().icmp(IntCC::Equal, bits, mask);
+            same = g.b.ins().band(same, m);
+            for (j, a) in args.iter().enumerate() {
+                let w = g.state_word(entry, base + WORD * (1 + j))?;
+                let e = g.b.ins().icmp(IntCC::Equal, w, a.word);
+                same = g.b.ins().band(same, e);
+            }
+            // A match sets the result and leaves the loop; any other entry
+            // goes on to the next.
+            let (hit, miss) = (g.b.create_block(), g.b.create_block());
+            g.b.ins().brif(same, hit, &[], miss, &[]);
+            g.b.switch_to_block(hit);
+            let yes = g.iconst(types::I8, 1);
+            g.b.def_var(result, yes);
+            g.b.ins().jump(exit, &[]);
+            g.b.switch_to_block(miss);
+            Ok(())
+        })?;
         let v = self.b.use_var(result);
         Ok(self.bool_val(v))
     }

@@ -17,34 +17,51 @@ impl Gen<'_, '_> {
         at_slot(s.binder)?;
         let tl = self.table_layout(s.table)?.clone();
         let count = self.count(tl.count, tl.capacity)?;
+        let from = self.word(0);
+        self.counted_loop(from, count, |g, iv, next, exit| {
+            let at = g.b.ins().ishl_imm_u(iv, 3);
+            let at = g.b.ins().iadd(g.state, at);
+            let id = g.state_word(at, tl.ids)?;
+            let row = Val {
+                kind: Kind::Row(Some(s.table)),
+                word: id,
+                present: Pres::Yes,
+                slot: Some(iv),
+            };
+            g.scope.push((s.binder, row));
+            let visited = g.scan_body(s, row, next, exit, &mut visit);
+            g.scope.pop();
+            visited
+        })
+    }
+
+    /// A loop of `i` from `from` while `i < end` (signed), one up each time:
+    /// every counted loop the code generator emits (row scans, the visited
+    /// list, a marker's snapshot). `body` is emitted with `i`, the block
+    /// that goes on to the next `i` and the block after the loop, and must
+    /// leave an open block, which then goes on to the next `i`; the builder
+    /// ends in the block after the loop.
+    pub(super) fn counted_loop(
+        &mut self,
+        from: CValue,
+        end: CValue,
+        body: impl FnOnce(&mut Self, CValue, Block, Block) -> R<()>,
+    ) -> R<()> {
         let i = self.b.declare_var(types::I64);
-        let zero = self.word(0);
-        self.b.def_var(i, zero);
+        self.b.def_var(i, from);
         let header = self.b.create_block();
-        let body = self.b.create_block();
+        let first = self.b.create_block();
         let next = self.b.create_block();
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
 
         self.b.switch_to_block(header);
         let iv = self.b.use_var(i);
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, count);
-        self.b.ins().brif(more, body, &[], exit, &[]);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, end);
+        self.b.ins().brif(more, first, &[], exit, &[]);
 
-        self.b.switch_to_block(body);
-        let at = self.b.ins().ishl_imm_u(iv, 3);
-        let at = self.b.ins().iadd(self.state, at);
-        let id = self.state_word(at, tl.ids)?;
-        let row = Val {
-            kind: Kind::Row(Some(s.table)),
-            word: id,
-            present: Pres::Yes,
-            slot: Some(iv),
-        };
-        self.scope.push((s.binder, row));
-        let visited = self.scan_body(s, row, next, exit, &mut visit);
-        self.scope.pop();
-        visited?;
+        self.b.switch_to_block(first);
+        body(self, iv, next, exit)?;
         self.b.ins().jump(next, &[]);
 
         self.b.switch_to_block(next);

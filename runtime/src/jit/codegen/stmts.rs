@@ -125,24 +125,10 @@ impl Gen<'_, '_> {
         end: CValue,
         mut visit: impl FnMut(&mut Self, CValue) -> R<()>,
     ) -> R<()> {
-        let i = self.b.declare_var(types::I64);
-        self.b.def_var(i, base);
-        let header = self.b.create_block();
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        let iv = self.b.use_var(i);
-        let more = self.b.ins().icmp(IntCC::SignedLessThan, iv, end);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        let id = self.call_addr(self.body_fn(|h| h.snap_get)?, &[iv])?;
-        visit(self, id)?;
-        let iv = self.b.use_var(i);
-        let n = self.b.ins().iadd_imm_s(iv, 1);
-        self.b.def_var(i, n);
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(exit);
+        self.counted_loop(base, end, |g, iv, _, _| {
+            let id = g.call_addr(g.body_fn(|h| h.snap_get)?, &[iv])?;
+            visit(g, id)
+        })?;
         self.call_addr(self.body_fn(|h| h.snap_truncate)?, &[base])?;
         Ok(())
     }
