@@ -129,7 +129,7 @@ for call in calls:
     except (ValueError, TypeError, OverflowError, OSError):
         caught += 1
 fields = dict((f[0], f) for f in b.fields())
-actions = np.asarray(wsite._buffers._Memory(b, "<i4", (2,), fields["actions"][5]))
+actions = np.asarray(wsite._buffers._Memory(b, "<i4", (2,), fields["actions"][5], False))
 actions[:] = 10**6
 try:
     b.step()

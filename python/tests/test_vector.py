@@ -45,6 +45,19 @@ def test_observations_are_the_engine_buffers_not_copies():
     assert all((first[k] == snapshot[k]).all() for k in first)
 
 
+def test_observations_in_place_are_read_only():
+    # The batch leaves rows it zeroed once alone, so an observation written
+    # from Python would leak into later ones: numpy refuses the write.
+    envs = wsite.vector(SHOP, num_envs=2)
+    obs, _ = envs.reset(seed=0)
+    for key, array in obs.items():
+        assert not array.flags.writeable, key
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0
+    obs, *_ = envs.step(random_rows(envs, np.random.default_rng(2)))
+    assert obs["action_count"].min() >= 1
+
+
 def test_a_finished_environment_shows_its_end_then_restarts_on_the_next_step():
     envs = wsite.vector(CART, num_envs=3, seed=4)
     envs.reset(seed=4)

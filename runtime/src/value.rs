@@ -85,28 +85,91 @@ impl Money {
 impl fmt::Display for Money {
     /// `$1,299.00`, `-$25.00`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
+        f.write_str(self.digits().as_str())
+    }
+}
+
+impl Money {
+    /// Appends the text `Display` writes.
+    pub fn push_to(self, out: &mut String) {
+        out.push_str(self.digits().as_str());
+    }
+
+    fn digits(self) -> Digits {
         let abs = self.0.unsigned_abs();
-        // The units, grouped by threes, written right to left on the stack:
-        // pages show prices on every step, so this must not allocate. A u64
-        // has at most 20 digits, 26 bytes with their commas.
-        let mut buf = [0u8; 32];
-        let mut at = buf.len();
+        let mut d = Digits::new();
+        d.number(abs % 100, 2);
+        d.byte(b'.');
+        // The units, grouped by threes.
         let mut units = abs / 100;
-        for digits in 0.. {
-            if digits > 0 && digits % 3 == 0 {
-                at -= 1;
-                buf[at] = b',';
+        for written in 0.. {
+            if written > 0 && written % 3 == 0 {
+                d.byte(b',');
             }
-            at -= 1;
-            buf[at] = b'0' + (units % 10) as u8;
+            d.byte(b'0' + (units % 10) as u8);
             units /= 10;
             if units == 0 {
                 break;
             }
         }
-        let grouped = std::str::from_utf8(&buf[at..]).map_err(|_| fmt::Error)?;
-        write!(f, "{sign}${grouped}.{:02}", abs % 100)
+        d.byte(b'$');
+        if self.0 < 0 {
+            d.byte(b'-');
+        }
+        d
+    }
+}
+
+/// Appends `n` in decimal, as `Display` writes it.
+pub fn push_int(n: i64, out: &mut String) {
+    let mut d = Digits::new();
+    d.number(n.unsigned_abs(), 1);
+    if n < 0 {
+        d.byte(b'-');
+    }
+    out.push_str(d.as_str());
+}
+
+/// A scalar's text, written right to left into a stack buffer without the
+/// formatting machinery: pages show prices, dates and counts on every step,
+/// and `write!` was a tenth of a compiled render. `Display` and the JIT's
+/// renderer both write through it, so they cannot disagree.
+struct Digits {
+    buf: [u8; 40],
+    at: usize,
+}
+
+impl Digits {
+    fn new() -> Digits {
+        Digits {
+            buf: [0; 40],
+            at: 40,
+        }
+    }
+
+    /// Writes `b` before what is written. Every caller writes at most 31
+    /// bytes (money: a sign, `$`, 20 digits with 6 commas, `.` and two).
+    fn byte(&mut self, b: u8) {
+        self.at = self.at.saturating_sub(1);
+        if let Some(slot) = self.buf.get_mut(self.at) {
+            *slot = b;
+        }
+    }
+
+    /// Writes `n` in decimal with at least `width` digits (zero-padded).
+    fn number(&mut self, mut n: u64, width: usize) {
+        let end = self.at;
+        loop {
+            self.byte(b'0' + (n % 10) as u8);
+            n /= 10;
+            if n == 0 && end - self.at >= width {
+                break;
+            }
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(self.buf.get(self.at..).unwrap_or_default()).unwrap_or_default()
     }
 }
 
@@ -251,8 +314,33 @@ fn num(s: &str) -> u32 {
 }
 
 impl fmt::Display for Date {
+    /// `2026-03-09`: the year zero-padded to four characters, a sign
+    /// included (`-005`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        f.write_str(self.digits().as_str())
+    }
+}
+
+impl Date {
+    /// Appends the text `Display` writes.
+    pub fn push_to(self, out: &mut String) {
+        out.push_str(self.digits().as_str());
+    }
+
+    fn digits(self) -> Digits {
+        let mut d = Digits::new();
+        d.number(u64::from(self.day), 2);
+        d.byte(b'-');
+        d.number(u64::from(self.month), 2);
+        d.byte(b'-');
+        let year = u64::from(self.year.unsigned_abs());
+        if self.year < 0 {
+            d.number(year, 3);
+            d.byte(b'-');
+        } else {
+            d.number(year, 4);
+        }
+        d
     }
 }
 
@@ -323,13 +411,85 @@ pub const MINUTES_PER_DAY: i64 = 24 * 60;
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}:{:02}", self.hour, self.minute)
+        f.write_str(self.digits().as_str())
+    }
+}
+
+impl Time {
+    /// Appends the text `Display` writes (`09:05`).
+    pub fn push_to(self, out: &mut String) {
+        out.push_str(self.digits().as_str());
+    }
+
+    fn digits(self) -> Digits {
+        let mut d = Digits::new();
+        d.number(u64::from(self.minute), 2);
+        d.byte(b':');
+        d.number(u64::from(self.hour), 2);
+        d
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scalars_show_as_the_format_strings_say() {
+        // The formats written plainly, against the stack writer.
+        let money = |c: i64| {
+            let units = c.unsigned_abs() / 100;
+            let digits = units.to_string();
+            let mut grouped = String::new();
+            for (i, ch) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                    grouped.push(',');
+                }
+                grouped.push(ch);
+            }
+            let sign = if c < 0 { "-" } else { "" };
+            format!("{sign}${grouped}.{:02}", c.unsigned_abs() % 100)
+        };
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut amounts = vec![0, 1, -1, 99, 100, -100, 99_999, 100_000, 123_456_789];
+        amounts.extend([i64::MAX, i64::MIN, i64::MIN + 1, -99_999_999]);
+        for _ in 0..5_000 {
+            let n = next();
+            amounts.push((n >> (n % 64)) as i64);
+            amounts.push(n as i64);
+        }
+        for c in amounts {
+            assert_eq!(Money(c).to_string(), money(c));
+            let mut out = String::from("x");
+            Money(c).push_to(&mut out);
+            assert_eq!(out, format!("x{}", money(c)));
+            let mut int = String::new();
+            push_int(c, &mut int);
+            assert_eq!(int, format!("{c}"));
+        }
+        let mut years = vec![0, 1, -1, 5, -5, 999, 1000, 9999, 10_000, -999, -1000, 2026];
+        years.extend([i32::MAX, i32::MIN, -12_345]);
+        for year in years {
+            for (month, day) in [(1, 1), (12, 31), (0, 0), (255, 255), (7, 9)] {
+                let d = Date { year, month, day };
+                assert_eq!(d.to_string(), format!("{year:04}-{month:02}-{day:02}"));
+            }
+        }
+        for hour in 0..=255u8 {
+            for minute in 0..=255u8 {
+                let t = Time { hour, minute };
+                let mut out = String::new();
+                t.push_to(&mut out);
+                assert_eq!(out, format!("{hour:02}:{minute:02}"));
+            }
+        }
+    }
 
     #[test]
     fn day_numbers_round_trip_over_four_centuries_and_far_years() {

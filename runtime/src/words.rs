@@ -194,10 +194,49 @@ pub fn hashes(text: &str) -> Vec<u64> {
     out
 }
 
-/// The token id of a word whose hash is `hash`, in `vocab` ids.
+/// The token id of a word whose hash is `hash`, in `vocab` ids:
+/// `RESERVED + hash mod (vocab − RESERVED)`.
 pub fn id_of_hash(hash: u64, vocab: u32) -> u32 {
-    let span = u64::from(vocab.saturating_sub(RESERVED).max(1));
-    RESERVED + u32::try_from(hash % span).unwrap_or(0)
+    Vocab::new(vocab).id(hash)
+}
+
+/// [`id_of_hash`] for one vocabulary, with its division done ahead: a
+/// batch writes tens of thousands of ids a second into one vocabulary, and
+/// a 64-bit division per id was a tenth of its observation writer.
+///
+/// The remainder comes from a multiply by `r = ⌊(2⁶⁴−1)/span⌋`, a
+/// reciprocal rounded down. The quotient estimate `q = ⌊hash·r/2⁶⁴⌋` is
+/// `⌊hash/span − ε⌋` with `0 ≤ ε < 1` (the rounding of `r` loses less than
+/// `hash/2⁶⁴ < 1`), so it is `⌊hash/span⌋` or one less: `hash − q·span`
+/// lies in `[0, 2·span)` and one subtraction at most makes it the exact
+/// remainder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vocab {
+    span: u64,
+    reciprocal: u64,
+}
+
+impl Vocab {
+    pub fn new(vocab: u32) -> Vocab {
+        let span = u64::from(vocab.saturating_sub(RESERVED).max(1));
+        Vocab {
+            span,
+            reciprocal: u64::MAX / span,
+        }
+    }
+
+    /// The token id of a word whose hash is `hash`.
+    pub fn id(self, hash: u64) -> u32 {
+        let product = u128::from(hash) * u128::from(self.reciprocal);
+        let q = u64::try_from(product >> 64).unwrap_or(0);
+        // q ≤ ⌊hash/span⌋, so q·span ≤ hash: neither overflows.
+        let mut rest = hash - q * self.span;
+        if rest >= self.span {
+            rest -= self.span;
+        }
+        // rest < span ≤ u32::MAX − RESERVED.
+        RESERVED + u32::try_from(rest).unwrap_or(0)
+    }
 }
 
 /// The token id of one (lowercased, trimmed) word.
@@ -208,6 +247,50 @@ pub fn id_of(word: &str, vocab: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_vocabulary_maps_hashes_as_the_remainder_does() {
+        // The rule written plainly, against the reciprocal's arithmetic, on
+        // spans from 1 to u32's largest and hashes near every edge.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut vocabs = vec![
+            0,
+            1,
+            RESERVED,
+            RESERVED + 1,
+            RESERVED + 2,
+            1000,
+            8192,
+            50_000,
+        ];
+        vocabs.extend([u32::MAX, u32::MAX - 1, (1 << 31) + 7, 1 << 20]);
+        for _ in 0..200 {
+            vocabs.push(u32::try_from(next() >> 32).unwrap_or(0));
+        }
+        for &vocab in &vocabs {
+            let span = u64::from(vocab.saturating_sub(RESERVED).max(1));
+            let plain = |h: u64| RESERVED + u32::try_from(h % span).unwrap_or(0);
+            let map = Vocab::new(vocab);
+            let mut hashes = vec![0, 1, span - 1, span, span + 1, u64::MAX, u64::MAX - 1];
+            hashes.extend([
+                u64::MAX - span,
+                (u64::MAX / span) * span,
+                (u64::MAX / span) * span - 1,
+            ]);
+            for _ in 0..2_000 {
+                hashes.push(next());
+            }
+            for h in hashes {
+                assert_eq!(map.id(h), plain(h), "vocab {vocab}, hash {h}");
+            }
+        }
+    }
 
     /// The definition written out the slow way.
     fn reference(text: &str) -> Vec<String> {

@@ -175,6 +175,8 @@ struct Slot<E> {
     sketches: Vec<write::TextSketch>,
     /// History records of ended episodes, reused by the next.
     spare_history: Vec<Taken>,
+    /// The rows this slot's last observation filled (those past are zero).
+    written: write::Written,
     rng: u64,
     ret: f64,
     len: u32,
@@ -333,6 +335,7 @@ impl<E: Engine> BatchEnv<E> {
                 places: Vec::new(),
                 sketches: Vec::new(),
                 spare_history: Vec::new(),
+                written: write::Written::ALL,
                 rng,
                 ret: 0.0,
                 len: 0,

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::env::{EnvError, StepResult};
+use write::Written;
 
 /// An empty page with one `answer` candidate; environment `failing`'s steps
 /// are refused, and so is every start of instance 1.
@@ -119,4 +120,131 @@ fn an_environment_that_cannot_start_names_its_index() {
     .err()
     .expect("environment 1 cannot start");
     assert_eq!(err.to_string(), "environment 1: no task #9");
+}
+
+/// A page whose size changes on every step: 1 to 80 elements (past the
+/// rows' 64) with texts and values, and a candidate per element plus a few
+/// answers, drawn from the step count.
+struct Shifting {
+    step: u64,
+    texts: Vec<String>,
+}
+
+impl Shifting {
+    fn draw(&mut self) {
+        let mut x = self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        x ^= x >> 29;
+        let n = 1 + usize::try_from(x % 80).unwrap_or(0);
+        self.texts = (0..n)
+            .map(|i| format!("item {i} of {n} {}", "word ".repeat(i % 15)))
+            .collect();
+    }
+}
+
+impl Engine for Shifting {
+    fn instruction(&self) -> &str {
+        "find the item"
+    }
+    fn page(&self) -> Option<usize> {
+        None
+    }
+    fn alert(&self) -> Option<&str> {
+        None
+    }
+    fn steps(&self) -> u32 {
+        0
+    }
+    fn element_count(&self) -> usize {
+        self.texts.len()
+    }
+    fn element_path(&self, _: usize) -> &[i64] {
+        &[]
+    }
+    fn element(&self, i: usize) -> Option<ElementView<'_>> {
+        let text = self.texts.get(i)?;
+        let value = i.is_multiple_of(3).then_some(text.as_str());
+        // Headings give the elements below them a context.
+        let role = if i.is_multiple_of(7) { "heading" } else { "button" };
+        Some(ElementView::of_texts(role, text, value, i.is_multiple_of(4)))
+    }
+    fn action_count(&self) -> usize {
+        self.texts.len() + self.texts.len() % 5
+    }
+    fn action(&self, i: usize) -> Option<ActionView<'_>> {
+        let n = self.texts.len();
+        (i < self.action_count()).then(|| match i < n {
+            true => ActionView {
+                kind: ActionKind::Click,
+                element: Some(i + 1),
+                text: None,
+                words: None,
+            },
+            false => ActionView {
+                kind: ActionKind::Answer,
+                element: None,
+                text: Some("item"),
+                words: None,
+            },
+        })
+    }
+    fn take(&mut self, _: usize) -> Result<StepResult, BatchError> {
+        self.step += 1;
+        self.draw();
+        Ok(StepResult {
+            reward: 0.0,
+            done: false,
+            success: false,
+            epsilon: 0,
+            progress: 0.0,
+            judgement: None,
+        })
+    }
+    fn begin(&mut self, _: usize) -> Result<(), BatchError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn rows_left_from_a_longer_page_are_cleared() {
+    // The writer zeroes only the rows the last observation filled and this
+    // one does not; after every step each environment's rows must equal its
+    // observation written afresh into zeroed buffers.
+    let mut made = 0u64;
+    let mut batch = BatchEnv::build(1, 3, ObsSpec::default(), 5, 1, Arc::from([]), |_| {
+        made += 1;
+        let mut page = Shifting {
+            step: made * 1000,
+            texts: Vec::new(),
+        };
+        page.draw();
+        Ok(page)
+    })
+    .expect("the pages start");
+    let spec = batch.spec;
+    let mut shrank = 0;
+    let mut previous = [0u32; 3];
+    for _ in 0..300 {
+        batch.step(&[0, 0, 0]).expect("a step");
+        let mut fresh = Buffers::new(3, &spec);
+        let labels = batch.labels.clone();
+        for (slot, rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
+            let kept = slot.written;
+            slot.written = Written::ALL;
+            write::write_observation(slot, rows, &spec, &labels);
+            slot.written = kept;
+        }
+        let b = &batch.buffers;
+        assert_eq!(b.text, fresh.text);
+        assert_eq!(b.value, fresh.value);
+        assert_eq!(b.context, fresh.context);
+        assert_eq!(b.action_kind, fresh.action_kind);
+        assert_eq!(b.action_element, fresh.action_element);
+        assert_eq!(b.action_text, fresh.action_text);
+        assert_eq!(b.element_count, fresh.element_count);
+        for (p, &now) in previous.iter_mut().zip(&b.element_count) {
+            shrank += usize::from(now < *p);
+            *p = now;
+        }
+    }
+    assert!(shrank > 100, "pages shrank {shrank} times");
 }

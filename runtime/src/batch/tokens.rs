@@ -8,21 +8,25 @@
 //! Hashing a word is cheaper than looking its text up in a cache would be,
 //! so nothing is cached; the tokenizer keeps one buffer of ids, reused.
 
-use crate::words::{each_hash, id_of_hash};
+use crate::words::{each_hash, Vocab};
 pub use crate::words::{id_of, PAD, RESERVED};
 
 /// A hashing tokenizer into a fixed vocabulary.
 #[derive(Clone, Debug)]
 pub struct Tokenizer {
     vocab: u32,
+    /// `vocab`'s division, done once.
+    map: Vocab,
     ids: Vec<u32>,
 }
 
 impl Tokenizer {
     /// A tokenizer into `vocab` ids (at least `RESERVED + 1`).
     pub fn new(vocab: u32) -> Tokenizer {
+        let vocab = vocab.max(RESERVED + 1);
         Tokenizer {
-            vocab: vocab.max(RESERVED + 1),
+            vocab,
+            map: Vocab::new(vocab),
             ids: Vec::new(),
         }
     }
@@ -34,20 +38,20 @@ impl Tokenizer {
 
     /// The ids of `text`'s words.
     pub fn tokens(&mut self, text: &str) -> &[u32] {
-        let vocab = self.vocab;
+        let map = self.map;
         self.ids.clear();
         let ids = &mut self.ids;
-        each_hash(text, |h| ids.push(id_of_hash(h, vocab)));
+        each_hash(text, |h| ids.push(map.id(h)));
         &self.ids
     }
 
     /// Writes `text`'s ids into `out`, padding with `PAD`; whether they fit.
     pub fn fill(&self, text: &str, out: &mut [u32]) -> bool {
-        let vocab = self.vocab;
+        let map = self.map;
         let mut n = 0;
         each_hash(text, |h| {
             if let Some(slot) = out.get_mut(n) {
-                *slot = id_of_hash(h, vocab);
+                *slot = map.id(h);
             }
             n += 1;
         });
@@ -62,7 +66,7 @@ impl Tokenizer {
     pub fn fill_hashes(&self, hashes: &[u64], out: &mut [u32]) -> bool {
         let n = hashes.len().min(out.len());
         for (slot, &h) in out.iter_mut().zip(&hashes[..n]) {
-            *slot = id_of_hash(h, self.vocab);
+            *slot = self.map.id(h);
         }
         out[n..].fill(PAD);
         hashes.len() <= out.len()
@@ -71,13 +75,13 @@ impl Tokenizer {
     /// Appends a text's ids (from its hashes when they are known) to `out`
     /// while it is shorter than `limit`.
     pub fn push_ids(&self, text: &str, hashes: Option<&[u64]>, out: &mut Vec<u32>, limit: usize) {
-        let vocab = self.vocab;
+        let map = self.map;
         // Room for the whole limit at once: the record is reused, and will
         // not need to grow again.
         out.reserve(limit.saturating_sub(out.len()));
         let mut push = |h: u64| {
             if out.len() < limit {
-                out.push(id_of_hash(h, vocab));
+                out.push(map.id(h));
             }
         };
         match hashes {

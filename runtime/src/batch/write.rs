@@ -55,6 +55,35 @@ fn page_label(page: &ir::PageDef) -> String {
     words.join(" ")
 }
 
+/// How many element rows and action-table rows an environment's last
+/// observation filled. Rows past those are zero, so the next observation
+/// zeroes only the rows it no longer fills rather than every row past its
+/// own: most pages fill a fraction of the rows, and zeroing the rest of
+/// them on every step was the writer's largest single cost. Only the writer
+/// writes these rows (Python's views of the observation are read-only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Written {
+    elements: usize,
+    actions: usize,
+}
+
+impl Written {
+    /// Nothing known: the next write zeroes every row it does not fill.
+    pub(super) const ALL: Written = Written {
+        elements: usize::MAX,
+        actions: usize::MAX,
+    };
+}
+
+/// Sets the rows `from..to` of `width` items each (clamped to `rows`) to
+/// `value`.
+fn fill_rows<T: Copy>(rows: &mut [T], width: usize, from: usize, to: usize, value: T) {
+    let end = to.saturating_mul(width).min(rows.len());
+    if let Some(stale) = rows.get_mut(from.saturating_mul(width).min(end)..end) {
+        stale.fill(value);
+    }
+}
+
 /// A step's record for the history: the action's kind and its words.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Taken {
@@ -248,9 +277,11 @@ fn write_elements<E: Engine>(
     }
     let written = places.len();
     slot.places = places;
-    rows.text[written * tt..].fill(0);
-    rows.value[written * vt..].fill(0);
-    rows.context[written * ct..].fill(0);
+    let stale = slot.written.elements;
+    fill_rows(rows.text, tt, written, stale, 0);
+    fill_rows(rows.value, vt, written, stale, 0);
+    fill_rows(rows.context, ct, written, stale, 0);
+    slot.written.elements = written;
 }
 
 /// The action table: candidates whose element is shown, in §5.2 order, with
@@ -306,19 +337,13 @@ fn write_actions<E: Engine>(
         }
         slot.table.push(i);
     }
-    // Rows past the table, written in full each step (only those: a written
-    // row's text is padded as it is written).
-    let written = slot.table.len();
-    fill_from(rows.kind, written, 0);
-    fill_from(rows.element, written, -1);
-    fill_from(rows.text, written * spec.action_tokens, 0);
-}
-
-/// Sets `rows[from..]` (nothing when `from` is past the end) to `value`.
-fn fill_from<T: Copy>(rows: &mut [T], from: usize, value: T) {
-    if let Some(rest) = rows.get_mut(from..) {
-        rest.fill(value);
-    }
+    // Rows the last table filled and this one does not (a written row's
+    // text is padded as it is written).
+    let (written, stale) = (slot.table.len(), slot.written.actions);
+    fill_rows(rows.kind, 1, written, stale, 0);
+    fill_rows(rows.element, 1, written, stale, -1);
+    fill_rows(rows.text, spec.action_tokens, written, stale, 0);
+    slot.written.actions = written;
 }
 
 /// What a text holds, cheaply: the set of its bytes (folded to seven bits)

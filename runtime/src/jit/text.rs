@@ -67,8 +67,14 @@ impl TextCtx<'_> {
         // `write!` into a `String` cannot fail.
         let _ = match tag {
             Tag::None => Ok(()),
-            Tag::Int => write!(out, "{w}"),
-            Tag::Money => write!(out, "{}", Money(w)),
+            Tag::Int => {
+                crate::value::push_int(w, out);
+                Ok(())
+            }
+            Tag::Money => {
+                Money(w).push_to(out);
+                Ok(())
+            }
             Tag::Bool => {
                 out.push_str(if w != 0 { "yes" } else { "no" });
                 Ok(())
@@ -83,7 +89,8 @@ impl TextCtx<'_> {
             }
             Tag::Date => {
                 let d = Date::from_day_number(w).ok_or_else(|| corrupt("a date"))?;
-                write!(out, "{d}")
+                d.push_to(out);
+                Ok(())
             }
             Tag::Time => {
                 let t = u8::try_from(w.div_euclid(60))
@@ -92,7 +99,8 @@ impl TextCtx<'_> {
                     .filter(|_| (0..24 * 60).contains(&w))
                     .map(|(hour, minute)| Time { hour, minute })
                     .ok_or_else(|| corrupt("a time"))?;
-                write!(out, "{t}")
+                t.push_to(out);
+                Ok(())
             }
             Tag::Enum => {
                 let name =

@@ -1,0 +1,98 @@
+//! A fixed number of JIT steps on each site given, for counting
+//! instructions: a wall clock on a shared machine varies by ±20%, an
+//! instruction count from callgrind does not.
+//!
+//! `stepcount batch N SITES…` steps a 32-environment `BatchEnv::jit` on one
+//! thread N times (the observation buffers written every step);
+//! `stepcount single N SITES…` takes N steps of one `FlatEnv` on the site's
+//! first instance. Both play the criterion bench's fixed pseudo-random
+//! policy. Count only the steps with
+//!
+//! ```sh
+//! valgrind --tool=callgrind --toggle-collect='stepcount::batched*' \
+//!     target/release/examples/stepcount batch 200 examples/education/northfield_registration.wsite
+//! ```
+//!
+//! (`stepcount::single*` for the other mode), and divide the collected
+//! instructions by the steps (N × 32 batched, N single).
+
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use wsite_runtime::batch::{BatchEnv, FlatEngine, ObsSpec};
+use wsite_runtime::env::{instances, RewardConfig};
+use wsite_runtime::jit::{FlatEnv, JitSite};
+use wsite_runtime::layout::{StateLayout, TextPool};
+
+/// Environments in the batched mode.
+const BATCH: usize = 32;
+
+/// The LCG's next choice among `n`.
+fn next(seed: &mut u64, n: usize) -> usize {
+    *seed = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    (*seed >> 33) as usize % n.max(1)
+}
+
+#[inline(never)]
+fn batched(batch: &mut BatchEnv<FlatEngine<'_>>, rounds: usize) {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut actions = vec![0u32; batch.len()];
+    for _ in 0..rounds {
+        for (a, &n) in actions.iter_mut().zip(&batch.buffers().action_count) {
+            *a = u32::try_from(next(&mut seed, n as usize)).unwrap_or(0);
+        }
+        batch.step(&actions).expect("a batched step");
+    }
+}
+
+#[inline(never)]
+fn single(flat: &mut FlatEnv<'_>, pool: &mut TextPool, steps: usize) {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..steps {
+        let n = flat.actions().len();
+        if n == 0 || flat.done() {
+            flat.reset(pool).expect("a reset");
+            continue;
+        }
+        black_box(flat.step(next(&mut seed, n), pool).expect("a step"));
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: stepcount batch|single N SITES…";
+    let mode = args.next().expect(usage);
+    let n: usize = args.next().and_then(|n| n.parse().ok()).expect(usage);
+    for path in args {
+        let text = std::fs::read_to_string(&path).expect("a readable site");
+        let program = wsitec::compile_str(&path, &text)
+            .program
+            .expect("a site that checks");
+        let layout = StateLayout::for_program(&program).expect("a layout");
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).expect("a compiled site");
+        let all = instances(&program);
+        let config = RewardConfig::default();
+        let started = std::time::Instant::now();
+        let steps = match mode.as_str() {
+            "batch" => {
+                let spec = ObsSpec::default();
+                let mut batch = BatchEnv::jit(&site, &all, BATCH, spec, config, 1, 1, &mut pool)
+                    .expect("a batch");
+                batched(&mut batch, n);
+                n * BATCH
+            }
+            "single" => {
+                let first = all.first().expect("an instance");
+                let mut flat = FlatEnv::new(&site, first, config, &mut pool).expect("an env");
+                single(&mut flat, &mut pool, n);
+                n
+            }
+            _ => panic!("{usage}"),
+        };
+        let rate = steps as f64 / started.elapsed().as_secs_f64();
+        println!("{path}: {steps} steps, {rate:.0} steps/s");
+    }
+}
