@@ -201,8 +201,9 @@ pub fn id_of_hash(hash: u64, vocab: u32) -> u32 {
 }
 
 /// [`id_of_hash`] for one vocabulary, with its division done ahead: a
-/// batch writes tens of thousands of ids a second into one vocabulary, and
-/// a 64-bit division per id was a tenth of its observation writer.
+/// batch writes hundreds of ids per step into one vocabulary, and a 64-bit
+/// division (tens of cycles) per id was most of the writer's own
+/// tokenizing time.
 ///
 /// The remainder comes from a multiply by `r = ⌊(2⁶⁴−1)/span⌋`, a
 /// reciprocal rounded down. The quotient estimate `q = ⌊hash·r/2⁶⁴⌋` is
