@@ -226,6 +226,12 @@ impl Vocab {
         }
     }
 
+    /// The number of ids: `RESERVED` and the span (`new`'s `vocab`, when
+    /// that is above `RESERVED`).
+    pub fn size(self) -> u32 {
+        RESERVED.saturating_add(u32::try_from(self.span).unwrap_or(u32::MAX))
+    }
+
     /// The token id of a word whose hash is `hash`.
     pub fn id(self, hash: u64) -> u32 {
         let product = u128::from(hash) * u128::from(self.reciprocal);

@@ -164,8 +164,17 @@ impl Engine for Shifting {
         let text = self.texts.get(i)?;
         let value = i.is_multiple_of(3).then_some(text.as_str());
         // Headings give the elements below them a context.
-        let role = if i.is_multiple_of(7) { "heading" } else { "button" };
-        Some(ElementView::of_texts(role, text, value, i.is_multiple_of(4)))
+        let role = if i.is_multiple_of(7) {
+            "heading"
+        } else {
+            "button"
+        };
+        Some(ElementView::of_texts(
+            role,
+            text,
+            value,
+            i.is_multiple_of(4),
+        ))
     }
     fn action_count(&self) -> usize {
         self.texts.len() + self.texts.len() % 5

@@ -14,8 +14,7 @@ pub use crate::words::{id_of, PAD, RESERVED};
 /// A hashing tokenizer into a fixed vocabulary.
 #[derive(Clone, Debug)]
 pub struct Tokenizer {
-    vocab: u32,
-    /// `vocab`'s division, done once.
+    /// The vocabulary, its division done once.
     map: Vocab,
     ids: Vec<u32>,
 }
@@ -23,17 +22,15 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// A tokenizer into `vocab` ids (at least `RESERVED + 1`).
     pub fn new(vocab: u32) -> Tokenizer {
-        let vocab = vocab.max(RESERVED + 1);
         Tokenizer {
-            vocab,
-            map: Vocab::new(vocab),
+            map: Vocab::new(vocab.max(RESERVED + 1)),
             ids: Vec::new(),
         }
     }
 
     /// The vocabulary's size.
     pub fn vocab(&self) -> u32 {
-        self.vocab
+        self.map.size()
     }
 
     /// The ids of `text`'s words.
