@@ -15,14 +15,20 @@
 //!
 //! (`stepcount::single*` for the other mode), and divide the collected
 //! instructions by the steps (N × 32 batched, N single).
+//!
+//! `stepcount prove N SITES…` proves, with the JIT prover, the instance of
+//! each site whose search stores the most states, N times; count it with
+//! `--toggle-collect='stepcount::proved*'` and divide by the states printed.
 
 #![allow(clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
 use wsite_runtime::batch::{BatchEnv, FlatEngine, ObsSpec};
-use wsite_runtime::env::{instances, RewardConfig};
+use wsite_runtime::env::{instances, RewardConfig, TaskInstance};
+use wsite_runtime::ir::Program;
 use wsite_runtime::jit::{FlatEnv, JitSite};
 use wsite_runtime::layout::{StateLayout, TextPool};
+use wsite_runtime::prove::{JitProver, Options};
 
 /// Environments in the batched mode.
 const BATCH: usize = 32;
@@ -60,9 +66,34 @@ fn single(flat: &mut FlatEnv<'_>, pool: &mut TextPool, steps: usize) {
     }
 }
 
+#[inline(never)]
+fn proved(prover: &JitProver, instance: &TaskInstance, times: usize) -> usize {
+    let mut states = 0;
+    for _ in 0..times {
+        let proof = prover.prove(instance, Options::default()).expect("a proof");
+        states += black_box(proof).states;
+    }
+    states
+}
+
+/// The instance of `program` whose proof stores the most states.
+fn largest(prover: &JitProver, program: &Program) -> TaskInstance {
+    let mut best: Option<(usize, TaskInstance)> = None;
+    for instance in instances(program) {
+        let states = prover
+            .prove(&instance, Options::default())
+            .expect("a proof")
+            .states;
+        if best.as_ref().is_none_or(|(most, _)| states > *most) {
+            best = Some((states, instance));
+        }
+    }
+    best.expect("an instance").1
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: stepcount batch|single N SITES…";
+    let usage = "usage: stepcount batch|single|prove N SITES…";
     let mode = args.next().expect(usage);
     let n: usize = args.next().and_then(|n| n.parse().ok()).expect(usage);
     for path in args {
@@ -89,6 +120,18 @@ fn main() {
                 let mut flat = FlatEnv::new(&site, first, config, &mut pool).expect("an env");
                 single(&mut flat, &mut pool, n);
                 n
+            }
+            "prove" => {
+                let prover = JitProver::new(&program).expect("a JIT prover");
+                let instance = largest(&prover, &program);
+                let started = std::time::Instant::now();
+                let states = proved(&prover, &instance, n);
+                let rate = states as f64 / started.elapsed().as_secs_f64();
+                println!(
+                    "{path}: {}: {states} states, {rate:.0} states/s",
+                    instance.name
+                );
+                continue;
             }
             _ => panic!("{usage}"),
         };

@@ -185,6 +185,10 @@ pub(crate) struct MarkerNative {
     body: PredFn,
     /// The parameters' kinds.
     params: Vec<Tag>,
+    /// The invariants whose reads the body's writes can touch, in order
+    /// (`gate::invariant_affected` on its static footprint): a commit
+    /// tests only these with the delta it wrote.
+    invariants: Vec<usize>,
     texts: Vec<(u32, Arc<str>)>,
     gos: Vec<GoNative>,
     /// The body's frame slots (for the `go` snapshot) and their kinds.
@@ -212,6 +216,7 @@ pub(crate) struct Defined {
     body: (FuncId, codegen::Lowered),
     gos: Vec<(FuncId, codegen::Lowered, Vec<Tag>, PageId)>,
     params: Vec<Tag>,
+    invariants: Vec<usize>,
     slot_tags: Vec<Tag>,
     messages: alert::Defined,
 }
@@ -271,15 +276,22 @@ fn define_marker(
         return unsupported(format!("`requires` {} is not compiled", i + 1));
     }
     let writes = footprint::Effects::of_block(program, &marker.body).writes;
+    // The invariants a commit of this marker can have to check: the rest
+    // read only what its body never writes (the analysis is conservative),
+    // so the gate's test for each commit cannot pick them.
+    let invariants: Vec<usize> = (inv_reads.iter().enumerate())
+        .filter(|(_, reads)| gate::invariant_affected(&writes, reads))
+        .map(|(i, _)| i)
+        .collect();
     if !writes.is_empty() {
-        for (i, reads) in inv_reads.iter().enumerate() {
-            let checked = gate::invariant_affected(&writes, reads);
-            if checked && !compiled(PredicateRef::Invariant(i)) {
-                return unsupported(format!(
-                    "invariant `{}` is not compiled",
-                    program.invariants.get(i).map_or("?", |d| d.name.as_str())
-                ));
-            }
+        if let Some(&i) = invariants
+            .iter()
+            .find(|&&i| !compiled(PredicateRef::Invariant(i)))
+        {
+            return unsupported(format!(
+                "invariant `{}` is not compiled",
+                program.invariants.get(i).map_or("?", |d| d.name.as_str())
+            ));
         }
     }
     let slots = frames::marker_body_slots(program, marker);
@@ -347,6 +359,7 @@ fn define_marker(
         gos,
         messages,
         params: marker.params.iter().map(|p| Tag::of_ty(&p.ty)).collect(),
+        invariants,
         slot_tags: slots
             .iter()
             .map(|t| t.as_ref().map_or(Tag::None, Tag::of_ty))
@@ -367,6 +380,7 @@ pub(crate) fn resolve(module: &JITModule, d: Defined) -> MarkerNative {
     MarkerNative {
         body: func(body_id),
         params: d.params,
+        invariants: d.invariants,
         texts: body.texts,
         gos: d
             .gos

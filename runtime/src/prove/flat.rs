@@ -153,6 +153,7 @@ impl JitProver {
                 scratch: vec![0; parent.state().len()],
                 root: Vec::new(),
                 loaded: Vec::new(),
+                unloaded: Vec::new(),
                 position: NO_PARENT,
                 rebuilt: Rebuilt::default(),
                 changes: Changes::default(),
@@ -279,6 +280,41 @@ fn clear_header(state: &mut [u8]) {
     }
 }
 
+/// The bytes of the words in `a` or `b` (each in index order) in a state
+/// of `len` bytes, into `out`: in index order, each word once, neighbours
+/// joined into one range.
+fn word_ranges(a: &[usize], b: &[usize], len: usize, out: &mut Vec<Range<usize>>) {
+    out.clear();
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let j = match (a.peek(), b.peek()) {
+            (Some(&&x), Some(&&y)) if x == y => {
+                b.next();
+                a.next();
+                x
+            }
+            (Some(&&x), Some(&&y)) if x < y => {
+                a.next();
+                x
+            }
+            (_, Some(&&y)) => {
+                b.next();
+                y
+            }
+            (Some(&&x), None) => {
+                a.next();
+                x
+            }
+            (None, None) => return,
+        };
+        let bytes = word_bytes(j, len);
+        match out.last_mut() {
+            Some(last) if last.end == bytes.start => last.end = bytes.end,
+            _ => out.push(bytes),
+        }
+    }
+}
+
 /// The bytes of word `j` in a state of `len` bytes.
 fn word_bytes(j: usize, len: usize) -> Range<usize> {
     j * WORD..((j + 1) * WORD).min(len)
@@ -318,6 +354,8 @@ struct FlatStates<'s> {
     root: Vec<u8>,
     /// The words where `scratch` differs from `root`.
     loaded: Vec<usize>,
+    /// The words of the state loaded before (`loaded`'s spare buffer).
+    unloaded: Vec<usize>,
     /// The expanded state's position in its level ([`NO_PARENT`] while
     /// the root is pending).
     position: u32,
@@ -403,22 +441,22 @@ impl bfs::Expander for Probing<'_, '_> {
         s.parent_fingerprint = *level.fingerprints.get(i).ok_or_else(missing)?;
         s.position = u32::try_from(i).map_err(|_| missing())?;
         // From the state loaded before to this one: its differences from
-        // the initial state undone, this one's applied.
-        s.reload.clear();
-        for &j in &s.loaded {
-            set_word(&mut s.scratch, j, word_at(&s.root, j));
-            s.reload.push(word_bytes(j, s.scratch.len()));
-        }
+        // the initial state undone, this one's applied, and each word either
+        // touched copied into the engine once.
+        std::mem::swap(&mut s.loaded, &mut s.unloaded);
         s.loaded.clear();
+        for &j in &s.unloaded {
+            set_word(&mut s.scratch, j, word_at(&s.root, j));
+        }
         let words = s
             .rebuilt
             .rebuild(level, i, &s.root)
             .ok_or_else(|| ProveError::compact("a frontier state cannot be rebuilt"))?;
         for (j, w) in words {
             set_word(&mut s.scratch, j, w);
-            s.reload.push(word_bytes(j, s.scratch.len()));
             s.loaded.push(j);
         }
+        word_ranges(&s.unloaded, &s.loaded, s.scratch.len(), &mut s.reload);
         s.parent
             .load_changes_for_search(&s.scratch, &s.reload, self.pool)?;
         s.check_same("a load")?;

@@ -356,7 +356,17 @@ impl JitSite {
             return Err(JitFault::Input(e.to_string()));
         }
         let empty = &*empty;
-        for (i, reads) in gi.inv_reads.iter().enumerate() {
+        debug_assert!(
+            (gi.inv_reads.iter().enumerate())
+                .filter(|&(i, _)| !native.invariants.contains(&i))
+                .all(|(_, reads)| !gate::invariant_affected_by(&delta, reads)),
+            "`{}` wrote outside its static footprint",
+            def.name
+        );
+        for &i in &native.invariants {
+            let Some(reads) = gi.inv_reads.get(i) else {
+                continue;
+            };
             if !gate::invariant_affected_by(&delta, reads) {
                 continue;
             }

@@ -81,7 +81,10 @@ impl Changes {
                 }
             }
         }
-        self.words.sort_unstable_by_key(|&(j, _, _)| j);
+        // Writes come mostly in index order already.
+        if !self.words.is_sorted_by_key(|&(j, _, _)| j) {
+            self.words.sort_unstable_by_key(|&(j, _, _)| j);
+        }
     }
 }
 
@@ -99,7 +102,7 @@ impl Fingerprint {
     pub(super) fn of(&self, state: &[u8]) -> u128 {
         let words = self.region.start / WORD..self.region.end.div_ceil(WORD);
         words.fold(0u128, |sum, j| {
-            sum.wrapping_add(term(j, self.masked(j, word_at(state, j))))
+            sum.wrapping_add(term(j, word_at(state, j) & self.mask(j)))
         })
     }
 
@@ -107,24 +110,39 @@ impl Fingerprint {
     /// words differ from the parent's exactly at `changed`.
     pub(super) fn after(&self, parent: u128, changed: &[(usize, u64, u64)]) -> u128 {
         changed.iter().fold(parent, |sum, &(j, old, new)| {
-            let (old, new) = (self.masked(j, old), self.masked(j, new));
+            let keep = self.mask(j);
+            let (old, new) = (old & keep, new & keep);
+            // A word that changed only outside the region (the header, a
+            // region's edge) changes no term: skip its two hashes.
+            if old == new {
+                return sum;
+            }
             sum.wrapping_sub(term(j, old)).wrapping_add(term(j, new))
         })
     }
 
     /// Word `j`'s value `word` with its bytes outside the region zeroed.
+    #[cfg(test)]
     fn masked(&self, j: usize, word: u64) -> u64 {
+        word & self.mask(j)
+    }
+
+    /// The bits of word `j` that lie in the region (little-endian: byte `k`
+    /// of the word is bits `8k..8k + 8`).
+    fn mask(&self, j: usize) -> u64 {
         let at = j * WORD;
-        if at >= self.region.start && at + WORD <= self.region.end {
-            return word;
+        // The word's bytes `lo..hi` are in the region.
+        let lo = self.region.start.saturating_sub(at).min(WORD);
+        let hi = self.region.end.saturating_sub(at).min(WORD);
+        if lo >= hi {
+            return 0;
         }
-        let mut bytes = word.to_le_bytes();
-        for (k, b) in bytes.iter_mut().enumerate() {
-            if !self.region.contains(&(at + k)) {
-                *b = 0;
-            }
-        }
-        u64::from_le_bytes(bytes)
+        let below_hi = match hi {
+            WORD => u64::MAX,
+            _ => (1u64 << (8 * hi)) - 1,
+        };
+        // `lo < hi <= WORD`, so the shift is below 64.
+        below_hi & (u64::MAX << (8 * lo))
     }
 }
 
@@ -202,6 +220,35 @@ mod tests {
                 set_word(&mut rebuilt, j, new);
             }
             assert_eq!(rebuilt, after, "round {round}");
+        }
+    }
+
+    /// The byte-by-byte definition of [`Fingerprint::masked`].
+    fn masked_bytewise(region: &Range<usize>, j: usize, word: u64) -> u64 {
+        let mut bytes = word.to_le_bytes();
+        for (k, b) in bytes.iter_mut().enumerate() {
+            if !region.contains(&(j * WORD + k)) {
+                *b = 0;
+            }
+        }
+        u64::from_le_bytes(bytes)
+    }
+
+    #[test]
+    fn masks_keep_exactly_the_bytes_in_the_region() {
+        let mut seed = 0x2545_f491_4f6c_dd1d;
+        for start in 0..40 {
+            for end in start..48 {
+                let f = Fingerprint::new(start..end);
+                for j in 0..7 {
+                    let word = next(&mut seed);
+                    assert_eq!(
+                        f.masked(j, word),
+                        masked_bytewise(&(start..end), j, word),
+                        "region {start}..{end}, word {j}"
+                    );
+                }
+            }
         }
     }
 
