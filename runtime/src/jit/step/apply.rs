@@ -222,7 +222,7 @@ impl<'s> FlatEnv<'s> {
             "visited pages",
         );
         self.entry = entry;
-        inserted?;
+        self.wrote.visited_from = inserted?;
         clear_list(&mut self.state, layout.forms)?;
         put_u32(&mut self.state, layout.page, page)?;
         for i in 0..layout.args.len {
@@ -271,7 +271,7 @@ impl<'s> FlatEnv<'s> {
                 e.get(..4) == entry.get(..4) && e.get(WORD..key_end) == entry.get(WORD..key_end)
             };
             remove_where(&mut self.state, list, same_key)?;
-            insert_sorted(&mut self.state, list, &entry, false, "form variables")
+            insert_sorted(&mut self.state, list, &entry, false, "form variables").map(|_| ())
         });
         self.entry = entry;
         result

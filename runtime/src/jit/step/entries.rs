@@ -16,14 +16,16 @@ pub(super) fn count_of(state: &[u8], list: EntryList) -> R<usize> {
 }
 
 /// Inserts `entry` at its place in byte order; with `set`, an equal entry
-/// already there is kept instead.
+/// already there is kept instead. The byte offset where the list's entries
+/// changed (bytes from there to the end of the used entries, and the count,
+/// were written), or `None` when nothing was.
 pub(super) fn insert_sorted(
     state: &mut [u8],
     list: EntryList,
     entry: &[u8],
     set: bool,
     what: &'static str,
-) -> R<()> {
+) -> R<Option<usize>> {
     let n = count_of(state, list)?;
     let size = list.entry_size;
     let (mut lo, mut hi) = (0, n);
@@ -35,7 +37,7 @@ pub(super) fn insert_sorted(
             .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?;
         match e.cmp(entry) {
             std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Equal if set => return Ok(()),
+            std::cmp::Ordering::Equal if set => return Ok(None),
             _ => hi = mid,
         }
     }
@@ -53,7 +55,8 @@ pub(super) fn insert_sorted(
     }
     state.copy_within(from..end, from + size);
     put(state, from, entry)?;
-    put_u32(state, list.count, u32::try_from(n + 1).unwrap_or(u32::MAX))
+    put_u32(state, list.count, u32::try_from(n + 1).unwrap_or(u32::MAX))?;
+    Ok(Some(from))
 }
 
 /// Removes the first entry `matches` accepts, keeping the rest in order and

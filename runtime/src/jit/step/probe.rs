@@ -14,11 +14,14 @@ use std::ops::Range;
 /// The regions an action wrote outside a marker body's logged writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Wrote {
-    /// The page, its arguments, the visited set and the form variables
-    /// (navigation clears them).
+    /// The page, its arguments and the form variables (navigation clears
+    /// them).
     pub(super) navigation: bool,
     /// The form variables.
     pub(super) forms: bool,
+    /// Where the visited set's entries changed, when navigation added one
+    /// (a page visited before leaves the set as it was).
+    pub(super) visited_from: Option<usize>,
 }
 
 /// What probing a candidate found.
@@ -90,9 +93,10 @@ impl FlatEnv<'_> {
     /// byte the probe can have changed (overlapping, and more than were
     /// changed, at times) — each logged write of a committed marker body,
     /// and what `apply` wrote besides: on navigation the page, its
-    /// arguments and the used prefixes (in `before` or now) of the form
-    /// variables and the visited set; on a form edit the form variables'
-    /// used prefix. An action that did neither named none of those (a
+    /// arguments and the used prefix (in `before` or now) of the form
+    /// variables, and, when the page was new to the visited set, its count
+    /// and its entries from the one inserted on; on a form edit the form
+    /// variables' used prefix. An action that did neither named none of those (a
     /// debug build's check that the put-back restores the whole state
     /// would catch a write this missed).
     pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
@@ -100,20 +104,27 @@ impl FlatEnv<'_> {
         let writes = self.undo.written().iter();
         out.extend(writes.map(|&(at, len)| at..at + usize::from(len)));
         let l = self.layout;
-        let Wrote { navigation, forms } = self.wrote;
+        let Wrote {
+            navigation,
+            forms,
+            visited_from,
+        } = self.wrote;
         if navigation {
             out.push(l.page..l.page + 4);
             out.push(l.args.words..l.args.word_at(l.args.len));
             out.push(l.args.present..l.args.present_at(l.args.len));
         }
-        let lists = [(l.forms, navigation || forms), (l.visited, navigation)];
+        let lists = [
+            (l.forms, (navigation || forms).then_some(l.forms.entries)),
+            (l.visited, visited_from),
+        ];
         for (list, written) in lists {
-            if !written {
+            let Some(from) = written else {
                 continue;
-            }
+            };
             let used = entries::count_of(before, list)?.max(entries::count_of(&self.state, list)?);
             out.push(list.count..list.count + 4);
-            out.push(list.entries..list.entry_at(used));
+            out.push(from..list.entry_at(used).max(from));
         }
         Ok(())
     }
