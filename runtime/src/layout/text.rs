@@ -8,7 +8,10 @@
 //! every initial state are the same from one pool to the next.
 
 use crate::ir::{self, Value};
-use std::collections::HashMap;
+// Keys are short texts the site and the agent supply; foldhash's seeded
+// hasher costs a fraction of SipHash on them, and a typed value is interned
+// on every `type` a search probes.
+use foldhash::HashMap;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, Default)]
