@@ -351,7 +351,12 @@ impl JitSite {
             }
             return Ok(rejected(MarkerRejection::Gate));
         }
-        if let Err(e) = self.frame_into(&[], pool, empty) {
+        // The invariants' (empty) frame, only for a marker that may check one.
+        let needs_frame = !native.invariants.is_empty();
+        if let Err(e) = needs_frame
+            .then(|| self.frame_into(&[], pool, empty))
+            .transpose()
+        {
             undo.rollback(state);
             return Err(JitFault::Input(e.to_string()));
         }

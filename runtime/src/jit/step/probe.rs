@@ -96,9 +96,9 @@ impl FlatEnv<'_> {
     /// arguments and the used prefix (in `before` or now) of the form
     /// variables, and, when the page was new to the visited set, its count
     /// and its entries from the one inserted on; on a form edit the form
-    /// variables' used prefix. An action that did neither named none of those (a
-    /// debug build's check that the put-back restores the whole state
-    /// would catch a write this missed).
+    /// variables' used prefix. An action that did neither named none of
+    /// those (a debug build's check that the put-back restores the whole
+    /// state would catch a write this missed).
     pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
         out.clear();
         let writes = self.undo.written().iter();
