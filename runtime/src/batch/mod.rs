@@ -266,7 +266,8 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
     /// compiled for, drawn exactly as `BatchEnv::new` draws them (so the two
     /// batches play the same episodes for the same seed and actions). `pool`
     /// is the pool the site was compiled with: the instances are prepared
-    /// into it once, and every environment gets its own copy. Refused when
+    /// into it once, and every environment gets its own copy, sharing the
+    /// texts held then (`TextPool::freeze`). Refused when
     /// an instance cannot be played flat (see `FlatStart::new`).
     #[allow(clippy::too_many_arguments)]
     pub fn jit(
@@ -284,7 +285,9 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
             .map(|inst| FlatStart::new(site, inst, pool))
             .collect::<Result<Vec<_>, _>>()?;
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
-        let base = pool.clone();
+        // The environments' copies share the texts held now, and their words.
+        let mut base = pool.clone();
+        base.freeze();
         let labels = hashed_labels(site.program());
         let kept = engines::no_kept_starts(&starts);
         BatchEnv::build(starts.len(), n, spec, seed, threads, labels, |first| {

@@ -14,15 +14,45 @@ use crate::ir::{self, Value};
 use foldhash::HashMap;
 use std::sync::Arc;
 
+/// A pool's texts, ids `0..texts.len()`. Copies of a frozen pool share one
+/// of these read-only (see [`TextPool::freeze`]).
 #[derive(Clone, Debug, Default)]
 pub struct TextPool {
+    /// The first ids' texts, shared by every copy made after a freeze.
+    frozen: Arc<Frozen>,
+    /// The texts interned since, ids from `frozen.texts.len()` on.
     texts: Vec<Arc<str>>,
     ids: HashMap<Arc<str>, u32>,
     /// Texts derived from pooled ones ([`TextPool::derive`]), by source id.
     derived: HashMap<(Derive, u32), u32>,
-    /// Each text's word hashes ([`TextPool::word_hashes`]), by id, filled
-    /// when first asked for.
+    /// Each later text's word hashes ([`TextPool::word_hashes`]), by id
+    /// past the frozen ones, filled when first asked for.
     word_hashes: Vec<Option<Box<[u64]>>>,
+}
+
+/// The read-only part of a pool, its word hashes computed once and laid end
+/// to end: a batch's environments read the same seed texts' words step after
+/// step, and one shared copy stays in the cache where one copy each did not.
+#[derive(Clone, Debug, Default)]
+struct Frozen {
+    texts: Vec<Arc<str>>,
+    ids: HashMap<Arc<str>, u32>,
+    derived: HashMap<(Derive, u32), u32>,
+    /// Text `i`'s word hashes are `words[ends[i - 1]..ends[i]]` (from 0 for
+    /// the first).
+    words: Vec<u64>,
+    ends: Vec<usize>,
+}
+
+impl Frozen {
+    fn word_hashes(&self, i: usize) -> Option<&[u64]> {
+        let end = *self.ends.get(i)?;
+        let start = match i.checked_sub(1) {
+            Some(before) => *self.ends.get(before)?,
+            None => 0,
+        };
+        self.words.get(start..end)
+    }
 }
 
 /// A text made from another by a builtin (`lower`, `upper`).
@@ -49,13 +79,61 @@ impl TextPool {
         pool
     }
 
+    /// Makes every text now held read-only and shared by the copies made
+    /// from here on, its word hashes computed now. Ids, texts and answers
+    /// are unchanged; only where they are kept changes. A batch freezes the
+    /// pool its environments copy, so that they read one copy of the seed's
+    /// words instead of a copy each.
+    pub fn freeze(&mut self) {
+        if self.texts.is_empty() && self.derived.is_empty() {
+            return;
+        }
+        // Frozen parts are never changed in place: other pools share them.
+        let mut frozen = Frozen::clone(&self.frozen);
+        for text in self.texts.drain(..) {
+            let id = u32::try_from(frozen.texts.len()).unwrap_or(u32::MAX);
+            frozen.ids.insert(text.clone(), id);
+            frozen.texts.push(text);
+        }
+        frozen.derived.extend(self.derived.drain());
+        for text in &frozen.texts[frozen.ends.len()..] {
+            frozen.words.extend(crate::words::hashes(text));
+            frozen.ends.push(frozen.words.len());
+        }
+        self.ids.clear();
+        self.word_hashes.clear();
+        self.frozen = Arc::new(frozen);
+    }
+
+    /// Undoes a freeze for this copy alone: every text is its own again.
+    fn thaw(&mut self) {
+        let frozen = std::mem::take(&mut self.frozen);
+        let before = frozen.texts.len();
+        let mut texts = frozen.texts.clone();
+        texts.append(&mut self.texts);
+        self.texts = texts;
+        self.ids
+            .extend(frozen.ids.iter().map(|(t, &id)| (t.clone(), id)));
+        self.derived.extend(frozen.derived.iter());
+        let mut hashes: Vec<Option<Box<[u64]>>> = (0..before)
+            .map(|i| frozen.word_hashes(i).map(Box::from))
+            .collect();
+        hashes.append(&mut self.word_hashes);
+        self.word_hashes = hashes;
+    }
+
+    /// The number of texts shared read-only.
+    fn frozen_len(&self) -> usize {
+        self.frozen.texts.len()
+    }
+
     /// The id of `text`, adding it when new. `None` only when the pool already
     /// holds 2³² strings.
     pub fn intern(&mut self, text: &Arc<str>) -> Option<u32> {
-        if let Some(&id) = self.ids.get(text) {
+        if let Some(id) = self.find(text) {
             return Some(id);
         }
-        let id = u32::try_from(self.texts.len()).ok()?;
+        let id = u32::try_from(self.len()).ok()?;
         self.texts.push(text.clone());
         self.ids.insert(text.clone(), id);
         Some(id)
@@ -63,21 +141,29 @@ impl TextPool {
 
     /// The id of `text` if the pool holds it.
     pub fn find(&self, text: &str) -> Option<u32> {
-        self.ids.get(text).copied()
+        let frozen = self.frozen.ids.get(text);
+        frozen.or_else(|| self.ids.get(text)).copied()
     }
 
     /// The string with this id.
     pub fn get(&self, id: u32) -> Option<&Arc<str>> {
-        self.texts.get(usize::try_from(id).ok()?)
+        let i = usize::try_from(id).ok()?;
+        match i.checked_sub(self.frozen_len()) {
+            None => self.frozen.texts.get(i),
+            Some(later) => self.texts.get(later),
+        }
     }
 
     /// The texts added after the first `len`, in id order.
-    pub fn since(&self, len: usize) -> &[Arc<str>] {
-        self.texts.get(len..).unwrap_or_default()
+    pub fn since(&self, len: usize) -> Vec<Arc<str>> {
+        let frozen = self.frozen.texts.get(len..).unwrap_or_default();
+        let later = len.saturating_sub(self.frozen_len());
+        let later = self.texts.get(later..).unwrap_or_default();
+        frozen.iter().chain(later).cloned().collect()
     }
 
     pub fn len(&self) -> usize {
-        self.texts.len()
+        self.frozen_len() + self.texts.len()
     }
 
     /// The hashes of the words of text `id` (`crate::words::hashes`),
@@ -85,11 +171,14 @@ impl TextPool {
     /// `None` for an id the pool lacks.
     pub fn word_hashes(&mut self, id: u32) -> Option<&[u64]> {
         let i = usize::try_from(id).ok()?;
-        let text = self.texts.get(i)?;
-        if self.word_hashes.len() <= i {
-            self.word_hashes.resize(i + 1, None);
+        let Some(later) = i.checked_sub(self.frozen_len()) else {
+            return self.frozen.word_hashes(i);
+        };
+        let text = self.texts.get(later)?;
+        if self.word_hashes.len() <= later {
+            self.word_hashes.resize(later + 1, None);
         }
-        let slot = self.word_hashes.get_mut(i)?;
+        let slot = self.word_hashes.get_mut(later)?;
         if slot.is_none() {
             *slot = Some(crate::words::hashes(text).into_boxed_slice());
         }
@@ -101,7 +190,8 @@ impl TextPool {
     /// asking again must not build the string again. `None` for an id the
     /// pool lacks (or a full pool).
     pub fn derive(&mut self, how: Derive, id: u32) -> Option<u32> {
-        if let Some(&made) = self.derived.get(&(how, id)) {
+        let known = self.frozen.derived.get(&(how, id));
+        if let Some(&made) = known.or_else(|| self.derived.get(&(how, id))) {
             return Some(made);
         }
         let text = self.get(id)?;
@@ -120,18 +210,23 @@ impl TextPool {
     /// Forgets every text added after the first `len`: an environment that
     /// resets to bytes encoded with the pool as it was at `len` can drop what
     /// its episode interned, so long runs do not grow the pool without bound.
+    /// Truncating into the frozen texts makes this copy's texts its own again.
     pub fn truncate(&mut self, len: usize) {
-        for text in self.texts.drain(len.min(self.texts.len())..) {
+        if len < self.frozen_len() {
+            self.thaw();
+        }
+        let later = len - self.frozen_len();
+        for text in self.texts.drain(later.min(self.texts.len())..) {
             self.ids.remove(&text);
         }
-        self.word_hashes.truncate(len);
+        self.word_hashes.truncate(later);
         let kept = |id: u32| (id as usize) < len;
         self.derived
             .retain(|&(_, from), &mut to| kept(from) && kept(to));
     }
 
     pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
+        self.len() == 0
     }
 }
 
@@ -225,5 +320,70 @@ mod tests {
         assert_eq!(pool.find("Logi M185"), Some(1));
         assert_eq!(pool.find("Cable"), Some(2));
         assert_eq!(pool.find("sale"), Some(3));
+    }
+
+    /// A text, its id, its words.
+    type Answer = (Option<String>, Option<u32>, Option<Vec<u64>>);
+
+    /// Everything a pool answers about ids `0..len + 2`, and about `texts`.
+    fn answers(pool: &mut TextPool, texts: &[&str]) -> Vec<Answer> {
+        let ids = 0..u32::try_from(pool.len() + 2).unwrap();
+        let by_id: Vec<_> = ids
+            .map(|id| {
+                let text = pool.get(id).map(|t| t.to_string());
+                (text, Some(id), pool.word_hashes(id).map(<[u64]>::to_vec))
+            })
+            .collect();
+        let by_text = texts
+            .iter()
+            .map(|t| (Some(t.to_string()), pool.find(t), None));
+        by_id.into_iter().chain(by_text).collect()
+    }
+
+    #[test]
+    fn a_frozen_pool_answers_as_before_and_its_copies_share_the_texts() {
+        let texts = [
+            "Intro to Databases",
+            "ALPHA",
+            "alpha",
+            "beta gamma",
+            "absent",
+        ];
+        let mut plain = TextPool::default();
+        for t in &texts[..4] {
+            plain.intern(&Arc::from(*t));
+        }
+        let mut frozen = plain.clone();
+        frozen.freeze();
+        assert_eq!(frozen.len(), plain.len());
+        assert!(frozen.texts.is_empty(), "nothing is left to this copy");
+        assert_eq!(answers(&mut frozen, &texts), answers(&mut plain, &texts));
+        let copy = frozen.clone();
+        assert!(Arc::ptr_eq(&copy.frozen, &frozen.frozen));
+        // Later texts, derived texts and truncation behave as in a plain pool,
+        // before and inside the frozen part.
+        for pool in [&mut plain, &mut frozen] {
+            assert_eq!(pool.intern(&Arc::from("delta")), Some(4));
+            assert_eq!(pool.derive(Derive::Lower, 1), Some(2));
+            assert_eq!(pool.derive(Derive::Upper, 3), Some(5));
+            assert_eq!(pool.derive(Derive::Upper, 3), Some(5));
+            assert_eq!(pool.since(3).len(), 3);
+        }
+        let more = ["delta", "BETA GAMMA", "absent"];
+        assert_eq!(answers(&mut frozen, &more), answers(&mut plain, &more));
+        for len in [5, 2, 0] {
+            let (mut p, mut f) = (plain.clone(), frozen.clone());
+            p.truncate(len);
+            f.truncate(len);
+            assert_eq!(answers(&mut f, &texts), answers(&mut p, &texts), "at {len}");
+            assert_eq!(f.intern(&Arc::from("new")), p.intern(&Arc::from("new")));
+            assert_eq!(f.derive(Derive::Upper, 0), p.derive(Derive::Upper, 0));
+        }
+        // A second freeze keeps the first one's texts and adds the later ones.
+        frozen.freeze();
+        assert_eq!(frozen.frozen.texts.len(), 6);
+        assert_eq!(answers(&mut frozen, &more), answers(&mut plain, &more));
+        assert!(Arc::ptr_eq(&copy.frozen, &copy.clone().frozen));
+        assert_eq!(copy.len(), 4, "a copy made before is unchanged");
     }
 }

@@ -48,7 +48,7 @@ impl<'s> FlatEnv<'s> {
             actions: self.actions.clone(),
             answers: self.answers.clone(),
             pool_len,
-            interned: pool.since(pool_len).to_vec(),
+            interned: pool.since(pool_len),
         }
     }
 
