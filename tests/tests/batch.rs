@@ -26,18 +26,19 @@ fn batch(program: &Program, n: usize, threads: usize) -> BatchEnv<InterpEngine<'
     .unwrap()
 }
 
+/// A random valid action-table row for each environment of `buffers`.
+fn random_rows(buffers: &Buffers, rng: &mut Lcg) -> Vec<u32> {
+    let counts = buffers.action_count.iter();
+    counts.map(|&n| rng.next(n as usize) as u32).collect()
+}
+
 /// Steps `batch` `steps` times with random valid rows; returns every
 /// buffer snapshot.
 fn play<E: Engine>(batch: &mut BatchEnv<E>, steps: usize, seed: u64) -> Vec<Buffers> {
     let mut rng = Lcg(seed);
     let mut seen = Vec::new();
     for _ in 0..steps {
-        let actions: Vec<u32> = batch
-            .buffers()
-            .action_count
-            .iter()
-            .map(|&n| rng.next(n as usize) as u32)
-            .collect();
+        let actions = random_rows(batch.buffers(), &mut rng);
         batch.step(&actions).unwrap();
         seen.push(batch.buffers().clone());
     }
@@ -166,49 +167,79 @@ fn rows_past_the_table_and_clicks_hold_no_text(buf: &Buffers, spec: &ObsSpec, wh
 fn the_jit_batch_writes_the_interpreter_batch_buffers() {
     let mut compared = 0;
     for (name, program) in wsite_tests::example_programs() {
-        // Only instances the flat engine plays; both batches draw from
-        // the same list.
-        let (site, mut pool, instances) = wsite_tests::jit_site(&program);
-        if instances.is_empty() {
-            eprintln!("{name}: no instance plays flat");
-            continue;
-        }
-        let (spec, config) = (ObsSpec::default(), RewardConfig::default());
-        let mut interp = BatchEnv::new(&program, instances.clone(), 6, spec, config, 5, 2).unwrap();
-        let mut jit = BatchEnv::jit(&site, &instances, 6, spec, config, 5, 2, &mut pool).unwrap();
-        assert!(
-            interp.buffers() == jit.buffers(),
-            "{name}: first observations differ"
-        );
-        let mut rng = Lcg(17);
-        let mut ended = 0;
-        for step in 0..150 {
-            let actions: Vec<u32> = interp
-                .buffers()
-                .action_count
-                .iter()
-                .map(|&n| rng.next(n as usize) as u32)
-                .collect();
-            interp.step(&actions).unwrap();
-            jit.step(&actions).unwrap();
-            let (a, b) = (interp.buffers(), jit.buffers());
-            rows_past_the_table_and_clicks_hold_no_text(a, &spec, &format!("{name}: step {step}"));
-            if a != b {
-                panic!(
-                    "{name}: step {step}: buffers differ: {}",
-                    wsite_tests::first_difference(a, b)
-                );
-            }
-            ended += a.done.iter().filter(|&&d| d == 1).count();
-            compared += 1;
-        }
-        assert!(ended > 0, "{name}: no episode ended");
-        eprintln!(
-            "{name}: {} instances, 150 steps × 6 environments, {ended} episodes ended",
-            instances.len()
-        );
+        compared += jit_and_interpreter_batches_agree(&name, &program, 150);
     }
     assert!(compared >= 5 * 150, "too few sites compared");
+}
+
+/// Instances that start on other pages have other initial bytes, so a
+/// restart from one onto another must copy where they differ as well as
+/// what the episode wrote (`jit/step/restart.rs`; debug builds compare
+/// each restart's bytes with the instance's).
+#[test]
+fn restarts_between_instances_with_other_start_pages_agree() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sites/helpdesk.wsite");
+    // The site's one task starts on a ticket's page; this one on the inbox.
+    // Episodes of one step end before most have navigated, so the lines
+    // where the two starts differ are often not among those written.
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("horizon 6", "horizon 1")
+        + "\ntask reply_from_inbox {\n  say \"Reply to the printer ticket.\"\n  \
+           goal Ticket[3].reply != none\n  horizon 1\n}\n";
+    let program = wsitec::compile_str("helpdesk", &text).program.unwrap();
+    let pages = |t: &wsite_runtime::ir::TaskDef| t.start.as_ref().map(|c| c.page);
+    let first = program.tasks.first().map(pages);
+    assert!(
+        program.tasks.iter().any(|t| Some(pages(t)) != first),
+        "the site's tasks start alike"
+    );
+    assert_eq!(
+        jit_and_interpreter_batches_agree("helpdesk", &program, 300),
+        300
+    );
+}
+
+/// Steps an interpreter batch and a JIT batch of `program` with the same
+/// random actions for `steps` steps, failing at the first buffer that
+/// differs; the steps compared (0 when no instance plays flat).
+fn jit_and_interpreter_batches_agree(name: &str, program: &Program, steps: usize) -> usize {
+    // Only instances the flat engine plays; both batches draw from
+    // the same list.
+    let (site, mut pool, instances) = wsite_tests::jit_site(program);
+    if instances.is_empty() {
+        eprintln!("{name}: no instance plays flat");
+        return 0;
+    }
+    let (spec, config) = (ObsSpec::default(), RewardConfig::default());
+    let mut interp = BatchEnv::new(program, instances.clone(), 6, spec, config, 5, 2).unwrap();
+    let mut jit = BatchEnv::jit(&site, &instances, 6, spec, config, 5, 2, &mut pool).unwrap();
+    assert!(
+        interp.buffers() == jit.buffers(),
+        "{name}: first observations differ"
+    );
+    let mut rng = Lcg(17);
+    let mut ended = 0;
+    for step in 0..steps {
+        let actions = random_rows(interp.buffers(), &mut rng);
+        interp.step(&actions).unwrap();
+        jit.step(&actions).unwrap();
+        let (a, b) = (interp.buffers(), jit.buffers());
+        rows_past_the_table_and_clicks_hold_no_text(a, &spec, &format!("{name}: step {step}"));
+        if a != b {
+            panic!(
+                "{name}: step {step}: buffers differ: {}",
+                wsite_tests::first_difference(a, b)
+            );
+        }
+        ended += a.done.iter().filter(|&&d| d == 1).count();
+    }
+    assert!(ended > 0, "{name}: no episode ended");
+    eprintln!(
+        "{name}: {} instances, {steps} steps × 6 environments, {ended} episodes ended",
+        instances.len()
+    );
+    steps
 }
 
 /// The words of `text` as the batch writes them, cut to `width`.

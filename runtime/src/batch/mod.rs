@@ -284,6 +284,7 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
             .iter()
             .map(|inst| FlatStart::new(site, inst, pool))
             .collect::<Result<Vec<_>, _>>()?;
+        FlatStart::join_family(&starts);
         let starts: Arc<[Arc<FlatStart>]> = starts.into();
         // The environments' copies share the texts held now, and their words.
         let mut base = pool.clone();

@@ -45,12 +45,14 @@ mod entries;
 mod error;
 mod outcome;
 mod probe;
+mod restart;
 mod start_page;
 use depends::Depends;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
 pub use error::FlatError;
 pub use probe::Probe;
 use probe::Wrote;
+use restart::{Family, Lines};
 pub use start_page::StartPage;
 
 /// A candidate action of the flat engine.
@@ -87,6 +89,8 @@ pub struct FlatStart {
     /// Which steps can change the goal, and Ψ.
     goal_depends: Depends,
     progress_depends: Depends,
+    /// The instances it was prepared with (`FlatStart::join_family`).
+    family: std::sync::OnceLock<Family>,
 }
 
 impl FlatStart {
@@ -132,6 +136,7 @@ impl FlatStart {
             initial,
             goal_depends: Depends::of(program, task.goal.iter()),
             progress_depends: Depends::of(program, task.progress.iter().map(|(_, p)| p)),
+            family: std::sync::OnceLock::new(),
         }))
     }
 
@@ -218,6 +223,10 @@ pub struct FlatEnv<'s> {
     psi_known: bool,
     /// A debug build's second render of a page a rejected step kept.
     rendered_again: PageStructure,
+    /// The lines the steps since the bytes were the start's initial ones
+    /// wrote (`None`: not known), so a restart copies only those
+    /// (`restart.rs`).
+    written: Option<Lines>,
 }
 
 type R<T> = Result<T, FlatError>;
@@ -347,6 +356,7 @@ impl<'s> FlatEnv<'s> {
             wrote: Wrote::default(),
             psi_known: false,
             rendered_again: PageStructure::default(),
+            written: None,
         };
         flat.initial_psi = flat.potential(pool)?;
         flat.reset(pool)?;
@@ -406,17 +416,13 @@ impl<'s> FlatEnv<'s> {
             .tasks
             .get(start.task_index)
             .ok_or(FlatError::NoTask(start.task_index))?;
-        self.start = start;
-        self.copy_initial()
+        let old = std::mem::replace(&mut self.start, start);
+        self.copy_initial_from(&old)
     }
 
     fn copy_initial(&mut self) -> R<()> {
-        copy_used(
-            &mut self.state,
-            &self.start.initial,
-            &self.tails,
-            &mut self.used,
-        )
+        let start = self.start.clone();
+        self.copy_initial_from(&start)
     }
 
     /// Back to the task's initial state: a copy of its bytes.
@@ -447,6 +453,7 @@ impl<'s> FlatEnv<'s> {
                 got: bytes.len(),
             });
         }
+        self.written = None;
         self.state.copy_from_slice(bytes);
         Ok(())
     }
@@ -458,6 +465,7 @@ impl<'s> FlatEnv<'s> {
     /// state the engine holds, must keep the layout's canonical encoding
     /// (unused capacity zero), as the states a search stores do.
     pub fn load_for_search(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
+        self.written = None;
         copy_used(&mut self.state, bytes, &self.tails, &mut self.used)?;
         self.psi_known = false;
         self.refresh(pool)
@@ -472,6 +480,7 @@ impl<'s> FlatEnv<'s> {
         if !std::ptr::eq(self.site, other.site) || !Arc::ptr_eq(&self.start, &other.start) {
             return Err(FlatError::Foreign("an engine"));
         }
+        self.written = None;
         self.state.clone_from(&other.state);
         self.structure.copy_from(&other.structure);
         self.actions.clone_from(&other.actions);
@@ -692,6 +701,13 @@ impl<'s> FlatEnv<'s> {
             return Err(FlatError::NoCandidate(index));
         };
         let goal_before = self.goal_before(pool)?;
+        // An error part way leaves the written lines unknown.
+        let tracked = match self.written.take() {
+            Some(lines) => Some((lines, self.used_counts()?)),
+            None => None,
+        };
+        self.undo.record_writes(tracked.is_some());
+        self.wrote = Wrote::default();
         let applied = self.apply(action, pool, Alert::Render)?;
         let step = u32_at(&self.state, STEP_AT)?.saturating_add(1);
         put_u32(&mut self.state, STEP_AT, step)?;
@@ -735,6 +751,10 @@ impl<'s> FlatEnv<'s> {
         }
         put_u32(&mut self.state, FLAGS_AT, flags)?;
         put_u32(&mut self.state, ALERT_AT, alert.unwrap_or(0))?;
+        if let Some((lines, used_before)) = tracked {
+            self.written = Some(lines);
+            self.note_step_writes(used_before)?;
+        }
         if rejected && !done {
             self.keep_render(pool)?;
         } else {

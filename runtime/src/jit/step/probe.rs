@@ -48,6 +48,7 @@ impl FlatEnv<'_> {
         };
         let before = self.goal_before(pool)?;
         self.undo.record_writes(true);
+        self.written = None;
         self.refusal = None;
         self.probed = true;
         self.wrote = Wrote::default();
@@ -77,6 +78,7 @@ impl FlatEnv<'_> {
     /// structure still describes), copying only what a step can have changed.
     pub fn unprobe(&mut self, bytes: &[u8]) -> R<()> {
         self.put_back_probed();
+        self.written = None;
         copy_used(&mut self.state, bytes, &self.tails, &mut self.used)
     }
 
@@ -101,8 +103,34 @@ impl FlatEnv<'_> {
     /// state would catch a write this missed).
     pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
         out.clear();
-        let writes = self.undo.written().iter();
-        out.extend(writes.map(|&(at, len)| at..at + usize::from(len)));
+        let l = self.layout;
+        let used_before = [
+            entries::count_of(before, l.forms)?,
+            entries::count_of(before, l.visited)?,
+        ];
+        self.named_writes(used_before, |r| out.push(r))
+    }
+
+    /// The form variables' and the visited set's counts now.
+    pub(super) fn used_counts(&self) -> R<[usize; 2]> {
+        let l = self.layout;
+        Ok([
+            entries::count_of(&self.state, l.forms)?,
+            entries::count_of(&self.state, l.visited)?,
+        ])
+    }
+
+    /// [`FlatEnv::probe_writes`]' ranges, each given to `each`;
+    /// `used_before`: the form variables' and the visited set's counts
+    /// before the action.
+    pub(super) fn named_writes(
+        &self,
+        used_before: [usize; 2],
+        mut each: impl FnMut(Range<usize>),
+    ) -> R<()> {
+        for &(at, len) in self.undo.written() {
+            each(at..at + usize::from(len));
+        }
         let l = self.layout;
         let Wrote {
             navigation,
@@ -110,21 +138,21 @@ impl FlatEnv<'_> {
             visited_from,
         } = self.wrote;
         if navigation {
-            out.push(l.page..l.page + 4);
-            out.push(l.args.words..l.args.word_at(l.args.len));
-            out.push(l.args.present..l.args.present_at(l.args.len));
+            each(l.page..l.page + 4);
+            each(l.args.words..l.args.word_at(l.args.len));
+            each(l.args.present..l.args.present_at(l.args.len));
         }
         let lists = [
             (l.forms, (navigation || forms).then_some(l.forms.entries)),
             (l.visited, visited_from),
         ];
-        for (list, written) in lists {
+        for ((list, written), before) in lists.into_iter().zip(used_before) {
             let Some(from) = written else {
                 continue;
             };
-            let used = entries::count_of(before, list)?.max(entries::count_of(&self.state, list)?);
-            out.push(list.count..list.count + 4);
-            out.push(from..list.entry_at(used).max(from));
+            let used = before.max(entries::count_of(&self.state, list)?);
+            each(list.count..list.count + 4);
+            each(from..list.entry_at(used).max(from));
         }
         Ok(())
     }
@@ -145,6 +173,7 @@ impl FlatEnv<'_> {
     /// copied from `before`.
     pub fn unprobe_writes(&mut self, before: &[u8], ranges: &[Range<usize>]) -> R<()> {
         self.put_back_probed();
+        self.written = None;
         if before.len() != self.state.len() {
             return Err(FlatError::StateSize {
                 expected: self.state.len(),
