@@ -751,9 +751,9 @@ impl<'s> FlatEnv<'s> {
         }
         put_u32(&mut self.state, FLAGS_AT, flags)?;
         put_u32(&mut self.state, ALERT_AT, alert.unwrap_or(0))?;
-        if let Some((lines, used_before)) = tracked {
+        if let Some((mut lines, used_before)) = tracked {
+            self.note_step_writes(&mut lines, used_before)?;
             self.written = Some(lines);
-            self.note_step_writes(used_before)?;
         }
         if rejected && !done {
             self.keep_render(pool)?;

@@ -141,8 +141,9 @@ impl TextPool {
 
     /// The id of `text` if the pool holds it.
     pub fn find(&self, text: &str) -> Option<u32> {
-        let frozen = self.frozen.ids.get(text);
-        frozen.or_else(|| self.ids.get(text)).copied()
+        // An unfrozen pool (the prover's) hashes the text once, not twice.
+        let frozen = (self.frozen_len() > 0).then(|| self.frozen.ids.get(text));
+        frozen.flatten().or_else(|| self.ids.get(text)).copied()
     }
 
     /// The string with this id.

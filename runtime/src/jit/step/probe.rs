@@ -103,15 +103,11 @@ impl FlatEnv<'_> {
     /// state would catch a write this missed).
     pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
         out.clear();
-        let l = self.layout;
-        let used_before = [
-            entries::count_of(before, l.forms)?,
-            entries::count_of(before, l.visited)?,
-        ];
-        self.named_writes(used_before, |r| out.push(r))
+        self.named_writes(|list| entries::count_of(before, list), |r| out.push(r))
     }
 
-    /// The form variables' and the visited set's counts now.
+    /// The form variables' and the visited set's counts now, as
+    /// [`FlatEnv::named_writes`] asks for them after the step.
     pub(super) fn used_counts(&self) -> R<[usize; 2]> {
         let l = self.layout;
         Ok([
@@ -121,11 +117,11 @@ impl FlatEnv<'_> {
     }
 
     /// [`FlatEnv::probe_writes`]' ranges, each given to `each`;
-    /// `used_before`: the form variables' and the visited set's counts
-    /// before the action.
+    /// `used_before`: a list's count before the action, asked only for a
+    /// list the action wrote.
     pub(super) fn named_writes(
         &self,
-        used_before: [usize; 2],
+        used_before: impl Fn(EntryList) -> R<usize>,
         mut each: impl FnMut(Range<usize>),
     ) -> R<()> {
         for &(at, len) in self.undo.written() {
@@ -146,11 +142,11 @@ impl FlatEnv<'_> {
             (l.forms, (navigation || forms).then_some(l.forms.entries)),
             (l.visited, visited_from),
         ];
-        for ((list, written), before) in lists.into_iter().zip(used_before) {
+        for (list, written) in lists {
             let Some(from) = written else {
                 continue;
             };
-            let used = before.max(entries::count_of(&self.state, list)?);
+            let used = used_before(list)?.max(entries::count_of(&self.state, list)?);
             each(list.count..list.count + 4);
             each(from..list.entry_at(used).max(from));
         }

@@ -142,18 +142,20 @@ impl FlatEnv<'_> {
         Ok(())
     }
 
-    /// Adds what the step just applied wrote to the written lines: the
-    /// header, and every range [`FlatEnv::probe_writes`] would name.
-    /// `used_before`: the form variables' and the visited set's counts
-    /// before the step.
-    pub(super) fn note_step_writes(&mut self, used_before: [usize; 2]) -> R<()> {
-        let Some(mut written) = self.written.take() else {
-            return Ok(());
-        };
+    /// Adds what the step just applied wrote to `written`: the header, and
+    /// every range [`FlatEnv::probe_writes`] would name. `used_before`: the
+    /// form variables' and the visited set's counts before the step.
+    pub(super) fn note_step_writes(&self, written: &mut Lines, used_before: [usize; 2]) -> R<()> {
         written.mark(0..ALERT_AT + 4);
-        self.named_writes(used_before, |r| written.mark(r))?;
-        self.written = Some(written);
-        Ok(())
+        let [forms, visited] = used_before;
+        let before = |list: EntryList| {
+            Ok(if list == self.layout.forms {
+                forms
+            } else {
+                visited
+            })
+        };
+        self.named_writes(before, |r| written.mark(r))
     }
 }
 
