@@ -229,6 +229,9 @@ struct Gen<'a, 'f> {
     gos: Vec<ir::PageCall>,
     /// In a marker body: the `reject` messages met so far.
     rejects: Vec<Vec<ir::TextPart>>,
+    /// Row lookups by a constant id searched before the scan being
+    /// lowered, innermost last (`rows.rs`).
+    hoisted: Vec<rows::Hoisted>,
 }
 
 impl<'a, 'f> Gen<'a, 'f> {
@@ -262,6 +265,7 @@ impl<'a, 'f> Gen<'a, 'f> {
             vars: Vec::new(),
             gos: Vec::new(),
             rejects: Vec::new(),
+            hoisted: Vec::new(),
         })
     }
 }
@@ -544,42 +548,18 @@ impl Gen<'_, '_> {
                     k => Err(unsupported(format!("`.id` of a {k:?}"))),
                 }
             }
-            Expr::Lookup { table, id } => {
-                let v = self.expr(id)?;
-                match v.kind {
-                    Kind::Int => {
-                        self.require(&v);
-                        let slot = self.find_row(*table, v.word)?;
-                        Ok(Val {
-                            kind: Kind::Row(Some(*table)),
-                            word: v.word,
-                            present: Pres::Yes,
-                            slot: Some(slot),
-                        })
-                    }
-                    Kind::Null => {
-                        self.fault(code::NONE_VALUE);
-                        Ok(self.dead(Kind::Row(Some(*table))))
-                    }
-                    k => Err(unsupported(format!("row lookup by a {k:?}"))),
-                }
-            }
+            Expr::Lookup { table, id } => self.lookup(*table, id),
             Expr::Unary(op, e) => {
                 let v = self.expr(e)?;
                 self.unary(*op, v)
             }
             Expr::Binary(op, l, r) => self.binary(*op, l, r),
             Expr::In(x, items) => self.member(x, items),
-            Expr::Exists(scan, body) => self.quantifier(scan, body, true),
-            Expr::All(scan, body) => self.quantifier(scan, body, false),
-            Expr::Count(scan) => self.count_rows(scan),
-            Expr::Aggregate { kind, value, scan } => match kind {
-                AggKind::Sum => self.sum(value, scan, Kind::Int),
-                AggKind::SumMoney => self.sum(value, scan, Kind::Money),
-                AggKind::Min => self.extremum(value, scan, true),
-                AggKind::Max => self.extremum(value, scan, false),
-            },
-            Expr::Find(scan) => self.find(scan),
+            Expr::Exists(..)
+            | Expr::All(..)
+            | Expr::Count(..)
+            | Expr::Aggregate { .. }
+            | Expr::Find(..) => self.hoisting_lookups(e, |g| g.scan_expr(e)),
             Expr::Call(f, args) => self.builtin(*f, args),
             Expr::Text(parts) => self.text(parts),
             Expr::Visited(call) => self.visited(call),

@@ -1277,3 +1277,5 @@ fn marker_bodies_store_interpolated_texts() {
 }
 
 mod calendar_and_text;
+
+mod lookups;
