@@ -555,11 +555,18 @@ impl Gen<'_, '_> {
             }
             Expr::Binary(op, l, r) => self.binary(*op, l, r),
             Expr::In(x, items) => self.member(x, items),
-            Expr::Exists(..)
-            | Expr::All(..)
-            | Expr::Count(..)
-            | Expr::Aggregate { .. }
-            | Expr::Find(..) => self.hoisting_lookups(e, |g| g.scan_expr(e)),
+            Expr::Exists(scan, body) => {
+                self.hoisting_lookups(e, |g| g.quantifier(scan, body, true))
+            }
+            Expr::All(scan, body) => self.hoisting_lookups(e, |g| g.quantifier(scan, body, false)),
+            Expr::Count(scan) => self.hoisting_lookups(e, |g| g.count_rows(scan)),
+            Expr::Aggregate { kind, value, scan } => self.hoisting_lookups(e, |g| match kind {
+                AggKind::Sum => g.sum(value, scan, Kind::Int),
+                AggKind::SumMoney => g.sum(value, scan, Kind::Money),
+                AggKind::Min => g.extremum(value, scan, true),
+                AggKind::Max => g.extremum(value, scan, false),
+            }),
+            Expr::Find(scan) => self.hoisting_lookups(e, |g| g.find(scan)),
             Expr::Call(f, args) => self.builtin(*f, args),
             Expr::Text(parts) => self.text(parts),
             Expr::Visited(call) => self.visited(call),

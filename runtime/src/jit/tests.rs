@@ -106,6 +106,31 @@ fn state(program: &Program) -> State {
     }
 }
 
+/// A program compiled by the JIT, with the fixture state (`state`) and its
+/// bytes.
+struct Compiled {
+    layout: StateLayout,
+    pool: TextPool,
+    site: JitSite,
+    state: State,
+    bytes: Vec<u8>,
+}
+
+fn compiled(program: &Program) -> Compiled {
+    let layout = StateLayout::for_program(program).unwrap();
+    let mut pool = TextPool::for_program(program);
+    let site = JitSite::compile(program, &layout, &mut pool).unwrap();
+    let state = state(program);
+    let bytes = crate::layout::encode(&layout, program, &state, &mut pool).unwrap();
+    Compiled {
+        layout,
+        pool,
+        site,
+        state,
+        bytes,
+    }
+}
+
 /// Whether an interpreter result and a JIT result are the same (type
 /// confusions may differ in their messages).
 fn same(i: &Result<bool, Fault>, j: &Result<bool, JitFault>) -> bool {
@@ -123,11 +148,13 @@ fn same(i: &Result<bool, Fault>, j: &Result<bool, JitFault>) -> bool {
 /// results.
 fn run(conds: &[Expr], params: &[Ty], args: &[Value], nav: bool) -> Vec<Result<bool, JitFault>> {
     let program = program(conds, params);
-    let layout = StateLayout::for_program(&program).unwrap();
-    let mut pool = TextPool::for_program(&program);
-    let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
-    let s = state(&program);
-    let bytes = crate::layout::encode(&layout, &program, &s, &mut pool).unwrap();
+    let Compiled {
+        mut pool,
+        site,
+        state: s,
+        bytes,
+        ..
+    } = compiled(&program);
     let mut out = Vec::new();
     for (i, cond) in conds.iter().enumerate() {
         let (pred, values, ctx) = if nav {

@@ -4,23 +4,6 @@
 use super::*;
 
 impl Gen<'_, '_> {
-    /// A quantifier, `count`, an aggregate or `find`.
-    pub(super) fn scan_expr(&mut self, e: &Expr) -> R<Val> {
-        match e {
-            Expr::Exists(scan, body) => self.quantifier(scan, body, true),
-            Expr::All(scan, body) => self.quantifier(scan, body, false),
-            Expr::Count(scan) => self.count_rows(scan),
-            Expr::Aggregate { kind, value, scan } => match kind {
-                AggKind::Sum => self.sum(value, scan, Kind::Int),
-                AggKind::SumMoney => self.sum(value, scan, Kind::Money),
-                AggKind::Min => self.extremum(value, scan, true),
-                AggKind::Max => self.extremum(value, scan, false),
-            },
-            Expr::Find(scan) => self.find(scan),
-            _ => Err(internal("a scan expression expected")),
-        }
-    }
-
     /// A loop over the rows of `s.table` in id order (slot order), the binder
     /// in scope for the filter and `visit`. `visit` emits code for a row that
     /// passed the filter; it gets the row, the block of the next row and the

@@ -28,11 +28,13 @@ fn guards_land_where_the_interpreter_lands() {
         ),
         redirect: show(at(PRODUCT, 50)),
     }];
-    let layout = StateLayout::for_program(&p).unwrap();
-    let mut pool = TextPool::for_program(&p);
-    let site = JitSite::compile(&p, &layout, &mut pool).unwrap();
-    let s = state(&p);
-    let bytes = crate::layout::encode(&layout, &p, &s, &mut pool).unwrap();
+    let Compiled {
+        mut pool,
+        site,
+        state: s,
+        bytes,
+        ..
+    } = compiled(&p);
     let ctx = s.world.context(&p, Some(&s.nav));
     let mut redirected = 0;
     for (page, args) in [

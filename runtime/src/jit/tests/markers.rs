@@ -32,16 +32,18 @@ fn run_bodies(bodies: Vec<(Vec<ir::Stmt>, Option<Vec<ir::Permission>>)>) -> Vec<
         program.markers[0].writes = writes.unwrap_or(all);
         program.markers[0].frame = 4;
         program.markers[0].body = body.clone();
-        let layout = StateLayout::for_program(&program).unwrap();
-        let mut pool = TextPool::for_program(&program);
-        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        let Compiled {
+            layout,
+            mut pool,
+            site,
+            state: s,
+            bytes,
+        } = compiled(&program);
         assert!(
             site.marker_is_compiled(0),
             "{body:?}: {:?}",
             site.marker_fallback_reason(0)
         );
-        let s = state(&program);
-        let bytes = crate::layout::encode(&layout, &program, &s, &mut pool).unwrap();
         let mut world = s.world.clone();
         let interp = run_marker(&program, &mut world, Some(&s.nav), 0, vec![]);
         let mut b = bytes.clone();

@@ -80,16 +80,18 @@ fn list_loops_render_as_the_interpreter_does() {
         el(3, ElementKind::For(ints)),
     ];
     p.pages[0].frame = 4;
-    let layout = StateLayout::for_program(&p).unwrap();
-    let mut pool = TextPool::for_program(&p);
-    let site = JitSite::compile(&p, &layout, &mut pool).unwrap();
+    let Compiled {
+        mut pool,
+        site,
+        state: s,
+        bytes,
+        ..
+    } = compiled(&p);
     assert!(
         site.page_is_compiled(0),
         "{:?}",
         site.page_fallback_reason(0)
     );
-    let s = state(&p);
-    let bytes = crate::layout::encode(&layout, &p, &s, &mut pool).unwrap();
     let view = crate::env::observe::render_page(&p, &s);
     let want = crate::env::observe::structure(&view, &s, &mut pool).unwrap();
     let mut got = PageStructure::default();
