@@ -10,8 +10,9 @@
 //! included). Marker buttons are clicked more often than other candidates,
 //! so refusals are frequent; `tests/sites/refusals.wsite` and two fixtures
 //! refuse markers in every way there is (`requires` with interpolated
-//! messages and without, `reject`, faults, a full table, an invariant) and
-//! each of those alerts is demanded word for word. `FlatEnv::probe` must
+//! messages and without, `reject`, faults, a full table, an invariant), the
+//! first also typed text its number input cannot parse, and each of those
+//! alerts is demanded word for word. `FlatEnv::probe` must
 //! agree with `step` on every candidate: the same verdict and the same
 //! bytes past the header.
 //!
@@ -387,6 +388,8 @@ fn flat_alerts_match_the_interpreter_on_every_refusal() {
         "Refused 5 of Lamp",
         "At most 5 per order",
         "invariant `no_overdraft` would be broken",
+        "“lamp” is not a whole number",
+        "“2x” is not a whole number",
     ] {
         assert!(seen.contains(want), "no step was refused with {want:?}");
     }

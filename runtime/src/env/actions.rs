@@ -101,6 +101,20 @@ pub(crate) fn candidates(view: &View, typeable: &[String], retrieval: bool) -> V
 /// Typed text as a value of the input's type; `""` clears the input. Money
 /// reads `$1,299.00`, `1299.00` or `1299`.
 pub(crate) fn parse_input(program: &ir::Program, text: &str, ty: &Ty) -> Result<Value, EnvError> {
+    parse_typed(program, text, ty).map_err(|expected| EnvError::BadInput {
+        text: text.trim().to_string(),
+        expected,
+    })
+}
+
+/// [`parse_input`]'s value, or what the text should have been: the one
+/// parsing rule, for callers that need the refusal's message only
+/// sometimes (a search never shows it) and so build none.
+pub(crate) fn parse_typed(
+    program: &ir::Program,
+    text: &str,
+    ty: &Ty,
+) -> Result<Value, &'static str> {
     let t = text.trim();
     let inner = match ty {
         Ty::Optional(inner) => inner.as_ref(),
@@ -116,32 +130,26 @@ pub(crate) fn parse_input(program: &ir::Program, text: &str, ty: &Ty) -> Result<
             _ => Value::None,
         });
     }
-    let bad = |expected: &'static str| EnvError::BadInput {
-        text: t.to_string(),
-        expected,
-    };
     match inner {
         Ty::Text => Ok(Value::Text(text.into())),
         Ty::Int => t
             .parse::<i64>()
             .map(Value::Int)
-            .map_err(|_| bad("a whole number")),
-        Ty::Money => parse_money(t)
-            .map(Value::Money)
-            .ok_or_else(|| bad("an amount of money")),
+            .map_err(|_| "a whole number"),
+        Ty::Money => parse_money(t).map(Value::Money).ok_or("an amount of money"),
         Ty::Date => Date::parse_body(t)
             .map(Value::Date)
-            .map_err(|_| bad("a date (YYYY-MM-DD)")),
+            .map_err(|_| "a date (YYYY-MM-DD)"),
         Ty::Time => Time::parse_body(t)
             .map(Value::Time)
-            .map_err(|_| bad("a time (HH:MM)")),
+            .map_err(|_| "a time (HH:MM)"),
         Ty::Bool => match t.to_lowercase().as_str() {
             "yes" | "true" => Ok(Value::Bool(true)),
             "no" | "false" => Ok(Value::Bool(false)),
-            _ => Err(bad("yes or no")),
+            _ => Err("yes or no"),
         },
-        Ty::Enum(e) => enum_variant(program, *e, t).ok_or_else(|| bad("one of the choices")),
-        Ty::Row(_) | Ty::Optional(_) => Err(bad("something that can be typed")),
+        Ty::Enum(e) => enum_variant(program, *e, t).ok_or("one of the choices"),
+        Ty::Row(_) | Ty::Optional(_) => Err("something that can be typed"),
     }
 }
 

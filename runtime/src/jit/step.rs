@@ -29,8 +29,8 @@ use super::{
     HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome, MarkerRejection,
     PageStructure, RenderMode, UndoLog,
 };
-use crate::env::actions::parse_input;
-use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
+use crate::env::actions::parse_typed;
+use crate::env::{reward, ActionKind, Env, EnvError, RewardConfig, StepResult, TaskInstance};
 use crate::interp::state::idx;
 use crate::ir;
 use crate::layout::{

@@ -56,9 +56,9 @@ impl<'s> FlatEnv<'s> {
                 self.navigate(*page, args, pool)
             }
             (ActionKind::Click, HandleWords::Go(Err(why)))
-            | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
-                Ok(Applied::Rejected(Some(why.to_string())))
-            }
+            | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => Ok(Applied::Rejected(
+                (alert == Alert::Render).then(|| why.to_string()),
+            )),
             (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
                 let m = *m;
                 let def = self
@@ -146,13 +146,21 @@ impl<'s> FlatEnv<'s> {
                     .typeable
                     .get(action.arg)
                     .map_or("", String::as_str);
-                match parse_input(self.program, text, &ty) {
+                // A search never shows the refusal: its message (a format
+                // and an allocation per probe) is built only for a step.
+                match parse_typed(self.program, text, &ty) {
                     Ok(v) => {
                         let word = crate::layout::to_word(&v, &ty, pool)?;
                         self.set_form(id, path, word)?;
                         Ok(Applied::Done)
                     }
-                    Err(why) => Ok(Applied::Rejected(Some(why.to_string()))),
+                    Err(expected) => Ok(Applied::Rejected((alert == Alert::Render).then(|| {
+                        EnvError::BadInput {
+                            text: text.trim().to_string(),
+                            expected,
+                        }
+                        .to_string()
+                    }))),
                 }
             }
             (ActionKind::Select, HandleWords::Select { options, .. }) => {
