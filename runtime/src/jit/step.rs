@@ -29,7 +29,6 @@ use super::{
     HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome, MarkerRejection,
     PageStructure, RenderMode, UndoLog,
 };
-use crate::env::actions::parse_typed;
 use crate::env::{reward, ActionKind, Env, EnvError, RewardConfig, StepResult, TaskInstance};
 use crate::interp::state::idx;
 use crate::ir;
@@ -47,6 +46,7 @@ mod outcome;
 mod probe;
 mod restart;
 mod start_page;
+mod typed;
 use depends::Depends;
 use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
 pub use error::FlatError;
@@ -54,6 +54,7 @@ pub use probe::Probe;
 use probe::Wrote;
 use restart::{Family, Lines};
 pub use start_page::StartPage;
+use typed::{Typed, TypedInputs};
 
 /// A candidate action of the flat engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +83,8 @@ pub struct FlatStart {
     typeable: Vec<String>,
     /// The word hashes of each typeable value (`crate::words`).
     typeable_words: Vec<Vec<u64>>,
+    /// What typing each value into each type of form variable does.
+    typed: TypedInputs,
     expected: crate::env::Expected,
     instruction: String,
     instruction_words: Vec<u64>,
@@ -125,6 +128,7 @@ impl FlatStart {
             name: name.clone(),
             frame,
             typeable: env.typeable_values().to_vec(),
+            typed: TypedInputs::new(program, &site.gate.layout, env.typeable_values(), pool),
             typeable_words: env
                 .typeable_values()
                 .iter()

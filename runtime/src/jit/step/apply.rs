@@ -134,33 +134,36 @@ impl<'s> FlatEnv<'s> {
             }
             (ActionKind::Type, HandleWords::Input { .. }) => {
                 let page = self.page()?;
-                let ty = self
-                    .layout
-                    .form_slot(page, id)
-                    .map(|s| s.ty.clone())
-                    .ok_or_else(|| {
-                        FlatError::malformed(format!("element #{id} holds no form variable"))
-                    })?;
-                let text = self
-                    .start
-                    .typeable
-                    .get(action.arg)
-                    .map_or("", String::as_str);
-                // A search never shows the refusal: its message (a format
-                // and an allocation per probe) is built only for a step.
-                match parse_typed(self.program, text, &ty) {
-                    Ok(v) => {
-                        let word = crate::layout::to_word(&v, &ty, pool)?;
+                let Some(slot) = self.layout.form_slot(page, id) else {
+                    return Err(FlatError::malformed(format!(
+                        "element #{id} holds no form variable"
+                    )));
+                };
+                // Cloned out (a word or a static text; an error only when
+                // one is met) so the form can be written.
+                let typed = self.start.typed.outcome(&slot.ty, action.arg).cloned();
+                let typed = typed.ok_or_else(|| {
+                    FlatError::malformed(format!("element #{id}'s type is no form variable's"))
+                })?;
+                match typed {
+                    Typed::Word(word) => {
                         self.set_form(id, path, word)?;
                         Ok(Applied::Done)
                     }
-                    Err(expected) => Ok(Applied::Rejected((alert == Alert::Render).then(|| {
-                        EnvError::BadInput {
-                            text: text.trim().to_string(),
-                            expected,
-                        }
-                        .to_string()
-                    }))),
+                    Typed::Unencodable(e) => Err(e.into()),
+                    // A search never shows the refusal: its message (a
+                    // format and an allocation) is built only for a step.
+                    Typed::Refused(expected) => {
+                        Ok(Applied::Rejected((alert == Alert::Render).then(|| {
+                            let typeable = &self.start.typeable;
+                            let text = typeable.get(action.arg).map_or("", String::as_str);
+                            EnvError::BadInput {
+                                text: text.trim().to_string(),
+                                expected,
+                            }
+                            .to_string()
+                        })))
+                    }
                 }
             }
             (ActionKind::Select, HandleWords::Select { options, .. }) => {
