@@ -395,6 +395,22 @@ fn flat_alerts_match_the_interpreter_on_every_refusal() {
     }
 }
 
+/// Form variables in a loop: typing into one row's input, and clearing it,
+/// keeps the form list in byte order (the bytes are compared with the
+/// interpreter's encoding at every step, and every candidate probed).
+#[test]
+fn form_variables_in_loops_match_the_interpreter() {
+    let path = wsite_tests::repo_root().join("tests/sites/form_loops.wsite");
+    let (name, program) = program_at(&path);
+    let alerts = play_refusals(&name, &program, 400);
+    assert!(
+        alerts
+            .iter()
+            .any(|a| a == "“soon” is not a date (YYYY-MM-DD)"),
+        "typing a word into a date input must be refused: {alerts:?}"
+    );
+}
+
 /// A request the episode does not offer is refused with its own error kind,
 /// and changes nothing: a candidate index past the last, a step after the
 /// end, bytes of another size, and a reward only the interpreter gives.

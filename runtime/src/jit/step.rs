@@ -48,7 +48,7 @@ mod restart;
 mod start_page;
 mod typed;
 use depends::Depends;
-use entries::{clear_list, copy_used, insert_sorted, remove_where, tails_of, Tail};
+use entries::{clear_list, copy_used, find_where, insert_sorted, remove_at, tails_of, Tail};
 pub use error::FlatError;
 pub use probe::Probe;
 use probe::Wrote;

@@ -281,8 +281,22 @@ impl<'s> FlatEnv<'s> {
             let same_key = |e: &[u8]| {
                 e.get(..4) == entry.get(..4) && e.get(WORD..key_end) == entry.get(WORD..key_end)
             };
-            remove_where(&mut self.state, list, same_key)?;
-            insert_sorted(&mut self.state, list, &entry, false, "form variables").map(|_| ())
+            let old = find_where(&self.state, list, same_key)?;
+            // The same key and presence: the entry keeps its place in byte
+            // order (it sorts by id, presence, then path, and no other entry
+            // has this id and path), so only its value is written.
+            match old {
+                Some(at) if self.state.get(at + 4..at + WORD) == entry.get(4..WORD) => {
+                    put(&mut self.state, at, &entry)
+                }
+                Some(at) => {
+                    remove_at(&mut self.state, list, at)?;
+                    insert_sorted(&mut self.state, list, &entry, false, "form variables")
+                        .map(|_| ())
+                }
+                None => insert_sorted(&mut self.state, list, &entry, false, "form variables")
+                    .map(|_| ()),
+            }
         });
         self.entry = entry;
         result

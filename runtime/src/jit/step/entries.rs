@@ -59,13 +59,12 @@ pub(super) fn insert_sorted(
     Ok(Some(from))
 }
 
-/// Removes the first entry `matches` accepts, keeping the rest in order and
-/// the freed bytes zero.
-pub(super) fn remove_where(
-    state: &mut [u8],
+/// The byte offset of the first entry `matches` accepts, if any.
+pub(super) fn find_where(
+    state: &[u8],
     list: EntryList,
     matches: impl Fn(&[u8]) -> bool,
-) -> R<()> {
+) -> R<Option<usize>> {
     let n = count_of(state, list)?;
     let size = list.entry_size;
     for i in 0..n {
@@ -74,16 +73,24 @@ pub(super) fn remove_where(
             .get(at..at + size)
             .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?;
         if matches(e) {
-            let end = list.entry_at(n);
-            state.copy_within(at + size..end, at);
-            state
-                .get_mut(end - size..end)
-                .ok_or_else(|| FlatError::malformed("an entry is outside the state"))?
-                .fill(0);
-            return put_u32(state, list.count, u32::try_from(n - 1).unwrap_or(0));
+            return Ok(Some(at));
         }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// Removes the entry at byte offset `at` (one `find_where` gave), keeping
+/// the rest in order and the freed bytes zero.
+pub(super) fn remove_at(state: &mut [u8], list: EntryList, at: usize) -> R<()> {
+    let n = count_of(state, list)?;
+    let size = list.entry_size;
+    let end = list.entry_at(n);
+    if n == 0 || at < list.entry_at(0) || at + size > end || end > state.len() {
+        return Err(FlatError::malformed("an entry is outside the state"));
+    }
+    state.copy_within(at + size..end, at);
+    state[end - size..end].fill(0);
+    put_u32(state, list.count, u32::try_from(n - 1).unwrap_or(0))
 }
 
 /// Empties a list, zeroing its entries.
