@@ -7,7 +7,9 @@
 //! states have equal regions exactly when they have equal words, so the
 //! fingerprint tells apart exactly the states that differ in the region. A
 //! successor's is its parent's with the terms of the words its step changed
-//! swapped, which costs what the step wrote, not what the state holds.
+//! swapped, which costs what the step wrote, not what the state holds; the
+//! terms of recently swapped words are remembered, exactly, by index and
+//! value.
 //!
 //! Collisions: for two different regions the difference of the sums is a
 //! sum of differences of hashes of distinct (index, value) pairs, which for
@@ -91,11 +93,36 @@ impl Changes {
 /// Fingerprints over one byte region of a state.
 pub(super) struct Fingerprint {
     region: Range<usize>,
+    /// Terms computed lately, by `(index, value)`: a search swaps the same
+    /// few words' terms over and over (a page id, a form entry, a status),
+    /// and a lookup costs a fraction of a hash. Exact: an entry answers only
+    /// for its own index and value.
+    memo: Box<[Memo]>,
 }
+
+/// One remembered term: word `j` holding `word` has share `term`.
+#[derive(Clone, Copy)]
+struct Memo {
+    j: u64,
+    word: u64,
+    term: u128,
+}
+
+/// How many terms are remembered (a power of two; 32 KiB).
+const MEMO_SLOTS: usize = 1024;
 
 impl Fingerprint {
     pub(super) fn new(region: Range<usize>) -> Fingerprint {
-        Fingerprint { region }
+        // No word has index `u64::MAX`: every slot starts empty.
+        let empty = Memo {
+            j: u64::MAX,
+            word: 0,
+            term: 0,
+        };
+        Fingerprint {
+            region,
+            memo: vec![empty; MEMO_SLOTS].into_boxed_slice(),
+        }
     }
 
     /// The fingerprint of `state`, computed from every word.
@@ -108,7 +135,7 @@ impl Fingerprint {
 
     /// The fingerprint of a state whose parent's is `parent` and whose
     /// words differ from the parent's exactly at `changed`.
-    pub(super) fn after(&self, parent: u128, changed: &[(usize, u64, u64)]) -> u128 {
+    pub(super) fn after(&mut self, parent: u128, changed: &[(usize, u64, u64)]) -> u128 {
         changed.iter().fold(parent, |sum, &(j, old, new)| {
             let keep = self.mask(j);
             let (old, new) = (old & keep, new & keep);
@@ -117,8 +144,31 @@ impl Fingerprint {
             if old == new {
                 return sum;
             }
-            sum.wrapping_sub(term(j, old)).wrapping_add(term(j, new))
+            sum.wrapping_sub(self.remembered(j, old))
+                .wrapping_add(self.remembered(j, new))
         })
+    }
+
+    /// `term(j, word)`, from the memo when it holds it.
+    fn remembered(&mut self, j: usize, word: u64) -> u128 {
+        if word == 0 {
+            return 0;
+        }
+        let j = j as u64;
+        // A multiplicative hash of both halves picks the slot.
+        let mixed = (word ^ j.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = (mixed >> 54) as usize & (MEMO_SLOTS - 1);
+        let Some(m) = self.memo.get_mut(slot) else {
+            return term(j as usize, word);
+        };
+        if m.j != j || m.word != word {
+            *m = Memo {
+                j,
+                word,
+                term: term(j as usize, word),
+            };
+        }
+        m.term
     }
 
     /// Word `j`'s value `word` with its bytes outside the region zeroed.
@@ -171,13 +221,26 @@ mod tests {
     }
 
     #[test]
+    fn remembered_terms_are_the_terms() {
+        // Few indices and values, so slots are shared and entries evicted
+        // and refilled; zero, whose term is nothing, included.
+        let mut f = Fingerprint::new(0..64);
+        let mut seed = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..50_000 {
+            let j = (next(&mut seed) % 3_000) as usize;
+            let word = next(&mut seed) % 5_000;
+            assert_eq!(f.remembered(j, word), term(j, word), "word {j} = {word}");
+        }
+    }
+
+    #[test]
     fn updates_equal_recomputing_for_random_writes() {
         let mut seed = 0x9e37_79b9_7f4a_7c15;
         for round in 0..2_000 {
             let size = 64 + (next(&mut seed) % 200) as usize;
             let lo = (next(&mut seed) % 40) as usize;
             let hi = size - (next(&mut seed) % 40) as usize;
-            let f = Fingerprint::new(lo..hi);
+            let mut f = Fingerprint::new(lo..hi);
             let mut changes = Changes::default();
             let before: Vec<u8> = (0..size)
                 .map(|_| {
