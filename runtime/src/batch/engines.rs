@@ -365,7 +365,7 @@ impl Engine for FlatEngine<'_> {
             kind: a.kind,
             element: (a.element > 0).then_some(a.element),
             text: self.env.action_text(a),
-            words: self.env.typed_words(a),
+            words: self.env.action_words(a),
         })
     }
 

@@ -522,18 +522,26 @@ impl<'s> FlatEnv<'s> {
         self.refresh(pool)
     }
 
-    /// The word hashes of the text a `type` action types (`None` for other
-    /// kinds).
-    pub fn typed_words(&self, action: &FlatAction) -> Option<&[u64]> {
-        if action.kind != ActionKind::Type {
-            return None;
+    /// The word hashes of an action's text where they are known without
+    /// hashing it: the typed value's, and an `answer`'s that is an
+    /// element's text when the page's words are rendered (`None`
+    /// otherwise: an interpolated value's, an option's, or none).
+    pub fn action_words(&self, action: &FlatAction) -> Option<&[u64]> {
+        match action.kind {
+            ActionKind::Type => Some(
+                self.start
+                    .typeable_words
+                    .get(action.arg)
+                    .map_or(&[], Vec::as_slice),
+            ),
+            ActionKind::Answer if self.structure.mode().words => {
+                let i = *self.answers.get(action.arg)? as usize;
+                let element = i.checked_sub(self.structure.shown.len())?;
+                let e = self.structure.elements.get(element)?;
+                Some(self.structure.words_of(e.text_words))
+            }
+            _ => None,
         }
-        Some(
-            self.start
-                .typeable_words
-                .get(action.arg)
-                .map_or(&[], Vec::as_slice),
-        )
     }
 
     /// The task's typeable values (what `type` actions index).
