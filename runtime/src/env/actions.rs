@@ -101,10 +101,16 @@ pub(crate) fn candidates(view: &View, typeable: &[String], retrieval: bool) -> V
 /// Typed text as a value of the input's type; `""` clears the input. Money
 /// reads `$1,299.00`, `1299.00` or `1299`.
 pub(crate) fn parse_input(program: &ir::Program, text: &str, ty: &Ty) -> Result<Value, EnvError> {
-    parse_typed(program, text, ty).map_err(|expected| EnvError::BadInput {
+    parse_typed(program, text, ty).map_err(|expected| bad_input(text, expected))
+}
+
+/// The refusal of typed `text` that is not `expected` (it shows the text
+/// trimmed, as it was parsed).
+pub(crate) fn bad_input(text: &str, expected: &'static str) -> EnvError {
+    EnvError::BadInput {
         text: text.trim().to_string(),
         expected,
-    })
+    }
 }
 
 /// [`parse_input`]'s value, or what the text should have been: the one

@@ -26,10 +26,11 @@
 //! otherwise `step`: the same verdict and the same bytes past the header.
 
 use super::{
-    HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome, MarkerRejection,
-    PageStructure, RenderMode, UndoLog,
+    ElementInstance, HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome,
+    MarkerRejection, PageStructure, RenderMode, UndoLog,
 };
-use crate::env::{reward, ActionKind, Env, EnvError, RewardConfig, StepResult, TaskInstance};
+use crate::env::actions::bad_input;
+use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
 use crate::interp::state::idx;
 use crate::ir;
 use crate::layout::{
@@ -273,14 +274,17 @@ fn put_i64(b: &mut [u8], at: usize, v: i64) -> R<()> {
 /// Text `i` of a page: its shown values, then its elements' texts (the
 /// answer candidates of a retrieval task, before deduplication).
 fn candidate_text(page: &PageStructure, i: u32) -> Option<&str> {
-    let i = i as usize;
-    match page.shown.get(i) {
+    match page.shown.get(i as usize) {
         Some(s) => Some(s),
-        None => page
-            .elements
-            .get(i - page.shown.len())
-            .map(|e| e.text.as_str()),
+        None => candidate_element(page, i).map(|e| e.text.as_str()),
     }
+}
+
+/// The element whose text is candidate `i` of a page (`None` for a shown
+/// value).
+fn candidate_element(page: &PageStructure, i: u32) -> Option<&ElementInstance> {
+    page.elements
+        .get((i as usize).checked_sub(page.shown.len())?)
 }
 
 /// Whether applying an action renders the alert of a refused marker.
@@ -535,9 +539,8 @@ impl<'s> FlatEnv<'s> {
                     .map_or(&[], Vec::as_slice),
             ),
             ActionKind::Answer if self.structure.mode().words => {
-                let i = *self.answers.get(action.arg)? as usize;
-                let element = i.checked_sub(self.structure.shown.len())?;
-                let e = self.structure.elements.get(element)?;
+                let i = *self.answers.get(action.arg)?;
+                let e = candidate_element(&self.structure, i)?;
                 Some(self.structure.words_of(e.text_words))
             }
             _ => None,

@@ -157,11 +157,7 @@ impl<'s> FlatEnv<'s> {
                         Ok(Applied::Rejected((alert == Alert::Render).then(|| {
                             let typeable = &self.start.typeable;
                             let text = typeable.get(action.arg).map_or("", String::as_str);
-                            EnvError::BadInput {
-                                text: text.trim().to_string(),
-                                expected,
-                            }
-                            .to_string()
+                            bad_input(text, expected).to_string()
                         })))
                     }
                 }
@@ -281,22 +277,17 @@ impl<'s> FlatEnv<'s> {
             let same_key = |e: &[u8]| {
                 e.get(..4) == entry.get(..4) && e.get(WORD..key_end) == entry.get(WORD..key_end)
             };
-            let old = find_where(&self.state, list, same_key)?;
-            // The same key and presence: the entry keeps its place in byte
-            // order (it sorts by id, presence, then path, and no other entry
-            // has this id and path), so only its value is written.
-            match old {
-                Some(at) if self.state.get(at + 4..at + WORD) == entry.get(4..WORD) => {
-                    put(&mut self.state, at, &entry)
+            if let Some(at) = find_where(&self.state, list, same_key)? {
+                // The same key and presence: the entry keeps its place in
+                // byte order (it sorts by id, presence, then path, and no
+                // other entry has this id and path), so only its value is
+                // written.
+                if self.state.get(at + 4..at + WORD) == entry.get(4..WORD) {
+                    return put(&mut self.state, at, &entry);
                 }
-                Some(at) => {
-                    remove_at(&mut self.state, list, at)?;
-                    insert_sorted(&mut self.state, list, &entry, false, "form variables")
-                        .map(|_| ())
-                }
-                None => insert_sorted(&mut self.state, list, &entry, false, "form variables")
-                    .map(|_| ()),
+                remove_at(&mut self.state, list, at)?;
             }
+            insert_sorted(&mut self.state, list, &entry, false, "form variables").map(|_| ())
         });
         self.entry = entry;
         result
