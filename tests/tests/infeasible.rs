@@ -144,3 +144,39 @@ task never_three_in_one { say "Count." horizon 1 goal session.n == 3 }
     assert_eq!(found[0].1, Verdict::Feasible, "{found:?}");
     assert_eq!(found[1].1, Verdict::Infeasible, "{found:?}");
 }
+
+/// The bound runs only the markers in the goal's cone; a marker that matters
+/// through what its buttons pass (`copy(session.from)`) or through the rows
+/// its row parameter can be (`pick(t)`, rows that only `add` creates) must
+/// be in it, or the bound would rule out goals a search reaches.
+#[test]
+fn markers_that_matter_through_arguments_or_rows_are_in_the_bound_s_cone() {
+    let program = compile(
+        "cone.wsite",
+        r#"
+site S { title "S" domain other start Home }
+table Tag max 4 { name: Text }
+session { picked: Tag? = none  n: Int = 0  from: Int = 0 }
+page Home {
+  button #add "Add" -> add()
+  for t in Tag { button #pick "Pick" -> pick(t) }
+  button #raise "Raise" -> raise()
+  button #copy "Copy" -> copy(session.from)
+}
+marker add() writes Tag { insert Tag { name: "new" } }
+marker pick(t: Tag) writes session.picked { set session.picked = t }
+marker raise() reads session.from writes session.from { set session.from = session.from + 1 }
+marker copy(v: Int) writes session.n { set session.n = v }
+task pick_one { say "Pick a tag." goal session.picked != none }
+task copy_two { say "Copy two." goal session.n == 2 }
+"#,
+    );
+    for task in ["pick_one", "copy_two"] {
+        assert_eq!(bound_of(&program, task), None, "{task}");
+    }
+    let found = verdicts(&program);
+    assert!(
+        found.iter().all(|(_, v, _)| *v == Verdict::Feasible),
+        "{found:?}"
+    );
+}

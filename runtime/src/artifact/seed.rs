@@ -71,7 +71,7 @@ pub(super) fn seed_table(
 /// unless optional, and a `CHECK` or `REFERENCES` where the type has one.
 fn column(program: &Program, field: &str, ty: &Ty) -> Result<(String, String), SeedError> {
     let (ty, optional) = match ty {
-        Ty::Optional(inner) => (strip_optional(inner), true),
+        Ty::Optional(inner) => (inner.without_optional(), true),
         other => (other, false),
     };
     let plain = ident(field);
@@ -97,13 +97,6 @@ fn column(program: &Program, field: &str, ty: &Ty) -> Result<(String, String), S
         }
         Ty::Optional(_) => return Err(SeedError::NestedOptional),
     })
-}
-
-fn strip_optional(ty: &Ty) -> &Ty {
-    match ty {
-        Ty::Optional(inner) => strip_optional(inner),
-        other => other,
-    }
 }
 
 fn enum_def(program: &Program, id: u32) -> Result<&crate::ir::EnumDef, SeedError> {

@@ -24,7 +24,7 @@ pub fn render(program: &ir::Program, db: &Database, value: &Value, ty: &Ty) -> S
 }
 
 fn render_at(program: &ir::Program, db: &Database, value: &Value, ty: &Ty, depth: u8) -> String {
-    let ty = strip_optional(ty);
+    let ty = ty.without_optional();
     match value {
         Value::None => String::new(),
         Value::Int(n) => n.to_string(),
@@ -36,14 +36,6 @@ fn render_at(program: &ir::Program, db: &Database, value: &Value, ty: &Ty, depth
         Value::Enum(i) => variant_name(program, ty, *i),
         Value::Row(id) => row_name(program, db, ty, *id, depth).unwrap_or_else(|| format!("#{id}")),
     }
-}
-
-/// `T?` renders as `T` (its `none` is handled by the value).
-fn strip_optional(mut ty: &Ty) -> &Ty {
-    while let Ty::Optional(inner) = ty {
-        ty = inner;
-    }
-    ty
 }
 
 /// The variant's name; an index its enum lacks (a broken IR) shows as `#<i>`

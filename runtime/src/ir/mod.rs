@@ -41,6 +41,18 @@ pub enum Ty {
     Optional(Box<Ty>),
 }
 
+impl Ty {
+    /// The type under any `?`: `T??` and `T?` are `T` for everything but
+    /// whether `none` is allowed.
+    pub fn without_optional(&self) -> &Ty {
+        let mut ty = self;
+        while let Ty::Optional(inner) = ty {
+            ty = inner;
+        }
+        ty
+    }
+}
+
 /// A run-time value. A row reference is its id; the table is in its type.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Value {

@@ -90,7 +90,7 @@ pub fn render_reads(program: &Program, ty: &Ty, out: &mut Locs) {
     let mut ty = ty;
     // A `name` chain can loop back (A's name is a B, B's name an A).
     let mut seen = Vec::new();
-    while let Ty::Row(t) = strip_optional(ty) {
+    while let Ty::Row(t) = ty.without_optional() {
         if seen.contains(t) {
             return;
         }
@@ -112,13 +112,6 @@ pub fn render_reads(program: &Program, ty: &Ty, out: &mut Locs) {
         };
         out.insert(Loc::Field(*t, at));
         ty = &field.ty;
-    }
-}
-
-fn strip_optional(ty: &Ty) -> &Ty {
-    match ty {
-        Ty::Optional(inner) => strip_optional(inner),
-        other => other,
     }
 }
 
@@ -220,16 +213,43 @@ impl Effects {
 /// A marker's effects: its `requires` and body, plus every invariant's reads
 /// when it writes anything (the gate checks them all).
 pub fn marker_effects(program: &Program, marker: &MarkerDef) -> Effects {
+    let mut fx = marker_own_effects(program, marker);
+    if !fx.writes.is_empty() {
+        for inv in &program.invariants {
+            expr_reads(program, &inv.cond, &mut fx.reads);
+        }
+    }
+    fx
+}
+
+/// Grows `relevant` to a cone of influence: each effect whose writes touch
+/// it becomes live (`live`, by position) and adds its reads, until nothing
+/// grows. An effect already live stays so; its reads must already be in
+/// `relevant`.
+pub fn close_cone(effects: &[Effects], relevant: &mut Locs, live: &mut [bool]) {
+    loop {
+        let mut grew = false;
+        for (fx, live) in effects.iter().zip(live.iter_mut()) {
+            if !*live && touches(&fx.writes, relevant) {
+                *live = true;
+                relevant.extend(fx.reads.iter().copied());
+                grew = true;
+            }
+        }
+        if !grew {
+            return;
+        }
+    }
+}
+
+/// A marker's own effects: its `requires` (messages included) and body,
+/// without the invariants the gate checks after it.
+pub fn marker_own_effects(program: &Program, marker: &MarkerDef) -> Effects {
     let mut fx = Effects::of_block(program, &marker.body);
     for r in &marker.requires {
         expr_reads(program, &r.cond, &mut fx.reads);
         if let Some(m) = &r.message {
             text_reads(program, m, &mut fx.reads);
-        }
-    }
-    if !fx.writes.is_empty() {
-        for inv in &program.invariants {
-            expr_reads(program, &inv.cond, &mut fx.reads);
         }
     }
     fx

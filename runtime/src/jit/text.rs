@@ -34,13 +34,6 @@ fn corrupt(what: &str) -> JitFault {
     JitFault::Input(format!("the state does not fit the layout: {what}"))
 }
 
-fn strip_optional(mut ty: &Ty) -> &Ty {
-    while let Ty::Optional(inner) = ty {
-        ty = inner;
-    }
-    ty
-}
-
 impl TextCtx<'_> {
     /// Appends the text of `word` (`None`: `none`, which shows nothing),
     /// a value of kind `tag` and static type `ty`.
@@ -63,7 +56,7 @@ impl TextCtx<'_> {
         depth: u8,
     ) -> Result<(), JitFault> {
         let Some(w) = word else { return Ok(()) };
-        let ty = strip_optional(ty);
+        let ty = ty.without_optional();
         // `write!` into a `String` cannot fail.
         let _ = match tag {
             Tag::None => Ok(()),

@@ -50,7 +50,7 @@
 //! are counted; and the soundness campaign (`tests/tests/soundness.rs`)
 //! compares pruned and unpruned verdicts on thousands of random sites.
 
-use crate::ir::reads::{block_navigates, expr_reads, marker_effects, page_reads, touches, Locs};
+use crate::ir::reads::{block_navigates, close_cone, expr_reads, marker_effects, page_reads, Locs};
 use crate::ir::{self, Element, ElementKind, Expr, TextPart};
 use std::collections::BTreeSet;
 
@@ -88,19 +88,7 @@ impl Cone {
                 }
             }
         }
-        loop {
-            let mut grew = false;
-            for (i, fx) in effects.iter().enumerate() {
-                if !live[i] && touches(&fx.writes, &relevant) {
-                    live[i] = true;
-                    relevant.extend(fx.reads.iter().copied());
-                    grew = true;
-                }
-            }
-            if !grew {
-                break;
-            }
-        }
+        close_cone(&effects, &mut relevant, &mut live);
         let idle_markers = live
             .iter()
             .enumerate()

@@ -8,14 +8,15 @@
 //! `Undecided` (the budget ran out) is compared with nothing. A program with
 //! invariants and markers is also swept for invariant conflicts on both
 //! engines, which must find the same conflicts with the same traces in the
-//! same number of states. [`Tally`] sums what many sites gave and prints the
+//! same number of states. The static bound run on the goal's cone of markers
+//! must rule out what it rules out run on every marker. [`Tally`] sums what many sites gave and prints the
 //! campaign's one-line summary.
 
 use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use wsite_runtime::env::{self, TaskInstance};
 use wsite_runtime::ir::Program;
-use wsite_runtime::prove::{self, JitProver, Options, Proof, Verdict};
+use wsite_runtime::prove::{self, bounds, JitProver, Options, Proof, Verdict};
 
 /// Distinct states per search in the campaign (small sites stay far below).
 pub const CAMPAIGN_BUDGET: usize = 20_000;
@@ -318,6 +319,7 @@ fn check_instance(
         };
         problems.extend(problem.map(|p| (kind, p)));
     }
+    problems.extend(cone_bound_problem(program, inst).map(|p| (Kind::Reduction, p)));
     for (r, way) in results.iter().zip(WAYS) {
         let Ok(p) = r else { continue };
         if p.verdict == Verdict::Feasible {
@@ -335,6 +337,21 @@ fn check_instance(
         }
     }
     (results, problems)
+}
+
+/// The static bound run on the goal's cone of markers against the same
+/// bound run on every marker: the same goal parts ruled out, and a fixed
+/// point found no later.
+fn cone_bound_problem(program: &Program, inst: &TaskInstance) -> Option<String> {
+    let env = env::Env::new(program, inst, env::RewardConfig::default()).ok()?;
+    let horizon = program.tasks.get(inst.task)?.horizon;
+    let cone = bounds::bound(program, &env, horizon);
+    let every = bounds::bound_every_marker(program, &env, horizon);
+    let ruled_out = |b: &Option<bounds::Bound>| b.as_ref().map(|b| b.impossible.clone());
+    let fixed = |b: &Option<bounds::Bound>| b.as_ref().is_some_and(|b| b.any_horizon);
+    let agree = ruled_out(&cone) == ruled_out(&every) && (fixed(&cone) || !fixed(&every));
+    (!agree)
+        .then(|| format!("the bound on the goal's cone gives {cone:?}, on every marker {every:?}"))
 }
 
 fn describe(r: &Outcome) -> String {

@@ -5,6 +5,7 @@
 use super::eval::Cx;
 use super::value::{Abs, FRESH};
 use super::world::{AbsWorld, Cell};
+use crate::ir::reads::{close_cone, expr_reads, marker_own_effects, Effects, Loc, Locs};
 use crate::ir::{self, Stmt, Ty, Value};
 
 /// Row-parameter bindings tried per marker before its row parameters are
@@ -15,20 +16,73 @@ const MAX_BINDINGS: usize = 4096;
 /// changing are given up (`Top`).
 const LOOP_ROUNDS: usize = 4;
 
-/// Where each marker can be clicked from: the argument lists of every button
-/// that triggers it, by marker. A marker no button triggers never runs.
+/// Where each marker that can matter to the goal can be clicked from: the
+/// argument lists of every button that triggers it, by marker. A marker
+/// without call sites is never run.
 pub(super) struct CallSites<'p> {
     sites: Vec<Vec<&'p [ir::Expr]>>,
 }
 
 impl<'p> CallSites<'p> {
-    pub(super) fn of(program: &'p ir::Program) -> Self {
+    /// The call sites of the markers in the cone of `goal` (the locations
+    /// the goal reads); every other marker gets none.
+    ///
+    /// *Why leaving them out changes no verdict.* Let R be the smallest set
+    /// of locations that holds `goal` and everything a marker whose writes
+    /// touch R reads: its `requires`, its body, the arguments its buttons
+    /// pass, and the rows of the table of each row parameter (a binding is
+    /// tried per row). Abstract execution reads only through those
+    /// expressions and row lists (`eval`, `bindings`), so what a marker of
+    /// the cone does from a world depends on the world's cells in R alone.
+    /// Every other marker writes only outside R; that includes the rows
+    /// that an insert adds, since an insert writes its table's rows and
+    /// every field. By induction on k, each Wₖ computed without those
+    /// markers agrees with the full one on every cell in R, and the goal's
+    /// conjuncts, which read only R, evaluate alike. A world that stops
+    /// changing here is one whose cells in R stop changing in the full
+    /// analysis too, so its verdict holds for every horizon.
+    pub(super) fn reaching(program: &'p ir::Program, goal: &Locs) -> Self {
+        let CallSites { mut sites } = CallSites::every(program);
+        let effects: Vec<Effects> = program
+            .markers
+            .iter()
+            .zip(&sites)
+            .map(|(marker, calls)| abstract_reads(program, marker, calls))
+            .collect();
+        let mut live = vec![false; effects.len()];
+        close_cone(&effects, &mut goal.clone(), &mut live);
+        for (calls, live) in sites.iter_mut().zip(live) {
+            if !live {
+                calls.clear();
+            }
+        }
+        CallSites { sites }
+    }
+
+    /// The call sites of every marker.
+    pub(super) fn every(program: &'p ir::Program) -> Self {
         let mut sites = vec![Vec::new(); program.markers.len()];
         for page in &program.pages {
             collect_sites(&page.body, &mut sites);
         }
         CallSites { sites }
     }
+}
+
+/// What running `marker` abstractly can read and write: its own effects,
+/// the arguments its buttons pass, and the rows its row parameters range
+/// over. (The bound ignores invariants: they can only refuse a commit.)
+fn abstract_reads(program: &ir::Program, marker: &ir::MarkerDef, calls: &[&[ir::Expr]]) -> Effects {
+    let mut fx = marker_own_effects(program, marker);
+    for arg in calls.iter().flat_map(|args| args.iter()) {
+        expr_reads(program, arg, &mut fx.reads);
+    }
+    for param in &marker.params {
+        if let Ty::Row(t) = param.ty.without_optional() {
+            fx.reads.insert(Loc::Rows(*t));
+        }
+    }
+    fx
 }
 
 /// Every element is listed, without a catch-all: an element kind that can

@@ -59,6 +59,7 @@ use super::search::prove_explained;
 use super::{Engine, Options, Proof, ProveError, Verdict};
 use crate::env::{Env, TaskInstance};
 use crate::ir;
+use crate::ir::reads::{expr_reads, Locs};
 use eval::Cx;
 use value::Abs;
 use world::AbsWorld;
@@ -78,8 +79,33 @@ pub struct Bound {
 }
 
 /// The goal conjuncts of `env`'s instance that no state within `horizon`
-/// steps satisfies, when there are any.
+/// steps satisfies, when there are any. Only the markers in the goal's cone
+/// are run (`exec::CallSites::reaching`).
 pub fn bound(program: &ir::Program, env: &Env<'_>, horizon: u32) -> Option<Bound> {
+    let goal = env.task().goal.as_ref()?;
+    let mut reads = Locs::new();
+    expr_reads(program, goal, &mut reads);
+    bound_over(
+        program,
+        env,
+        horizon,
+        &exec::CallSites::reaching(program, &reads),
+    )
+}
+
+/// [`bound`] with every marker run, the goal's cone or not. It rules out
+/// the same conjuncts; `bound` may find a fixed point sooner, and then says
+/// so for every horizon. Kept for the differential tests of the cone.
+pub fn bound_every_marker(program: &ir::Program, env: &Env<'_>, horizon: u32) -> Option<Bound> {
+    bound_over(program, env, horizon, &exec::CallSites::every(program))
+}
+
+fn bound_over(
+    program: &ir::Program,
+    env: &Env<'_>,
+    horizon: u32,
+    sites: &exec::CallSites<'_>,
+) -> Option<Bound> {
     let goal = env.task().goal.as_ref()?;
     let parts = conjuncts(goal);
     let task_frame: Vec<Abs> = env.task_frame().iter().map(Abs::of).collect();
@@ -92,14 +118,13 @@ pub fn bound(program: &ir::Program, env: &Env<'_>, horizon: u32) -> Option<Bound
             .map(|(i, _)| i)
             .collect()
     };
-    let sites = exec::CallSites::of(program);
     let mut world = AbsWorld::of(&env.state().world);
     let mut impossible = ruled_out(&world);
     for _ in 0..horizon {
         if impossible.is_empty() {
             return None;
         }
-        let next = exec::step(program, &sites, &world);
+        let next = exec::step(program, sites, &world);
         if next == world {
             return Some(Bound {
                 impossible,
