@@ -49,6 +49,9 @@ pub struct JitProver {
     pool: TextPool,
     site: JitSite,
     page_at: usize,
+    /// Each task's cone of influence, by task: a property of the program,
+    /// not of the instance, so computed once.
+    cones: Vec<Cone>,
 }
 
 impl JitProver {
@@ -64,6 +67,11 @@ impl JitProver {
             pool,
             page_at: layout.page,
             site,
+            cones: program
+                .tasks
+                .iter()
+                .map(|task| Cone::of_task(program, task))
+                .collect(),
         })
     }
 
@@ -147,8 +155,11 @@ impl JitProver {
             initially_true: reward::goal_holds(&self.program, task, env.state(), env.task_frame()),
             engine: FlatStates {
                 page_at: self.page_at,
+                // An instance naming no task of the program has no cone:
+                // it is searched unpruned, which is exact too.
                 cone: prunes(&self.program, env, options)
-                    .then(|| Cone::of_task(&self.program, task)),
+                    .then(|| self.cones.get(instance.task))
+                    .flatten(),
                 fingerprint: Fingerprint::new(hashed),
                 scratch: vec![0; parent.state().len()],
                 root: Vec::new(),
@@ -343,7 +354,7 @@ struct FlatSearch<'s> {
 /// the parent engine, whose candidates are probed one by one.
 struct FlatStates<'s> {
     page_at: usize,
-    cone: Option<Cone>,
+    cone: Option<&'s Cone>,
     fingerprint: Fingerprint,
     /// The state expanded, loaded once per expansion; each candidate is
     /// probed on it and its bytes put back.
