@@ -14,7 +14,10 @@
 //! triggers, with the arguments its buttons can pass: an argument computed
 //! from the database and session alone (`session.user`, `Book[3]`) takes
 //! its values in `Wₖ`, any other is unknown; each row parameter is bound to
-//! each row it may be, one at a time.
+//! each row it may be, one at a time. Only the markers in the goal's cone
+//! run (`exec::CallSites::reaching`, where the argument is): the others
+//! write nothing the goal's value can depend on, so the claim below, made
+//! for every marker, carries over to the locations the goal reads.
 //!
 //! *Why a verdict from it is exact.* Claim: every concrete state reachable in
 //! at most k steps has its database and session in γ(Wₖ). For k = 0 it is
