@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use super::value::{mirrored, negated, Abs, FRESH};
+use super::value::{mirrored, negated, Abs, Values, FRESH};
 use crate::ir::{BinaryOp, Value};
 use std::collections::BTreeSet;
 
@@ -19,7 +19,7 @@ fn range(lo: i64, hi: i64) -> Abs {
 }
 
 fn set(values: &[Value]) -> Abs {
-    Abs::Set(values.iter().cloned().collect::<BTreeSet<_>>())
+    Abs::Set(values.iter().cloned().collect::<Values>())
 }
 
 fn holds(op: BinaryOp, a: i64, b: i64) -> bool {
@@ -159,6 +159,49 @@ fn negated_and_mirrored_operators_agree_with_the_concrete_ones() {
             for y in -2..=2 {
                 assert_eq!(holds(not, x, y), !holds(op, x, y));
                 assert_eq!(holds(swapped, y, x), holds(op, x, y));
+            }
+        }
+    }
+}
+
+/// The small sets behave as sets: a join holds exactly the values of both
+/// sides, built in any order, and equal sets compare equal.
+#[test]
+fn joined_value_sets_are_the_set_unions() {
+    let pool: Vec<Value> = vec![
+        Value::None,
+        Value::Bool(false),
+        Value::Bool(true),
+        Value::Text("a".into()),
+        Value::Text("b".into()),
+        Value::Row(FRESH),
+        Value::Row(2),
+        Value::Enum(1),
+    ];
+    // Every pair of subsets of the first six values (bit masks), plus the
+    // same sets built backwards.
+    for x in 0u32..64 {
+        for y in 0u32..64 {
+            let pick = |m: u32| -> Vec<Value> {
+                (0..6)
+                    .filter(|i| m & (1 << i) != 0)
+                    .map(|i| pool[i].clone())
+                    .collect()
+            };
+            let (a, b) = (pick(x), pick(y));
+            let joined = set(&a).join(&set(&b));
+            let union: BTreeSet<Value> = a.iter().chain(&b).cloned().collect();
+            let backwards: Vec<Value> = union.iter().rev().cloned().collect();
+            match &joined {
+                Abs::Set(s) => {
+                    assert_eq!(s.iter().cloned().collect::<BTreeSet<_>>(), union);
+                    assert!(s.iter().is_sorted(), "{s:?}");
+                    assert_eq!(joined, set(&backwards));
+                    for v in &pool {
+                        assert_eq!(s.contains(v), union.contains(v), "{v:?} in {s:?}");
+                    }
+                }
+                other => panic!("{a:?} ∪ {b:?} gave {other:?}"),
             }
         }
     }

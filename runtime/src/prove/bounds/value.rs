@@ -11,7 +11,6 @@
 //! that counters stay finite; everything else is a small explicit set.
 
 use crate::ir::{BinaryOp, Value};
-use std::collections::BTreeSet;
 
 /// The row id that stands for every row inserted after the instance starts:
 /// such rows get ids above every id the start held (ids are never reused,
@@ -28,7 +27,75 @@ pub(super) enum Abs {
     /// The Int (or Money, in cents) values `lo..=hi`; never `none`.
     Range { money: bool, lo: i64, hi: i64 },
     /// Exactly these values; empty is the bottom.
-    Set(BTreeSet<Value>),
+    Set(Values),
+}
+
+/// A small set of values: sorted, without repeats, so that equal sets are
+/// equal vectors. Most abstract values hold one or two values; a vector
+/// keeps them in one small allocation, where a tree set allocates a node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Values(Vec<Value>);
+
+impl Values {
+    fn one(v: Value) -> Values {
+        Values(vec![v])
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(super) fn contains(&self, v: &Value) -> bool {
+        self.0.binary_search(v).is_ok()
+    }
+
+    pub(super) fn iter(&self) -> std::slice::Iter<'_, Value> {
+        self.0.iter()
+    }
+
+    /// Both sets' values, merged in order.
+    fn union(&self, other: &Values) -> Values {
+        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
+        let mut out = Vec::with_capacity(self.0.len() + other.0.len());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => match x.cmp(y) {
+                    std::cmp::Ordering::Less => a.next(),
+                    std::cmp::Ordering::Greater => b.next(),
+                    std::cmp::Ordering::Equal => {
+                        b.next();
+                        a.next()
+                    }
+                },
+                (Some(_), None) => a.next(),
+                (None, Some(_)) => b.next(),
+                (None, None) => break,
+            };
+            out.extend(next.cloned());
+        }
+        Values(out)
+    }
+}
+
+impl FromIterator<Value> for Values {
+    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> Values {
+        let mut v: Vec<Value> = iter.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        Values(v)
+    }
+}
+
+impl<'a> IntoIterator for &'a Values {
+    type Item = &'a Value;
+    type IntoIter = std::slice::Iter<'a, Value>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 /// What a Bool-valued abstract value allows.
@@ -40,7 +107,7 @@ pub(super) struct Truth {
 
 impl Abs {
     pub(super) fn bottom() -> Abs {
-        Abs::Set(BTreeSet::new())
+        Abs::Set(Values::default())
     }
 
     pub(super) fn of(v: &Value) -> Abs {
@@ -55,23 +122,21 @@ impl Abs {
                 lo: *n,
                 hi: *n,
             },
-            other => Abs::Set(BTreeSet::from([other.clone()])),
+            other => Abs::Set(Values::one(other.clone())),
         }
     }
 
     pub(super) fn row(id: i64) -> Abs {
-        Abs::Set(BTreeSet::from([Value::Row(id)]))
+        Abs::Set(Values::one(Value::Row(id)))
     }
 
     pub(super) fn truth(t: Truth) -> Abs {
-        let mut s = BTreeSet::new();
-        if t.may_true {
-            s.insert(Value::Bool(true));
-        }
-        if t.may_false {
-            s.insert(Value::Bool(false));
-        }
-        Abs::Set(s)
+        // In the values' order: `false` before `true`.
+        let s = [(t.may_false, false), (t.may_true, true)]
+            .into_iter()
+            .filter(|&(may, _)| may)
+            .map(|(_, b)| Value::Bool(b));
+        Abs::Set(Values(s.collect()))
     }
 
     pub(super) fn is_bottom(&self) -> bool {
@@ -117,7 +182,7 @@ impl Abs {
                 (x, y) if y.is_bottom() => x.clone(),
                 (x, y) if x.is_bottom() => y.clone(),
                 (Abs::Set(a), Abs::Set(b)) => {
-                    let s: BTreeSet<Value> = a.union(b).cloned().collect();
+                    let s = a.union(b);
                     if s.len() > MAX_SET {
                         Abs::Top
                     } else {
@@ -219,7 +284,7 @@ impl Abs {
         match (self, op) {
             (Abs::Top, BinaryOp::Eq) if other.single().is_some() => other.clone(),
             (Abs::Set(s), BinaryOp::Eq | BinaryOp::Ne) => {
-                let keep: BTreeSet<Value> = s
+                let keep: Values = s
                     .iter()
                     .filter(|v| Abs::of(v).compare(op, other).as_truth().may_true)
                     .cloned()
