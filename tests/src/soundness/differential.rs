@@ -9,8 +9,8 @@
 //! invariants and markers is also swept for invariant conflicts on both
 //! engines, which must find the same conflicts with the same traces in the
 //! same number of states. The static bound run on the goal's cone of markers
-//! must rule out what it rules out run on every marker. [`Tally`] sums what many sites gave and prints the
-//! campaign's one-line summary.
+//! must rule out what it rules out run on every marker. [`Tally`] sums what
+//! many sites gave and prints the campaign's one-line summary.
 
 use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
