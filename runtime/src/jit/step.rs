@@ -26,11 +26,11 @@
 //! otherwise `step`: the same verdict and the same bytes past the header.
 
 use super::{
-    ElementInstance, HandleWords, JitError, JitFault, JitFrame, JitSite, MarkerOutcome,
-    MarkerRejection, PageStructure, RenderMode, UndoLog,
+    ElementInstance, HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, MarkerRejection,
+    PageStructure, RenderMode, UndoLog,
 };
 use crate::env::actions::bad_input;
-use crate::env::{reward, ActionKind, Env, RewardConfig, StepResult, TaskInstance};
+use crate::env::{reward, ActionKind, RewardConfig, StepResult, TaskInstance};
 use crate::interp::state::idx;
 use crate::ir;
 use crate::layout::{
@@ -44,6 +44,7 @@ mod depends;
 mod entries;
 mod error;
 mod outcome;
+mod prepare;
 mod probe;
 mod restart;
 mod start_page;
@@ -95,89 +96,6 @@ pub struct FlatStart {
     progress_depends: Depends,
     /// The instances it was prepared with (`FlatStart::join_family`).
     family: std::sync::OnceLock<Family>,
-}
-
-impl FlatStart {
-    /// Prepares `instance` of the program `site` was compiled for. Refused
-    /// (play it with `Env`): an instance whose goal, progress predicates,
-    /// pages or markers are not all compiled.
-    pub fn new(site: &JitSite, instance: &TaskInstance, pool: &mut TextPool) -> R<Arc<FlatStart>> {
-        let program = &site.gate.program;
-        let task_index = instance.task;
-        let task = program
-            .tasks
-            .get(task_index)
-            .ok_or(FlatError::NoTask(task_index))?;
-        let name = &instance.name;
-        check_compiled(site, task_index, task, name)?;
-        let env =
-            Env::new(program, instance, RewardConfig::default()).map_err(FlatError::Instance)?;
-        let initial =
-            env.encode_state(&site.gate.layout, pool)
-                .map_err(|e| FlatError::Encoding {
-                    task: name.clone(),
-                    error: JitError::Layout(e.to_string()),
-                })?;
-        let frame = site
-            .frame(env.task_frame(), pool)
-            .map_err(|error| FlatError::Encoding {
-                task: name.clone(),
-                error,
-            })?;
-        Ok(Arc::new(FlatStart {
-            task_index,
-            name: name.clone(),
-            frame,
-            typeable: env.typeable_values().to_vec(),
-            typed: TypedInputs::new(program, &site.gate.layout, env.typeable_values(), pool),
-            typeable_words: env
-                .typeable_values()
-                .iter()
-                .map(|t| crate::words::hashes(t))
-                .collect(),
-            expected: env.expected_answer().clone(),
-            instruction: env.instruction().to_string(),
-            instruction_words: crate::words::hashes(env.instruction()),
-            initial,
-            goal_depends: Depends::of(program, task.goal.iter()),
-            progress_depends: Depends::of(program, task.progress.iter().map(|(_, p)| p)),
-            family: std::sync::OnceLock::new(),
-        }))
-    }
-
-    /// The instance's name (`buy_x1[p=2]`).
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-/// Everything an instance's steps run must be compiled.
-fn check_compiled(site: &JitSite, task_index: usize, task: &ir::TaskDef, name: &str) -> R<()> {
-    let program = &site.gate.program;
-    if task.goal.is_some() && !site.goal(task_index).is_some_and(|p| p.is_compiled()) {
-        return Err(not_compiled(name, "the goal".into()));
-    }
-    for i in 0..task.progress.len() {
-        if !site
-            .progress(task_index, i)
-            .is_some_and(|p| p.is_compiled())
-        {
-            return Err(not_compiled(name, format!("progress predicate {}", i + 1)));
-        }
-    }
-    for (p, page) in program.pages.iter().enumerate() {
-        let compiled = ir::PageId::try_from(p).is_ok_and(|id| site.page_is_compiled(id));
-        if !compiled {
-            return Err(not_compiled("", format!("page `{}`", page.name)));
-        }
-    }
-    for (m, marker) in program.markers.iter().enumerate() {
-        let compiled = ir::MarkerId::try_from(m).is_ok_and(|id| site.marker_is_compiled(id));
-        if !compiled {
-            return Err(not_compiled("", format!("marker `{}`", marker.name)));
-        }
-    }
-    Ok(())
 }
 
 /// One task instance played on flat bytes with a [`JitSite`].
@@ -235,13 +153,6 @@ pub struct FlatEnv<'s> {
 }
 
 type R<T> = Result<T, FlatError>;
-
-fn not_compiled(task: &str, what: String) -> FlatError {
-    FlatError::NotCompiled {
-        task: task.to_string(),
-        what,
-    }
-}
 
 fn outside(at: usize) -> FlatError {
     FlatError::malformed(format!("offset {at} is outside the state"))

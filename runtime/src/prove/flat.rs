@@ -131,7 +131,7 @@ impl JitProver {
     ) -> R<Option<FlatSearch<'s>>> {
         let config = RewardConfig::default();
         let instance = env.instance();
-        let Ok(start) = FlatStart::new(&self.site, instance, pool) else {
+        let Ok(start) = FlatStart::of_env(&self.site, env, pool) else {
             return Ok(None);
         };
         let Ok(mut parent) = FlatEnv::from_start(&self.site, start, config, pool) else {
