@@ -57,10 +57,23 @@ impl Default for RenderMode {
 }
 
 /// A page's structure: one entry per observed element, in document order.
-/// Equality compares the elements and the shown values.
+/// Equality compares what the elements hold (their spans resolved) and the
+/// shown values.
+///
+/// An element's loop path and its handle's value words are spans of two
+/// lists the page shares ([`PageStructure::paths`], [`PageStructure::values`])
+/// rather than lists of its own: a search renders a page per state it
+/// expands, and emptying, refilling and copying a handful of flat lists
+/// costs far less than recycling two small lists per element.
 #[derive(Clone, Debug, Default)]
 pub struct PageStructure {
     pub elements: Vec<ElementInstance>,
+    /// Every element's loop path, one after another; an element's
+    /// [`ElementInstance::path`] is a span of it.
+    pub paths: Vec<i64>,
+    /// The value words of every handle (link and marker arguments, select
+    /// options), one list after another; handles hold spans of it.
+    pub values: Vec<Option<i64>>,
     /// Every non-empty interpolated value the labels showed, in document
     /// order (a retrieval task's answer candidates, as `View::shown`), when
     /// texts are rendered.
@@ -81,12 +94,9 @@ pub(crate) type LoopItem = (Option<i64>, i64);
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Spare {
     pub texts: Vec<String>,
-    pub paths: Vec<Vec<i64>>,
     pub lists: Vec<Vec<String>>,
     /// Text waiting for its words to be hashed.
     pub pending: String,
-    /// Argument and option words of earlier handles.
-    pub words: Vec<Vec<Option<i64>>>,
     /// Loop items of earlier walks.
     pub items: Vec<Vec<LoopItem>>,
     /// A walk's frame cells and loop path, and a select's options and a
@@ -108,25 +118,17 @@ impl Spare {
             self.texts.push(text);
         }
     }
-
-    /// Keeps the word list a handle holds, if any, for a later handle.
-    pub(crate) fn keep_handle(&mut self, handle: HandleWords) {
-        match handle {
-            HandleWords::Go(Ok((_, words)))
-            | HandleWords::Marker(_, Ok(words))
-            | HandleWords::Select { options: words, .. }
-                if words.capacity() > 0 =>
-            {
-                self.words.push(words)
-            }
-            _ => {}
-        }
-    }
 }
 
 impl PartialEq for PageStructure {
     fn eq(&self, other: &PageStructure) -> bool {
-        self.elements == other.elements && self.shown == other.shown && self.words == other.words
+        self.elements.len() == other.elements.len()
+            && self
+                .elements
+                .iter()
+                .zip(&other.elements)
+                .all(|(a, b)| self.same_element(a, other, b))
+            && self.shown == other.shown
     }
 }
 
@@ -155,15 +157,12 @@ impl PageStructure {
         let spare = &mut self.spare;
         for e in self.elements.drain(..) {
             let ElementInstance {
-                path,
                 text,
                 value,
                 mut options,
-                handle,
                 ..
             } = e;
             // Only buffers that hold memory are worth keeping.
-            spare.keep_handle(handle);
             spare.keep_text(text);
             if let Some(value) = value {
                 spare.keep_text(value);
@@ -174,14 +173,13 @@ impl PageStructure {
             if options.capacity() > 0 {
                 spare.lists.push(options);
             }
-            if path.capacity() > 0 {
-                spare.paths.push(path);
-            }
         }
         for shown in self.shown.drain(..) {
             spare.keep_text(shown);
         }
         self.words.clear();
+        self.paths.clear();
+        self.values.clear();
     }
 
     /// Makes this structure equal to `other` (its mode as well), reusing
@@ -201,12 +199,12 @@ impl PageStructure {
             self.shown.push(copy);
         }
         self.words.extend_from_slice(&other.words);
+        self.paths.extend_from_slice(&other.paths);
+        self.values.extend_from_slice(&other.values);
     }
 
+    /// Copies `e` of a page whose shared lists this page now holds.
     fn copy_element(&mut self, e: &ElementInstance) -> ElementInstance {
-        let mut path = self.spare.paths.pop().unwrap_or_default();
-        path.clear();
-        path.extend_from_slice(&e.path);
         let mut options = Vec::new();
         if !e.options.is_empty() {
             options = self.spare.lists.pop().unwrap_or_default();
@@ -218,7 +216,7 @@ impl PageStructure {
         }
         ElementInstance {
             id: e.id,
-            path,
+            path: e.path,
             role: e.role,
             text: self.copied(&e.text),
             nonempty: e.nonempty,
@@ -227,7 +225,7 @@ impl PageStructure {
             value_words: e.value_words,
             options,
             disabled: e.disabled,
-            handle: self.copy_handle(&e.handle),
+            handle: e.handle.clone(),
         }
     }
 
@@ -241,24 +239,6 @@ impl PageStructure {
         s
     }
 
-    fn copy_handle(&mut self, handle: &HandleWords) -> HandleWords {
-        let mut words = |from: &[Option<i64>]| {
-            let mut list = self.spare.words.pop().unwrap_or_default();
-            list.clear();
-            list.extend_from_slice(from);
-            list
-        };
-        match handle {
-            HandleWords::Go(Ok((page, args))) => HandleWords::Go(Ok((*page, words(args)))),
-            HandleWords::Marker(m, Ok(args)) => HandleWords::Marker(*m, Ok(words(args))),
-            HandleWords::Select { options, value } => HandleWords::Select {
-                options: words(options),
-                value: *value,
-            },
-            other => other.clone(),
-        }
-    }
-
     /// An empty string, reused when one is spare.
     pub(crate) fn string(&mut self) -> String {
         let mut s = self.spare.texts.pop().unwrap_or_default();
@@ -266,18 +246,105 @@ impl PageStructure {
         s
     }
 
-    /// The hashes in `range` (empty for a range this structure lacks).
-    pub fn words_of(&self, range: WordRange) -> &[u64] {
-        let (start, end) = (range.start as usize, range.end as usize);
-        self.words.get(start..end).unwrap_or_default()
+    /// The hashes in `span` (empty for a span this structure lacks).
+    pub fn words_of(&self, span: Span) -> &[u64] {
+        span.of(&self.words)
+    }
+
+    /// Element `e`'s loop path (row ids of the enclosing loops, outermost
+    /// first).
+    pub fn path_of(&self, e: &ElementInstance) -> &[i64] {
+        e.path.of(&self.paths)
+    }
+
+    /// The value words in `span` (a handle's arguments or options).
+    pub fn values_of(&self, span: Span) -> &[Option<i64>] {
+        span.of(&self.values)
+    }
+
+    /// Appends `path` to the shared paths; its span.
+    pub fn push_path(&mut self, path: &[i64]) -> Span {
+        let start = self.paths.len();
+        self.paths.extend_from_slice(path);
+        Span::between(start, self.paths.len())
+    }
+
+    /// Appends `values` to the shared value words; their span.
+    pub fn push_values(&mut self, values: impl IntoIterator<Item = Option<i64>>) -> Span {
+        let start = self.values.len();
+        self.values.extend(values);
+        Span::between(start, self.values.len())
+    }
+
+    /// Whether element `a` of this page holds what element `b` of `other`
+    /// does, spans compared by what they cover.
+    pub fn same_element(
+        &self,
+        a: &ElementInstance,
+        other: &PageStructure,
+        b: &ElementInstance,
+    ) -> bool {
+        a.id == b.id
+            && self.path_of(a) == other.path_of(b)
+            && a.role == b.role
+            && a.text == b.text
+            && a.nonempty == b.nonempty
+            && self.words_of(a.text_words) == other.words_of(b.text_words)
+            && a.value == b.value
+            && self.words_of(a.value_words) == other.words_of(b.value_words)
+            && a.options == b.options
+            && a.disabled == b.disabled
+            && self.handle_values(&a.handle) == other.handle_values(&b.handle)
+    }
+
+    /// A handle with its spans resolved, for comparisons.
+    pub fn handle_values<'p>(&'p self, handle: &'p HandleWords) -> HandleView<'p> {
+        match handle {
+            HandleWords::Inert => HandleView::Inert,
+            HandleWords::Go(go) => {
+                HandleView::Go(go.as_ref().map(|(p, s)| (*p, self.values_of(*s))))
+            }
+            HandleWords::Marker(m, args) => {
+                HandleView::Marker(*m, args.as_ref().map(|&s| self.values_of(s)))
+            }
+            HandleWords::Input { value } => HandleView::Input { value: *value },
+            HandleWords::Checkbox { on } => HandleView::Checkbox { on: *on },
+            HandleWords::Select { options, value } => HandleView::Select {
+                options: self.values_of(*options),
+                value: *value,
+            },
+        }
     }
 }
 
-/// A stretch of [`PageStructure::words`].
+/// A stretch of one of a page's shared lists ([`PageStructure::words`],
+/// [`PageStructure::paths`] or [`PageStructure::values`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WordRange {
+pub struct Span {
     pub start: u32,
     pub end: u32,
+}
+
+impl Span {
+    /// The span `start..end` (clamped to what a `u32` holds: a list that
+    /// long does not fit a page).
+    pub fn between(start: usize, end: usize) -> Span {
+        let at = |k: usize| u32::try_from(k).unwrap_or(u32::MAX);
+        Span {
+            start: at(start),
+            end: at(end),
+        }
+    }
+
+    /// The part of `list` it covers (empty where `list` lacks it).
+    pub fn of<T>(self, list: &[T]) -> &[T] {
+        list.get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.end <= self.start
+    }
 }
 
 /// One element instance.
@@ -285,8 +352,9 @@ pub struct WordRange {
 pub struct ElementInstance {
     /// The element's id in its page.
     pub id: u32,
-    /// The row ids (list indices) of the enclosing loops, outermost first.
-    pub path: Vec<i64>,
+    /// The row ids (list indices) of the enclosing loops, outermost first:
+    /// a span of its page's [`PageStructure::paths`].
+    pub path: Span,
     /// As in `ObsElement`: heading, text, image, link, button, input,
     /// select, checkbox or section.
     pub role: &'static str,
@@ -297,12 +365,12 @@ pub struct ElementInstance {
     /// `STRUCTURE`).
     pub nonempty: bool,
     /// The label's words, when words are rendered.
-    pub text_words: WordRange,
+    pub text_words: Span,
     /// What a form element shows as its value (an empty string unless
     /// texts are rendered).
     pub value: Option<String>,
     /// The value's words, when words are rendered.
-    pub value_words: WordRange,
+    pub value_words: Span,
     /// A select's option texts, in order.
     pub options: Vec<String>,
     pub disabled: bool,
@@ -310,15 +378,16 @@ pub struct ElementInstance {
 }
 
 /// What acting on an element does, values as layout words (`None`: `none`;
-/// texts are ids of the pool the state was encoded with).
+/// texts are ids of the pool the state was encoded with). Lists of words are
+/// spans of the page's [`PageStructure::values`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HandleWords {
     /// Headings, texts, images, sections, disabled links and buttons.
     Inert,
     /// The target page and its arguments, or the fault's alert.
-    Go(Result<(PageId, Vec<Option<i64>>), ActionFault>),
+    Go(Result<(PageId, Span), ActionFault>),
     /// The marker and its arguments, or the fault's alert.
-    Marker(ir::MarkerId, Result<Vec<Option<i64>>, ActionFault>),
+    Marker(ir::MarkerId, Result<Span, ActionFault>),
     /// The input's current value.
     Input {
         value: Option<i64>,
@@ -328,7 +397,26 @@ pub enum HandleWords {
     },
     /// The options' values in order, and the current value.
     Select {
-        options: Vec<Option<i64>>,
+        options: Span,
+        value: Option<i64>,
+    },
+}
+
+/// A [`HandleWords`] with its spans resolved: what two pages' handles are
+/// compared by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandleView<'p> {
+    Inert,
+    Go(Result<(PageId, &'p [Option<i64>]), &'p ActionFault>),
+    Marker(ir::MarkerId, Result<&'p [Option<i64>], &'p ActionFault>),
+    Input {
+        value: Option<i64>,
+    },
+    Checkbox {
+        on: bool,
+    },
+    Select {
+        options: &'p [Option<i64>],
         value: Option<i64>,
     },
 }
@@ -337,51 +425,67 @@ pub enum HandleWords {
 mod tests {
     use super::*;
 
-    fn element(id: u32, text: &str, handle: HandleWords) -> ElementInstance {
-        ElementInstance {
+    /// What a test element's handle is, before its words are placed.
+    enum Kind {
+        Go(Vec<Option<i64>>),
+        Marker(Vec<Option<i64>>),
+        Select(Vec<Option<i64>>),
+        Checkbox,
+    }
+
+    /// Appends element `id` to `page`, its path and handle words placed in
+    /// the page's shared lists.
+    fn push(page: &mut PageStructure, id: u32, text: &str, kind: Kind) {
+        let path = page.push_path(&[i64::from(id), 7]);
+        let handle = match kind {
+            Kind::Go(args) => HandleWords::Go(Ok((2, page.push_values(args)))),
+            Kind::Marker(args) => HandleWords::Marker(0, Ok(page.push_values(args))),
+            Kind::Select(options) => HandleWords::Select {
+                options: page.push_values(options),
+                value: Some(2),
+            },
+            Kind::Checkbox => HandleWords::Checkbox { on: true },
+        };
+        page.elements.push(ElementInstance {
             id,
-            path: vec![i64::from(id), 7],
+            path,
             role: "button",
             text: text.to_string(),
             nonempty: !text.is_empty(),
-            text_words: WordRange { start: 0, end: 2 },
+            text_words: Span { start: 0, end: 2 },
             value: id.is_multiple_of(2).then(|| format!("v{id}")),
-            value_words: WordRange::default(),
+            value_words: Span::default(),
             options: vec!["a".into(), String::new(), "b".into()],
             disabled: id == 3,
             handle,
-        }
+        });
+    }
+
+    fn sample() -> PageStructure {
+        let mut page = PageStructure::new(vec![], vec!["Wool scarf".into(), "$12.00".into()]);
+        push(&mut page, 1, "Add", Kind::Go(vec![Some(4), None]));
+        push(&mut page, 2, "", Kind::Marker(vec![Some(9)]));
+        push(&mut page, 3, "Pick", Kind::Select(vec![Some(1), Some(2)]));
+        push(&mut page, 4, "Tick", Kind::Checkbox);
+        page.words = vec![11, 12, 13];
+        page
     }
 
     #[test]
     fn a_copy_equals_its_source_and_takes_its_mode() {
-        let mut source = PageStructure::new(
-            vec![
-                element(1, "Add", HandleWords::Go(Ok((2, vec![Some(4), None])))),
-                element(2, "", HandleWords::Marker(0, Ok(vec![Some(9)]))),
-                element(
-                    3,
-                    "Pick",
-                    HandleWords::Select {
-                        options: vec![Some(1), Some(2)],
-                        value: Some(2),
-                    },
-                ),
-                element(4, "Tick", HandleWords::Checkbox { on: true }),
-            ],
-            vec!["Wool scarf".into(), "$12.00".into()],
-        );
-        source.words = vec![11, 12, 13];
+        let mut source = sample();
         source.set_mode(RenderMode {
             texts: true,
             words: true,
         });
         // A target holding another page first: its buffers are reused.
-        let mut copy = PageStructure::new(vec![element(9, "old", HandleWords::Inert)], vec![]);
+        let mut copy = PageStructure::default();
+        push(&mut copy, 9, "old", Kind::Marker(vec![Some(5), Some(6)]));
         copy.words = vec![99];
         copy.copy_from(&source);
         assert_eq!(copy, source);
         assert_eq!(copy.mode(), source.mode());
+        assert_eq!(copy.values, source.values);
         // Copying again over the copy gives the same page.
         copy.copy_from(&source);
         assert_eq!(copy, source);
@@ -389,5 +493,43 @@ mod tests {
         copy.copy_from(&empty);
         assert_eq!(copy, empty);
         assert!(copy.words.is_empty() && copy.shown.is_empty());
+        assert!(copy.paths.is_empty() && copy.values.is_empty());
+    }
+
+    #[test]
+    fn pages_are_equal_by_what_their_spans_cover_not_where_they_lie() {
+        let page = sample();
+        // The same elements with unused words before each list: every span
+        // lies elsewhere, and the pages are still equal.
+        let mut shifted = PageStructure::new(vec![], page.shown.clone());
+        shifted.words = page.words.clone();
+        for (id, text, kind) in [
+            (1, "Add", Kind::Go(vec![Some(4), None])),
+            (2, "", Kind::Marker(vec![Some(9)])),
+            (3, "Pick", Kind::Select(vec![Some(1), Some(2)])),
+            (4, "Tick", Kind::Checkbox),
+        ] {
+            shifted.push_path(&[-1]);
+            shifted.push_values([Some(-1)]);
+            push(&mut shifted, id, text, kind);
+        }
+        assert_ne!(shifted.values, page.values);
+        assert_eq!(shifted, page);
+        // A different argument, option or path is a different page.
+        let mut other = sample();
+        other.values[0] = Some(5);
+        assert_ne!(other, page);
+        let mut other = sample();
+        let last = other.values.len() - 1;
+        other.values[last] = None;
+        assert_ne!(other, page);
+        let mut other = sample();
+        other.paths[1] = 8;
+        assert_ne!(other, page);
+        assert_eq!(page.path_of(&page.elements[2]), [3, 7]);
+        assert_eq!(
+            page.handle_values(&page.elements[0].handle),
+            HandleView::Go(Ok((2, &[Some(4), None][..])))
+        );
     }
 }

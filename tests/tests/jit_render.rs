@@ -10,7 +10,7 @@
 
 use wsite_runtime::env::{self, Env, RewardConfig};
 use wsite_runtime::ir::{Program, Ty};
-use wsite_runtime::jit::{JitError, JitSite, PageStructure};
+use wsite_runtime::jit::{ElementInstance, JitError, JitSite, PageStructure};
 use wsite_runtime::layout::{StateLayout, TextPool};
 use wsite_tests::Lcg;
 
@@ -73,7 +73,21 @@ fn check_state(
         let n = out.elements.len().max(expected.elements.len());
         for i in 0..n {
             let (a, b) = (out.elements.get(i), expected.elements.get(i));
-            if a != b {
+            let same = match (a, b) {
+                (Some(a), Some(b)) => out.same_element(a, &expected, b),
+                _ => false,
+            };
+            if !same {
+                let show = |p: &PageStructure, e: Option<&ElementInstance>| {
+                    e.map(|e| {
+                        format!(
+                            "{e:?} at {:?}, {:?}",
+                            p.path_of(e),
+                            p.handle_values(&e.handle)
+                        )
+                    })
+                };
+                let (a, b) = (show(out, a), show(&expected, b));
                 panic!("{what}: page #{page}: element {i} differs:\n jit    {a:?}\n interp {b:?}");
             }
         }
@@ -122,9 +136,13 @@ fn check_modes(
         );
         for (i, (a, b)) in out.elements.iter().zip(&expected.elements).enumerate() {
             let at = format!("{what}: page #{page}: element {i} in {mode:?}");
+            let (ha, hb) = (
+                out.handle_values(&a.handle),
+                expected.handle_values(&b.handle),
+            );
             assert_eq!(
-                (&a.path, a.role, &a.handle, &a.options, a.disabled),
-                (&b.path, b.role, &b.handle, &b.options, b.disabled),
+                (out.path_of(a), a.role, ha, &a.options, a.disabled),
+                (expected.path_of(b), b.role, hb, &b.options, b.disabled),
                 "{at}"
             );
             assert_eq!(a.value.is_some(), b.value.is_some(), "{at}");

@@ -329,11 +329,11 @@ impl Engine for FlatEngine<'_> {
     }
 
     fn element_path(&self, i: usize) -> &[i64] {
-        self.env
-            .structure()
+        let structure = self.env.structure();
+        structure
             .elements
             .get(i)
-            .map_or(&[], |e| e.path.as_slice())
+            .map_or(&[], |e| structure.path_of(e))
     }
 
     fn element_count(&self) -> usize {

@@ -263,22 +263,33 @@ pub(crate) fn structure(
     pool: &mut crate::layout::TextPool,
 ) -> Result<crate::page::PageStructure, crate::layout::LayoutError> {
     use crate::layout::word_of;
-    use crate::page::{ElementInstance, HandleWords};
-    let mut words = |vs: &[Value]| -> Result<Vec<Option<i64>>, crate::layout::LayoutError> {
-        vs.iter().map(|v| word_of(v, pool)).collect()
+    use crate::page::{ElementInstance, HandleWords, PageStructure, Span};
+    let mut page = PageStructure::new(Vec::with_capacity(view.handles.len()), view.shown.clone());
+    // The words of `vs`, appended to the page's shared values.
+    let values = |page: &mut PageStructure,
+                  pool: &mut crate::layout::TextPool,
+                  vs: &mut dyn Iterator<Item = &Value>| {
+        let start = page.values.len();
+        for v in vs {
+            page.values.push(word_of(v, pool)?);
+        }
+        Ok::<_, crate::layout::LayoutError>(Span::between(start, page.values.len()))
     };
-    let mut elements = Vec::with_capacity(view.handles.len());
     for ((handle, (id, path)), el) in view.handles.iter().zip(&view.paths).zip(&view.elements) {
         let handle = match handle {
             Handle::Inert => HandleWords::Inert,
-            Handle::Go(Ok((page, args))) => HandleWords::Go(Ok((*page, words(args)?))),
+            Handle::Go(Ok((to, args))) => {
+                HandleWords::Go(Ok((*to, values(&mut page, pool, &mut args.iter())?)))
+            }
             Handle::Go(Err(m)) => HandleWords::Go(Err(m.clone())),
-            Handle::Marker(m, Ok(args)) => HandleWords::Marker(*m, Ok(words(args)?)),
+            Handle::Marker(m, Ok(args)) => {
+                HandleWords::Marker(*m, Ok(values(&mut page, pool, &mut args.iter())?))
+            }
             Handle::Marker(m, Err(e)) => HandleWords::Marker(*m, Err(e.clone())),
             Handle::Input { key, ty } => {
                 let v = state.forms.get(key).cloned().unwrap_or_else(|| initial(ty));
                 HandleWords::Input {
-                    value: words(std::slice::from_ref(&v))?.first().copied().flatten(),
+                    value: word_of(&v, pool)?,
                 }
             }
             Handle::Checkbox { on, .. } => HandleWords::Checkbox { on: *on },
@@ -287,31 +298,28 @@ pub(crate) fn structure(
                     Some(v) => v.clone(),
                     None => options.first().map_or(Value::None, |o| o.1.clone()),
                 };
-                let opts: Vec<Value> = options.iter().map(|o| o.1.clone()).collect();
                 HandleWords::Select {
-                    options: words(&opts)?,
-                    value: words(std::slice::from_ref(&v))?.first().copied().flatten(),
+                    options: values(&mut page, pool, &mut options.iter().map(|o| &o.1))?,
+                    value: word_of(&v, pool)?,
                 }
             }
         };
-        elements.push(ElementInstance {
+        let path = page.push_path(path);
+        page.elements.push(ElementInstance {
             id: *id,
-            path: path.clone(),
+            path,
             role: el.role,
             text: el.text.clone(),
             nonempty: !el.text.is_empty(),
-            text_words: crate::page::WordRange::default(),
+            text_words: Span::default(),
             value: el.value.clone(),
-            value_words: crate::page::WordRange::default(),
+            value_words: Span::default(),
             options: el.options.clone(),
             disabled: el.disabled,
             handle,
         });
     }
-    Ok(crate::page::PageStructure::new(
-        elements,
-        view.shown.clone(),
-    ))
+    Ok(page)
 }
 
 /// A form variable's value before the agent touches it.

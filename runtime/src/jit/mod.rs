@@ -63,7 +63,7 @@ mod text;
 #[cfg(test)]
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
-pub use render::{ElementInstance, HandleWords, PageStructure, RenderMode, WordRange};
+pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
 pub use step::{FlatAction, FlatEnv, FlatError, FlatStart, Probe, StartPage};
 
 use crate::interp::eval::Fault;

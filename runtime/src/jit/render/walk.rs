@@ -16,15 +16,7 @@ struct Shown {
     /// The text (empty unless texts are rendered).
     text: String,
     nonempty: bool,
-    words: WordRange,
-}
-
-fn range(start: usize, end: usize) -> WordRange {
-    let at = |k: usize| u32::try_from(k).unwrap_or(u32::MAX);
-    WordRange {
-        start: at(start),
-        end: at(end),
-    }
+    words: Span,
 }
 
 struct Walk<'a> {
@@ -154,12 +146,10 @@ impl Walk<'_> {
         disabled: bool,
         handle: HandleWords,
     ) {
-        let mut path = self.out.spare.paths.pop().unwrap_or_default();
-        path.clear();
-        path.extend_from_slice(&self.path);
+        let path = self.out.push_path(&self.path);
         let (value, value_words) = match value {
             Some(v) => (Some(v.text), v.words),
-            None => (None, WordRange::default()),
+            None => (None, Span::default()),
         };
         self.out.elements.push(ElementInstance {
             id,
@@ -205,9 +195,9 @@ impl Walk<'_> {
             let start = self.out.words.len();
             let words = &mut self.out.words;
             crate::words::each_hash(&text, |h| words.push(h));
-            range(start, self.out.words.len())
+            Span::between(start, self.out.words.len())
         } else {
-            WordRange::default()
+            Span::default()
         };
         let nonempty = !text.is_empty();
         if !self.out.mode().texts {
@@ -236,7 +226,7 @@ impl Walk<'_> {
             })?;
             nonempty = !text.is_empty();
         }
-        let mut words = WordRange::default();
+        let mut words = Span::default();
         if mode.words {
             let start = self.out.words.len();
             let out = &mut *self.out;
@@ -249,7 +239,7 @@ impl Walk<'_> {
                 nonempty =
                     calls!(self).label_words(label, self.pool, pending, |h| hashes.push(h))?;
             }
-            words = range(start, self.out.words.len());
+            words = Span::between(start, self.out.words.len());
         }
         Ok(Shown {
             text,
@@ -275,22 +265,20 @@ impl Walk<'_> {
         Ok(text)
     }
 
-    fn args(&mut self, args: &[F]) -> Result<Result<Vec<Option<i64>>, ActionFault>, JitFault> {
-        let mut out = self.out.spare.words.pop().unwrap_or_default();
-        out.clear();
-        // Recycled lists are all at least this long, so short argument
-        // lists (nearly all) never grow one.
-        out.reserve(args.len().max(4));
+    /// The arguments' words, appended to the page's shared values (none
+    /// are left there when one faults).
+    fn args(&mut self, args: &[F]) -> Result<Result<Span, ActionFault>, JitFault> {
+        let start = self.out.values.len();
         for &a in args {
             match self.value(a)? {
-                Ok(w) => out.push(w),
+                Ok(w) => self.out.values.push(w),
                 Err(f) => {
-                    self.out.spare.words.push(out);
+                    self.out.values.truncate(start);
                     return Ok(Err(ActionFault::new(f, self.program)));
                 }
             }
         }
-        Ok(Ok(out))
+        Ok(Ok(Span::between(start, self.out.values.len())))
     }
 
     fn disabled(&mut self, cond: Option<F>) -> Result<bool, JitFault> {
@@ -463,7 +451,12 @@ impl Walk<'_> {
         let text = self.label(label)?;
         let off = self.disabled(disabled)?;
         let handle = if off {
-            self.out.spare.keep_handle(handle);
+            // Its arguments, the last values written, are no longer needed.
+            if let HandleWords::Go(Ok((_, args))) | HandleWords::Marker(_, Ok(args)) = handle {
+                if args.end as usize == self.out.values.len() {
+                    self.out.values.truncate(args.start as usize);
+                }
+            }
             HandleWords::Inert
         } else {
             handle
@@ -497,15 +490,14 @@ impl Walk<'_> {
         self.set(slot, value);
         let mut texts = self.out.spare.lists.pop().unwrap_or_default();
         texts.clear();
-        let mut words = self.out.spare.words.pop().unwrap_or_default();
-        words.clear();
+        let start = self.out.values.len();
         for (text, word) in options.drain(..) {
             texts.push(text);
-            words.push(word);
+            self.out.values.push(word);
         }
         self.out.spare.options = options;
         let h = HandleWords::Select {
-            options: words,
+            options: Span::between(start, self.out.values.len()),
             value,
         };
         self.push_full(id, "select", text, Some(shown), texts, false, h);

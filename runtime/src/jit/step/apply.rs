@@ -6,6 +6,16 @@
 
 use super::*;
 
+/// The handle an action runs on, with the page's lists its spans cover.
+#[derive(Clone, Copy)]
+struct Handle<'h> {
+    handle: &'h HandleWords,
+    /// The page's value words (the handle's arguments or options).
+    values: &'h [Option<i64>],
+    /// The element's loop path.
+    path: &'h [i64],
+}
+
 impl<'s> FlatEnv<'s> {
     /// Applies `action` to the bytes (not the header); a rejection changes
     /// nothing.
@@ -22,45 +32,57 @@ impl<'s> FlatEnv<'s> {
             };
             return Ok(Applied::Answered(self.start.expected.matches(text)));
         }
-        // The element's handle and path are lent out while the action runs
-        // (nothing it does reads the page structure) and put back after, so
-        // a probe leaves the structure as it was without copying them.
+        // The element's handle and the page's shared lists are lent out
+        // while the action runs (nothing it does reads the page structure)
+        // and put back after, so a probe leaves the structure as it was
+        // without copying them.
         let index = action.element.wrapping_sub(1);
         // `let … else`, not `ok_or`: the error is built only when needed.
         let Some(el) = self.structure.elements.get_mut(index) else {
             return Err(FlatError::NoElement(action.element));
         };
-        let id = el.id;
+        let (id, path) = (el.id, el.path);
         let handle = std::mem::replace(&mut el.handle, HandleWords::Inert);
-        let path = std::mem::take(&mut el.path);
-        let applied = self.apply_to(action, id, &handle, &path, pool, alert);
+        let paths = std::mem::take(&mut self.structure.paths);
+        let values = std::mem::take(&mut self.structure.values);
+        let on = Handle {
+            handle: &handle,
+            values: &values,
+            path: path.of(&paths),
+        };
+        let applied = self.apply_to(action, id, on, pool, alert);
+        self.structure.paths = paths;
+        self.structure.values = values;
         if let Some(el) = self.structure.elements.get_mut(index) {
             el.handle = handle;
-            el.path = path;
         }
         applied
     }
 
-    /// `apply` for an action on element `id` (at loop `path`) with `handle`.
+    /// `apply` for an action on element `id` with handle `on`.
     fn apply_to(
         &mut self,
         action: FlatAction,
         id: u32,
-        handle: &HandleWords,
-        path: &[i64],
+        on: Handle<'_>,
         pool: &mut TextPool,
         alert: Alert,
     ) -> R<Applied> {
+        let Handle {
+            handle,
+            values,
+            path,
+        } = on;
         match (action.kind, handle) {
             (ActionKind::Click, HandleWords::Go(Ok((page, args)))) => {
-                self.navigate(*page, args, pool)
+                self.navigate(*page, args.of(values), pool)
             }
             (ActionKind::Click, HandleWords::Go(Err(why)))
             | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => Ok(Applied::Rejected(
                 (alert == Alert::Render).then(|| why.to_string()),
             )),
             (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
-                let m = *m;
+                let (m, words) = (*m, words.of(values));
                 let def = self
                     .program
                     .markers
@@ -163,7 +185,7 @@ impl<'s> FlatEnv<'s> {
                 }
             }
             (ActionKind::Select, HandleWords::Select { options, .. }) => {
-                let Some(&word) = options.get(action.arg) else {
+                let Some(&word) = options.of(values).get(action.arg) else {
                     return Err(FlatError::NoOption(action.element));
                 };
                 self.set_form(id, path, word)?;

@@ -101,7 +101,7 @@ fn list_loops_render_as_the_interpreter_does() {
     let paths: Vec<_> = got
         .elements
         .iter()
-        .map(|e| (e.id, e.path.clone()))
+        .map(|e| (e.id, got.path_of(e).to_vec()))
         .collect();
     assert_eq!(
         paths,
