@@ -138,23 +138,38 @@ pub fn each_hash(text: &str, mut each: impl FnMut(u64)) {
 /// FNV-1a of a white-space-free run lowercased char by char and trimmed,
 /// without building the lowercased copy; `None` when nothing is kept. (No
 /// character lowercases to white space, so the run stays one word.)
+///
+/// One pass: `running` hashes every lowercased character from the first
+/// kept one on, and `through_last` is `running` as it stood after the last
+/// kept one, which is the trimmed word's hash when the run ends.
 fn unicode_word_hash(word: &str) -> Option<u64> {
-    let lower = || word.chars().flat_map(char::to_lowercase);
-    let first = lower().position(kept)?;
-    let last = lower()
-        .enumerate()
-        .filter(|(_, c)| kept(*c))
-        .map(|(i, _)| i)
-        .last()?;
-    let mut h = FNV_OFFSET;
+    let mut running = FNV_OFFSET;
+    let mut through_last = None;
     let mut utf8 = [0u8; 4];
-    for c in lower().skip(first).take(last + 1 - first) {
+    let mut feed = |c: char, running: &mut u64| {
         for b in c.encode_utf8(&mut utf8).as_bytes() {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(FNV_PRIME);
+            *running ^= u64::from(*b);
+            *running = running.wrapping_mul(FNV_PRIME);
+        }
+    };
+    let mut each = |c: char| {
+        let keep = kept(c);
+        if through_last.is_none() && !keep {
+            return;
+        }
+        feed(c, &mut running);
+        if keep {
+            through_last = Some(running);
+        }
+    };
+    for c in word.chars() {
+        if c.is_ascii() {
+            each(c.to_ascii_lowercase());
+        } else {
+            c.to_lowercase().for_each(&mut each);
         }
     }
-    Some(h)
+    through_last
 }
 
 /// Byte classes of ASCII: white space (as `char::is_whitespace` has it) and
@@ -309,6 +324,8 @@ mod tests {
             hashes("Payroll — “Bridgeview” · café"),
             hashes("payroll bridgeview CAFÉ")
         );
+        // `İ` lowercases to `i` and a combining dot, which the trim drops.
+        assert_eq!(hashes("«İ»"), hashes("i"));
     }
 
     #[test]
