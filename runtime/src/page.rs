@@ -60,11 +60,14 @@ impl Default for RenderMode {
 /// Equality compares what the elements hold (their spans resolved) and the
 /// shown values.
 ///
-/// An element's loop path and its handle's value words are spans of two
-/// lists the page shares ([`PageStructure::paths`], [`PageStructure::values`])
-/// rather than lists of its own: a search renders a page per state it
-/// expands, and emptying, refilling and copying a handful of flat lists
-/// costs far less than recycling two small lists per element.
+/// An element is a record of fixed size: its loop path, texts, option texts
+/// and handle's value words are spans of lists the page shares
+/// ([`PageStructure::paths`], [`PageStructure::texts`],
+/// [`PageStructure::options`], [`PageStructure::values`]) rather than
+/// strings and lists of its own. A search renders a page per state it
+/// expands and a batch one per step: emptying, refilling and copying a
+/// handful of flat lists costs far less than recycling a few small buffers
+/// per element.
 #[derive(Clone, Debug, Default)]
 pub struct PageStructure {
     pub elements: Vec<ElementInstance>,
@@ -74,17 +77,23 @@ pub struct PageStructure {
     /// The value words of every handle (link and marker arguments, select
     /// options), one list after another; handles hold spans of it.
     pub values: Vec<Option<i64>>,
+    /// The page's text: every element's text, value and option texts, and
+    /// the shown values; the rest hold byte spans of it.
+    pub texts: String,
+    /// Every select's option texts (spans of `texts`), one list after
+    /// another; a select's [`ElementInstance::options`] is a span of it.
+    pub options: Vec<Span>,
     /// Every non-empty interpolated value the labels showed, in document
     /// order (a retrieval task's answer candidates, as `View::shown`), when
-    /// texts are rendered.
-    pub shown: Vec<String>,
+    /// texts are rendered: spans of `texts`.
+    pub shown: Vec<Span>,
     /// The word hashes of every element's text and value, when words are
     /// rendered; elements hold ranges of it.
     pub words: Vec<u64>,
     /// What renders compute.
     mode: RenderMode,
-    /// The strings and lists of earlier renders, reused so that rendering
-    /// a page step after step allocates (almost) nothing.
+    /// The lists a walk uses while it renders, kept so that rendering a
+    /// page step after step allocates (almost) nothing.
     pub(crate) spare: Spare,
 }
 
@@ -93,8 +102,6 @@ pub(crate) type LoopItem = (Option<i64>, i64);
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Spare {
-    pub texts: Vec<String>,
-    pub lists: Vec<Vec<String>>,
     /// Text waiting for its words to be hashed.
     pub pending: String,
     /// Loop items of earlier walks.
@@ -104,20 +111,8 @@ pub(crate) struct Spare {
     /// time, so one buffer each, taken and put back.
     pub cells: Vec<i64>,
     pub path: Vec<i64>,
-    pub options: Vec<(String, Option<i64>)>,
+    pub options: Vec<(Span, Option<i64>)>,
     pub keyed: Vec<(Option<i64>, LoopItem)>,
-}
-
-impl Spare {
-    /// Keeps a string for a later text, if it holds memory (an empty one
-    /// popped later would grow, allocate, all the same). One push at a
-    /// time: a chained, filtered `extend` took the slow path on every
-    /// element of every render.
-    pub(crate) fn keep_text(&mut self, text: String) {
-        if text.capacity() > 0 {
-            self.texts.push(text);
-        }
-    }
 }
 
 impl PartialEq for PageStructure {
@@ -128,21 +123,13 @@ impl PartialEq for PageStructure {
                 .iter()
                 .zip(&other.elements)
                 .all(|(a, b)| self.same_element(a, other, b))
-            && self.shown == other.shown
+            && self.shown_texts().eq(other.shown_texts())
     }
 }
 
 impl Eq for PageStructure {}
 
 impl PageStructure {
-    pub fn new(elements: Vec<ElementInstance>, shown: Vec<String>) -> PageStructure {
-        PageStructure {
-            elements,
-            shown,
-            ..PageStructure::default()
-        }
-    }
-
     /// What renders into this structure compute from now on.
     pub fn set_mode(&mut self, mode: RenderMode) {
         self.mode = mode;
@@ -152,98 +139,80 @@ impl PageStructure {
         self.mode
     }
 
-    /// Empties the structure, keeping its strings and lists for reuse.
+    /// Empties the structure, keeping its lists' memory for reuse.
     pub fn clear(&mut self) {
-        let spare = &mut self.spare;
-        for e in self.elements.drain(..) {
-            let ElementInstance {
-                text,
-                value,
-                mut options,
-                ..
-            } = e;
-            // Only buffers that hold memory are worth keeping.
-            spare.keep_text(text);
-            if let Some(value) = value {
-                spare.keep_text(value);
-            }
-            for option in options.drain(..) {
-                spare.keep_text(option);
-            }
-            if options.capacity() > 0 {
-                spare.lists.push(options);
-            }
-        }
-        for shown in self.shown.drain(..) {
-            spare.keep_text(shown);
-        }
-        self.words.clear();
+        self.elements.clear();
         self.paths.clear();
         self.values.clear();
+        self.texts.clear();
+        self.options.clear();
+        self.shown.clear();
+        self.words.clear();
     }
 
     /// Makes this structure equal to `other` (its mode as well), reusing
-    /// this one's strings and lists rather than cloning `other`'s (a derived
-    /// `clone_from` allocates every element's buffers anew). The prover
-    /// restores a page per candidate this way, and a batch restarts an
-    /// episode onto a kept first page.
+    /// this one's memory rather than cloning `other`'s. The prover restores
+    /// a page per candidate this way, and a batch restarts an episode onto
+    /// a kept first page.
     pub fn copy_from(&mut self, other: &PageStructure) {
         self.clear();
         self.mode = other.mode;
-        for e in &other.elements {
-            let element = self.copy_element(e);
-            self.elements.push(element);
-        }
-        for s in &other.shown {
-            let copy = self.copied(s);
-            self.shown.push(copy);
-        }
-        self.words.extend_from_slice(&other.words);
+        self.elements.extend_from_slice(&other.elements);
         self.paths.extend_from_slice(&other.paths);
         self.values.extend_from_slice(&other.values);
+        self.texts.push_str(&other.texts);
+        self.options.extend_from_slice(&other.options);
+        self.shown.extend_from_slice(&other.shown);
+        self.words.extend_from_slice(&other.words);
     }
 
-    /// Copies `e` of a page whose shared lists this page now holds.
-    fn copy_element(&mut self, e: &ElementInstance) -> ElementInstance {
-        let mut options = Vec::new();
-        if !e.options.is_empty() {
-            options = self.spare.lists.pop().unwrap_or_default();
-            options.clear();
-            for o in &e.options {
-                let copy = self.copied(o);
-                options.push(copy);
-            }
-        }
-        ElementInstance {
-            id: e.id,
-            path: e.path,
-            role: e.role,
-            text: self.copied(&e.text),
-            nonempty: e.nonempty,
-            text_words: e.text_words,
-            value: e.value.as_deref().map(|v| self.copied(v)),
-            value_words: e.value_words,
-            options,
-            disabled: e.disabled,
-            handle: e.handle.clone(),
-        }
+    /// The text in `span` of [`PageStructure::texts`] (empty for a span
+    /// this structure lacks).
+    pub fn text_at(&self, span: Span) -> &str {
+        span.of_text(&self.texts)
     }
 
-    /// `text` in a spare string (an empty text takes none).
-    fn copied(&mut self, text: &str) -> String {
-        if text.is_empty() {
-            return String::new();
-        }
-        let mut s = self.string();
-        s.push_str(text);
-        s
+    /// Element `e`'s rendered label (empty unless texts are rendered).
+    pub fn text_of(&self, e: &ElementInstance) -> &str {
+        self.text_at(e.text)
     }
 
-    /// An empty string, reused when one is spare.
-    pub(crate) fn string(&mut self) -> String {
-        let mut s = self.spare.texts.pop().unwrap_or_default();
-        s.clear();
-        s
+    /// What form element `e` shows as its value (`None` for other
+    /// elements; empty unless texts are rendered).
+    pub fn value_of(&self, e: &ElementInstance) -> Option<&str> {
+        e.value.map(|v| self.text_at(v))
+    }
+
+    /// Select `e`'s option texts, in order (none for other elements).
+    pub fn options_of<'p>(
+        &'p self,
+        e: &ElementInstance,
+    ) -> impl ExactSizeIterator<Item = &'p str> + Clone + 'p {
+        e.options.of(&self.options).iter().map(|&o| self.text_at(o))
+    }
+
+    /// Option `i` of select `e`.
+    pub fn option_of(&self, e: &ElementInstance, i: usize) -> Option<&str> {
+        e.options.of(&self.options).get(i).map(|&o| self.text_at(o))
+    }
+
+    /// The shown values, in order.
+    pub fn shown_texts(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
+        self.shown.iter().map(|&s| self.text_at(s))
+    }
+
+    /// Appends `text` to the page's text; its span.
+    pub fn push_text(&mut self, text: &str) -> Span {
+        let start = self.texts.len();
+        self.texts.push_str(text);
+        Span::between(start, self.texts.len())
+    }
+
+    /// Appends option texts to the page's option lists; their span.
+    pub fn push_options(&mut self, texts: impl IntoIterator<Item = Span>) -> Span {
+        let start = self.options.len();
+        self.options.extend(texts);
+        Span::between(start, self.options.len())
     }
 
     /// The hashes in `span` (empty for a span this structure lacks).
@@ -287,12 +256,12 @@ impl PageStructure {
         a.id == b.id
             && self.path_of(a) == other.path_of(b)
             && a.role == b.role
-            && a.text == b.text
+            && self.text_of(a) == other.text_of(b)
             && a.nonempty == b.nonempty
             && self.words_of(a.text_words) == other.words_of(b.text_words)
-            && a.value == b.value
+            && self.value_of(a) == other.value_of(b)
             && self.words_of(a.value_words) == other.words_of(b.value_words)
-            && a.options == b.options
+            && self.options_of(a).eq(other.options_of(b))
             && a.disabled == b.disabled
             && self.handle_values(&a.handle) == other.handle_values(&b.handle)
     }
@@ -318,7 +287,8 @@ impl PageStructure {
 }
 
 /// A stretch of one of a page's shared lists ([`PageStructure::words`],
-/// [`PageStructure::paths`] or [`PageStructure::values`]).
+/// [`PageStructure::paths`], [`PageStructure::values`],
+/// [`PageStructure::options`]) or of its text (in bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Span {
     pub start: u32,
@@ -336,6 +306,13 @@ impl Span {
         }
     }
 
+    /// The part of `text` it covers, in bytes (empty where `text` lacks
+    /// it).
+    pub fn of_text(self, text: &str) -> &str {
+        text.get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+
     /// The part of `list` it covers (empty where `list` lacks it).
     pub fn of<T>(self, list: &[T]) -> &[T] {
         list.get(self.start as usize..self.end as usize)
@@ -347,7 +324,9 @@ impl Span {
     }
 }
 
-/// One element instance.
+/// One element instance: a fixed-size record whose lists and texts are spans
+/// of its page's (read them through the page: [`PageStructure::text_of`],
+/// [`PageStructure::path_of`], …).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ElementInstance {
     /// The element's id in its page.
@@ -359,20 +338,21 @@ pub struct ElementInstance {
     /// select, checkbox or section.
     pub role: &'static str,
     /// The element's rendered label, as the interpreter shows it (empty
-    /// unless texts are rendered).
-    pub text: String,
+    /// unless texts are rendered): a span of the page's text.
+    pub text: Span,
     /// Whether the label's text is non-empty (known in every mode but
     /// `STRUCTURE`).
     pub nonempty: bool,
     /// The label's words, when words are rendered.
     pub text_words: Span,
-    /// What a form element shows as its value (an empty string unless
-    /// texts are rendered).
-    pub value: Option<String>,
+    /// What a form element shows as its value (an empty text unless texts
+    /// are rendered): a span of the page's text.
+    pub value: Option<Span>,
     /// The value's words, when words are rendered.
     pub value_words: Span,
-    /// A select's option texts, in order.
-    pub options: Vec<String>,
+    /// A select's option texts, in order: a span of the page's
+    /// [`PageStructure::options`].
+    pub options: Span,
     pub disabled: bool,
     pub handle: HandleWords,
 }
@@ -446,23 +426,39 @@ mod tests {
             },
             Kind::Checkbox => HandleWords::Checkbox { on: true },
         };
+        let text = page.push_text(text);
+        let value = id
+            .is_multiple_of(2)
+            .then(|| page.push_text(&format!("v{id}")));
+        let texts = ["a", "", "b"].map(|o| page.push_text(o));
+        let options = page.push_options(texts);
         page.elements.push(ElementInstance {
             id,
             path,
             role: "button",
-            text: text.to_string(),
+            text,
             nonempty: !text.is_empty(),
             text_words: Span { start: 0, end: 2 },
-            value: id.is_multiple_of(2).then(|| format!("v{id}")),
+            value,
             value_words: Span::default(),
-            options: vec!["a".into(), String::new(), "b".into()],
+            options,
             disabled: id == 3,
             handle,
         });
     }
 
+    /// A page with `shown` values first.
+    fn with_shown(shown: &[&str]) -> PageStructure {
+        let mut page = PageStructure::default();
+        for s in shown {
+            let at = page.push_text(s);
+            page.shown.push(at);
+        }
+        page
+    }
+
     fn sample() -> PageStructure {
-        let mut page = PageStructure::new(vec![], vec!["Wool scarf".into(), "$12.00".into()]);
+        let mut page = with_shown(&["Wool scarf", "$12.00"]);
         push(&mut page, 1, "Add", Kind::Go(vec![Some(4), None]));
         push(&mut page, 2, "", Kind::Marker(vec![Some(9)]));
         push(&mut page, 3, "Pick", Kind::Select(vec![Some(1), Some(2)]));
@@ -501,7 +497,8 @@ mod tests {
         let page = sample();
         // The same elements with unused words before each list: every span
         // lies elsewhere, and the pages are still equal.
-        let mut shifted = PageStructure::new(vec![], page.shown.clone());
+        let mut shifted = with_shown(&["", "Wool scarf", "", "$12.00"]);
+        shifted.shown.retain(|s| !s.is_empty());
         shifted.words = page.words.clone();
         for (id, text, kind) in [
             (1, "Add", Kind::Go(vec![Some(4), None])),
@@ -511,6 +508,9 @@ mod tests {
         ] {
             shifted.push_path(&[-1]);
             shifted.push_values([Some(-1)]);
+            shifted.push_text("unused");
+            let unused = shifted.push_text("x");
+            shifted.push_options([unused]);
             push(&mut shifted, id, text, kind);
         }
         assert_ne!(shifted.values, page.values);
@@ -526,7 +526,25 @@ mod tests {
         let mut other = sample();
         other.paths[1] = 8;
         assert_ne!(other, page);
+        // So is a different text, value, option or shown value.
+        for (at, by) in [("Add", "Adx"), ("v2", "v3"), ("b", "c"), ("$12", "$13")] {
+            let mut other = sample();
+            let from = other.texts.find(at).unwrap_or(0);
+            other.texts.replace_range(from..from + at.len(), by);
+            assert_ne!(other, page, "{at} changed to {by}");
+        }
         assert_eq!(page.path_of(&page.elements[2]), [3, 7]);
+        let select = &page.elements[2];
+        assert_eq!(page.text_of(select), "Pick");
+        assert_eq!(page.value_of(select), None);
+        assert_eq!(page.value_of(&page.elements[1]), Some("v2"));
+        assert_eq!(page.options_of(select).collect::<Vec<_>>(), ["a", "", "b"]);
+        assert_eq!(page.option_of(select, 2), Some("b"));
+        assert_eq!(page.option_of(select, 3), None);
+        assert_eq!(
+            page.shown_texts().collect::<Vec<_>>(),
+            ["Wool scarf", "$12.00"]
+        );
         assert_eq!(
             page.handle_values(&page.elements[0].handle),
             HandleView::Go(Ok((2, &[Some(4), None][..])))

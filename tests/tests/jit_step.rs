@@ -60,8 +60,23 @@ fn compare_observations(env: &Env, flat: &FlatEnv, what: &str) {
     if !env.done() {
         assert_eq!(ee.len(), fe.len(), "{what}: element counts differ");
         for (i, (a, b)) in ee.iter().zip(fe).enumerate() {
-            let got = (b.role, &b.text, &b.value, &b.options, b.disabled);
-            let want = (a.role, &a.text, &a.value, &a.options, a.disabled);
+            let page = flat.structure();
+            let options: Vec<&str> = page.options_of(b).collect();
+            let got = (
+                b.role,
+                page.text_of(b),
+                page.value_of(b),
+                options,
+                b.disabled,
+            );
+            let options: Vec<&str> = a.options.iter().map(String::as_str).collect();
+            let want = (
+                a.role,
+                a.text.as_str(),
+                a.value.as_deref(),
+                options,
+                a.disabled,
+            );
             assert_eq!(got, want, "{what}: element [{}] differs", i + 1);
         }
     }

@@ -346,10 +346,10 @@ impl Engine for FlatEngine<'_> {
         let words = structure.mode().words;
         Some(ElementView {
             role: e.role,
-            text: &e.text,
+            text: structure.text_of(e),
             nonempty: e.nonempty,
             words: words.then(|| structure.words_of(e.text_words)),
-            value: e.value.as_deref(),
+            value: structure.value_of(e),
             value_words: words.then(|| structure.words_of(e.value_words)),
             disabled: e.disabled,
         })

@@ -264,7 +264,11 @@ pub(crate) fn structure(
 ) -> Result<crate::page::PageStructure, crate::layout::LayoutError> {
     use crate::layout::word_of;
     use crate::page::{ElementInstance, HandleWords, PageStructure, Span};
-    let mut page = PageStructure::new(Vec::with_capacity(view.handles.len()), view.shown.clone());
+    let mut page = PageStructure::default();
+    for shown in &view.shown {
+        let at = page.push_text(shown);
+        page.shown.push(at);
+    }
     // The words of `vs`, appended to the page's shared values.
     let values = |page: &mut PageStructure,
                   pool: &mut crate::layout::TextPool,
@@ -305,16 +309,20 @@ pub(crate) fn structure(
             }
         };
         let path = page.push_path(path);
+        let text = page.push_text(&el.text);
+        let value = el.value.as_deref().map(|v| page.push_text(v));
+        let texts: Vec<Span> = el.options.iter().map(|o| page.push_text(o)).collect();
+        let options = page.push_options(texts);
         page.elements.push(ElementInstance {
             id: *id,
             path,
             role: el.role,
-            text: el.text.clone(),
+            text,
             nonempty: !el.text.is_empty(),
             text_words: Span::default(),
-            value: el.value.clone(),
+            value,
             value_words: Span::default(),
-            options: el.options.clone(),
+            options,
             disabled: el.disabled,
             handle,
         });

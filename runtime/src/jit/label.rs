@@ -204,7 +204,7 @@ impl Calls<'_> {
         label: &Label,
         pool: &mut TextPool,
         out: &mut String,
-        mut shown: impl FnMut(&str),
+        mut shown: impl FnMut(std::ops::Range<usize>),
     ) -> Result<(), JitFault> {
         for part in &label.parts {
             match part {
@@ -214,7 +214,7 @@ impl Calls<'_> {
                     self.render_interp(*f, ty, pool, out)?;
                     let piece = out.get(start..).unwrap_or_default();
                     if !piece.is_empty() && piece != FAILED {
-                        shown(piece);
+                        shown(start..out.len());
                     }
                 }
             }

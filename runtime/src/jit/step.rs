@@ -186,8 +186,8 @@ fn put_i64(b: &mut [u8], at: usize, v: i64) -> R<()> {
 /// answer candidates of a retrieval task, before deduplication).
 fn candidate_text(page: &PageStructure, i: u32) -> Option<&str> {
     match page.shown.get(i as usize) {
-        Some(s) => Some(s),
-        None => candidate_element(page, i).map(|e| e.text.as_str()),
+        Some(&s) => Some(page.text_at(s)),
+        None => candidate_element(page, i).map(|e| page.text_of(e)),
     }
 }
 
@@ -486,8 +486,7 @@ impl<'s> FlatEnv<'s> {
                 .structure
                 .elements
                 .get(action.element.wrapping_sub(1))
-                .and_then(|e| e.options.get(action.arg))
-                .map(String::as_str),
+                .and_then(|e| self.structure.option_of(e, action.arg)),
             ActionKind::Answer => self.answer(action.arg),
         }
     }
@@ -564,9 +563,9 @@ impl<'s> FlatEnv<'s> {
                 HandleWords::Select { .. } => {
                     // One choice per distinct option text, the first kept
                     // (as `env::actions` offers them).
-                    let texts = &el.options;
-                    for (arg, t) in texts.iter().enumerate() {
-                        if !texts.get(..arg).is_some_and(|before| before.contains(t)) {
+                    let texts = self.structure.options_of(el);
+                    for (arg, t) in texts.clone().enumerate() {
+                        if !texts.clone().take(arg).any(|before| before == t) {
                             self.actions.push(act(ActionKind::Select, arg));
                         }
                     }

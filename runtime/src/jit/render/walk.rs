@@ -12,9 +12,11 @@ fn corrupt(what: &str) -> JitFault {
 }
 
 /// A text as a render in some mode keeps it.
+#[derive(Clone, Copy)]
 struct Shown {
-    /// The text (empty unless texts are rendered).
-    text: String,
+    /// The text's span of the page's text (empty unless texts are
+    /// rendered).
+    text: Span,
     nonempty: bool,
     words: Span,
 }
@@ -132,7 +134,7 @@ impl Walk<'_> {
     }
 
     fn push(&mut self, id: u32, role: &'static str, text: Shown, handle: HandleWords) {
-        self.push_full(id, role, text, None, Vec::new(), false, handle);
+        self.push_full(id, role, text, None, Span::default(), false, handle);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -142,7 +144,7 @@ impl Walk<'_> {
         role: &'static str,
         text: Shown,
         value: Option<Shown>,
-        options: Vec<String>,
+        options: Span,
         disabled: bool,
         handle: HandleWords,
     ) {
@@ -166,20 +168,18 @@ impl Walk<'_> {
         });
     }
 
-    fn text_ctx(&self) -> TextCtx<'_> {
-        TextCtx {
+    /// Renders `value` (a word of kind `tag`, static type `ty`) onto the
+    /// page's text; its span.
+    fn render_value(&mut self, value: Option<i64>, tag: Tag, ty: &Ty) -> Result<Span, JitFault> {
+        let text = TextCtx {
             program: self.program,
             layout: self.layout,
             state: self.state,
             pool: self.pool,
-        }
-    }
-
-    /// Renders `value` (a word of kind `tag`, static type `ty`) as text.
-    fn render_value(&mut self, value: Option<i64>, tag: Tag, ty: &Ty) -> Result<String, JitFault> {
-        let mut out = self.out.string();
-        self.text_ctx().render_word(value, tag, ty, &mut out)?;
-        Ok(out)
+        };
+        let start = self.out.texts.len();
+        text.render_word(value, tag, ty, &mut self.out.texts)?;
+        Ok(Span::between(start, self.out.texts.len()))
     }
 
     /// A form element's shown value, in the structure's mode.
@@ -188,23 +188,37 @@ impl Walk<'_> {
         Ok(self.shown_literal_text(text))
     }
 
-    /// `text` as a shown text in the structure's mode (its words hashed
-    /// when words are rendered; the string kept when texts are).
-    fn shown_literal_text(&mut self, mut text: String) -> Shown {
-        let words = if self.out.mode().words {
-            let start = self.out.words.len();
-            let words = &mut self.out.words;
-            crate::words::each_hash(&text, |h| words.push(h));
-            Span::between(start, self.out.words.len())
-        } else {
-            Span::default()
-        };
-        let nonempty = !text.is_empty();
+    /// The text at `span` of the page's text, in the structure's mode: its
+    /// words hashed when words are rendered, and taken off the page's text
+    /// again when texts are not (it must then be the last text written).
+    fn shown_literal_text(&mut self, span: Span) -> Shown {
+        let shown = self.shown_at(span);
         if !self.out.mode().texts {
-            text.clear();
+            self.out.texts.truncate(span.start as usize);
+        }
+        shown
+    }
+
+    /// The text at `span` of the page's text (which stays there) as a
+    /// shown text in the structure's mode: an empty span unless texts are
+    /// rendered, its words hashed when words are.
+    fn shown_at(&mut self, span: Span) -> Shown {
+        let out = &mut *self.out;
+        let text = span.of_text(&out.texts);
+        let nonempty = !text.is_empty();
+        let mut words = Span::default();
+        if out.mode().words {
+            let start = out.words.len();
+            let hashes = &mut out.words;
+            crate::words::each_hash(text, |h| hashes.push(h));
+            words = Span::between(start, out.words.len());
         }
         Shown {
-            text,
+            text: if out.mode().texts {
+                span
+            } else {
+                Span::default()
+            },
             nonempty,
             words,
         }
@@ -215,31 +229,30 @@ impl Walk<'_> {
     /// interpreter's renderer keeps it).
     fn label(&mut self, label: &Label) -> Result<Shown, JitFault> {
         let mode = self.out.mode();
-        let mut text = self.out.string();
+        let start = self.out.texts.len();
         let mut nonempty = false;
         if mode.texts {
-            let kept = &mut *self.out;
-            calls!(self).label(label, self.pool, &mut text, |piece| {
-                let mut s = kept.string();
-                s.push_str(piece);
-                kept.shown.push(s);
+            let PageStructure { texts, shown, .. } = &mut *self.out;
+            calls!(self).label(label, self.pool, texts, |piece| {
+                shown.push(Span::between(piece.start, piece.end));
             })?;
-            nonempty = !text.is_empty();
+            nonempty = self.out.texts.len() > start;
         }
+        let text = Span::between(start, self.out.texts.len());
         let mut words = Span::default();
         if mode.words {
-            let start = self.out.words.len();
+            let begin = self.out.words.len();
             let out = &mut *self.out;
             let hashes = &mut out.words;
             if mode.texts {
                 // The text is there: its words are its words.
-                crate::words::each_hash(&text, |h| hashes.push(h));
+                crate::words::each_hash(text.of_text(&out.texts), |h| hashes.push(h));
             } else {
                 let pending = &mut out.spare.pending;
                 nonempty =
                     calls!(self).label_words(label, self.pool, pending, |h| hashes.push(h))?;
             }
-            words = Span::between(start, self.out.words.len());
+            words = Span::between(begin, self.out.words.len());
         }
         Ok(Shown {
             text,
@@ -248,21 +261,19 @@ impl Walk<'_> {
         })
     }
 
-    /// A select option's text, rendered whatever the mode (candidates are
-    /// one per distinct option text); kept in `shown` as a label's pieces
-    /// are when texts are rendered.
-    fn option_text(&mut self, label: &Label) -> Result<String, JitFault> {
+    /// A select option's text, rendered onto the page's text whatever the
+    /// mode (candidates are one per distinct option text); kept in `shown`
+    /// as a label's pieces are when texts are rendered.
+    fn option_text(&mut self, label: &Label) -> Result<Span, JitFault> {
         let keep = self.out.mode().texts;
-        let mut text = self.out.string();
-        let kept = &mut *self.out;
-        calls!(self).label(label, self.pool, &mut text, |piece| {
+        let start = self.out.texts.len();
+        let PageStructure { texts, shown, .. } = &mut *self.out;
+        calls!(self).label(label, self.pool, texts, |piece| {
             if keep {
-                let mut s = kept.string();
-                s.push_str(piece);
-                kept.shown.push(s);
+                shown.push(Span::between(piece.start, piece.end));
             }
         })?;
-        Ok(text)
+        Ok(Span::between(start, self.out.texts.len()))
     }
 
     /// The arguments' words, appended to the page's shared values (none
@@ -359,17 +370,18 @@ impl Walk<'_> {
                 let shown = self.shown_value(value, Tag::of_ty(ty), ty)?;
                 self.set(*slot, value);
                 let h = HandleWords::Input { value };
-                self.push_full(*id, "input", text, Some(shown), Vec::new(), false, h);
+                let none = Span::default();
+                self.push_full(*id, "input", text, Some(shown), none, false, h);
             }
             Node::Checkbox { id, label, slot } => {
                 let text = self.label(label)?;
                 let on = matches!(self.form(*id)?, Some(Some(w)) if w != 0);
                 self.set(*slot, Some(i64::from(on)));
-                let mut shown = self.out.string();
-                shown.push_str(if on { "yes" } else { "no" });
+                let shown = self.out.push_text(if on { "yes" } else { "no" });
                 let shown = self.shown_literal_text(shown);
                 let h = HandleWords::Checkbox { on };
-                self.push_full(*id, "checkbox", text, Some(shown), Vec::new(), false, h);
+                let none = Span::default();
+                self.push_full(*id, "checkbox", text, Some(shown), none, false, h);
             }
             Node::SelectList {
                 id,
@@ -461,7 +473,7 @@ impl Walk<'_> {
         } else {
             handle
         };
-        self.push_full(id, role, text, None, Vec::new(), off, handle);
+        self.push_full(id, role, text, None, Span::default(), off, handle);
         Ok(())
     }
 
@@ -473,31 +485,24 @@ impl Walk<'_> {
         text: Shown,
         ty: &Ty,
         slot: usize,
-        mut options: Vec<(String, Option<i64>)>,
+        mut options: Vec<(Span, Option<i64>)>,
     ) -> Result<(), JitFault> {
         let value = match self.form(id)? {
             Some(v) => v,
             None => options.first().and_then(|o| o.1),
         };
         let shown = match options.iter().find(|o| o.1 == value) {
-            Some(o) => {
-                let mut s = self.out.string();
-                s.push_str(&o.0);
-                self.shown_literal_text(s)
-            }
+            // The chosen option's text is the value's.
+            Some(&(at, _)) => self.shown_at(at),
             None => self.shown_value(value, Tag::of_ty(ty), ty)?,
         };
         self.set(slot, value);
-        let mut texts = self.out.spare.lists.pop().unwrap_or_default();
-        texts.clear();
-        let start = self.out.values.len();
-        for (text, word) in options.drain(..) {
-            texts.push(text);
-            self.out.values.push(word);
-        }
+        let texts = self.out.push_options(options.iter().map(|o| o.0));
+        let words = self.out.push_values(options.iter().map(|o| o.1));
+        options.clear();
         self.out.spare.options = options;
         let h = HandleWords::Select {
-            options: Span::between(start, self.out.values.len()),
+            options: words,
             value,
         };
         self.push_full(id, "select", text, Some(shown), texts, false, h);
