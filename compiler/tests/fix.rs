@@ -1,8 +1,9 @@
-//! End-to-end tests of `wsitec fix`: the dry run shows a diff and writes
-//! nothing, `--apply` writes and the result checks clean of the fixed codes,
-//! a second run finds nothing to do, a syntax error holds back new
-//! declarations (overlapping fixes are tested in `compiler/src/fix/tests.rs`),
-//! and the exit codes.
+//! End-to-end tests of repair: `wsitec fix` (the dry run shows a diff and
+//! writes nothing, `--apply` writes and the result checks clean of the fixed
+//! codes, a second run finds nothing to do, a syntax error holds back new
+//! declarations; overlapping fixes are tested in `compiler/src/fix/tests.rs`)
+//! and its exit codes, and what `check --format json` gives a repair loop:
+//! machine-applicable fixes, and defects ordered cause before consequence.
 
 #![allow(clippy::expect_used, clippy::panic)]
 
@@ -184,4 +185,80 @@ fn usage_and_missing_files_have_their_exit_codes() {
     let out = wsitec(&["fix", "/nonexistent/shop.wsite"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+#[test]
+fn json_carries_machine_applicable_fixes() {
+    let fixes = |fixture: &str| -> Vec<serde_json::Value> {
+        let path = format!("{}/../tests/ui/{fixture}", env!("CARGO_MANIFEST_DIR"));
+        let out = wsitec(&["check", "--no-prove", "--format", "json", &path]);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        report["defects"]
+            .as_array()
+            .expect("defects")
+            .iter()
+            .filter_map(|d| d.get("fix").cloned())
+            .collect()
+    };
+    let added = fixes("E301_write_outside_writes.wsite");
+    assert!(
+        added
+            .iter()
+            .any(|f| f["kind"] == "add_permission" && f["clause"] == "writes"),
+        "{added:?}"
+    );
+    let removed = fixes("S107_unused_permission.wsite");
+    assert!(
+        removed.iter().any(|f| f["kind"] == "remove_permission"),
+        "{removed:?}"
+    );
+    let created = fixes("E101_unknown_names.wsite");
+    assert!(
+        created.iter().any(|f| f["kind"] == "create_page"),
+        "{created:?}"
+    );
+}
+
+/// The defects of `fixture` as `(id, code, depends_on)`, in report order.
+fn repair_queue(fixture: &str) -> Vec<(u64, String, Vec<u64>)> {
+    let path = wsite_tests::ui_dir().join(fixture);
+    let out = wsitec(&[
+        "check",
+        "--format",
+        "json",
+        path.to_str().unwrap_or_default(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+    report["defects"]
+        .as_array()
+        .expect("defects")
+        .iter()
+        .map(|d| {
+            let deps = d["depends_on"].as_array().expect("depends_on");
+            (
+                d["id"].as_u64().expect("id"),
+                d["code"].as_str().expect("code").to_string(),
+                deps.iter().filter_map(serde_json::Value::as_u64).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_repair_queue_puts_the_structural_cause_before_the_f401_it_explains() {
+    for (fixture, cause) in [
+        ("F401_marker_without_button.wsite", "S102"),
+        ("F401_button_on_unreachable_page.wsite", "S101"),
+    ] {
+        let queue = repair_queue(fixture);
+        let find = |code: &str| queue.iter().position(|(_, c, _)| c == code);
+        let (Some(c), Some(f)) = (find(cause), find("F401")) else {
+            panic!("{fixture}: expected {cause} and F401 in {queue:?}");
+        };
+        assert!(c < f, "{fixture}: {cause} must come before F401: {queue:?}");
+        assert!(
+            queue[f].2.contains(&queue[c].0),
+            "{fixture}: F401 must depend on {cause}: {queue:?}"
+        );
+    }
 }
