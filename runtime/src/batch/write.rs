@@ -269,11 +269,8 @@ fn write_elements<E: Engine>(
             None => value.fill(0),
         }
         rows.flags[i] = f;
-        let under = context
-            .and_then(|c| slot.engine.element(c))
-            .map_or(("", None), |c| (c.text, c.words));
-        slot.tokens
-            .fill_text(under.0, under.1, &mut rows.context[i * ct..(i + 1) * ct]);
+        let out = &mut rows.context[i * ct..(i + 1) * ct];
+        write_context(slot, rows.text, out, context, (i, tt));
     }
     let written = places.len();
     slot.places = places;
@@ -282,6 +279,55 @@ fn write_elements<E: Engine>(
     fill_rows(rows.value, vt, written, stale, 0);
     fill_rows(rows.context, ct, written, stale, 0);
     slot.written.elements = written;
+}
+
+/// Writes element `i`'s context row `out` (`ct` ids wide): the ids of
+/// element `context`'s text, at most `ct` of them (padding when there is
+/// none); `text_rows` are the text rows, `tt` ids each.
+///
+/// The context is an element written earlier in this observation, so when
+/// a context row is no wider than a text row (the default: 6 against 12)
+/// its ids are the first `ct` of that element's text row, whose ids are
+/// padded the same way; they are copied from there rather than read and
+/// hashed again. A debug build checks every copy against the ids written
+/// from the text.
+fn write_context<E: Engine>(
+    slot: &Slot<E>,
+    text_rows: &[u32],
+    out: &mut [u32],
+    context: Option<usize>,
+    (i, tt): (usize, usize),
+) {
+    let ct = out.len();
+    let from_text = |c: usize| {
+        let written = c < i && ct <= tt;
+        written
+            .then(|| text_rows.get(c * tt..c * tt + ct))
+            .flatten()
+    };
+    match context.and_then(from_text) {
+        Some(ids) => {
+            out.copy_from_slice(ids);
+            if cfg!(debug_assertions) {
+                let mut check = vec![0; ct];
+                fill_context(slot, context, &mut check);
+                assert_eq!(
+                    check, out,
+                    "a copied context row differs from its text's ids"
+                );
+            }
+        }
+        None => fill_context(slot, context, out),
+    }
+}
+
+/// Writes the ids of element `context`'s text into `out` (padding when
+/// there is none).
+fn fill_context<E: Engine>(slot: &Slot<E>, context: Option<usize>, out: &mut [u32]) {
+    let under = context
+        .and_then(|c| slot.engine.element(c))
+        .map_or(("", None), |c| (c.text, c.words));
+    slot.tokens.fill_text(under.0, under.1, out);
 }
 
 /// The action table: candidates whose element is shown, in §5.2 order, with
