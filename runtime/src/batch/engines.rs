@@ -85,6 +85,10 @@ pub trait Engine: Send {
     fn element(&self, i: usize) -> Option<ElementView<'_>>;
     fn action_count(&self) -> usize;
     fn action(&self, i: usize) -> Option<ActionView<'_>>;
+    /// Candidate `i`'s kind: `action(i)`'s, without looking up its text.
+    fn action_kind(&self, i: usize) -> Option<ActionKind> {
+        self.action(i).map(|a| a.kind)
+    }
     /// Takes candidate `index`.
     fn take(&mut self, index: usize) -> Result<StepResult, BatchError>;
     /// Starts a new episode of instance `instance`.
@@ -213,6 +217,10 @@ impl Engine for InterpEngine<'_> {
 
     fn action_count(&self) -> usize {
         self.env.actions().len()
+    }
+
+    fn action_kind(&self, i: usize) -> Option<ActionKind> {
+        self.env.actions().get(i).map(|a| a.kind)
     }
 
     fn action(&self, i: usize) -> Option<ActionView<'_>> {
@@ -357,6 +365,10 @@ impl Engine for FlatEngine<'_> {
 
     fn action_count(&self) -> usize {
         self.env.actions().len()
+    }
+
+    fn action_kind(&self, i: usize) -> Option<ActionKind> {
+        self.env.actions().get(i).map(|a| a.kind)
     }
 
     fn action(&self, i: usize) -> Option<ActionView<'_>> {

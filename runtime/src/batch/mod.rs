@@ -167,9 +167,6 @@ struct Slot<E> {
     table: Vec<usize>,
     /// The last actions taken this episode, most recent first.
     history: VecDeque<Taken>,
-    /// Where each shown element sits (`write::placement`), kept between
-    /// steps so that writing an observation does not allocate.
-    places: Vec<(Option<usize>, u8)>,
     /// Each shown element's text as a byte set and a length
     /// (`write::TextSketch`), scratch for anchoring answers.
     sketches: Vec<write::TextSketch>,
@@ -336,7 +333,6 @@ impl<E: Engine> BatchEnv<E> {
                 tokens: Tokenizer::new(spec.vocab),
                 table: Vec::new(),
                 history: VecDeque::new(),
-                places: Vec::new(),
                 sketches: Vec::new(),
                 spare_history: Vec::new(),
                 written: write::Written::ALL,

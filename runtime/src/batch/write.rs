@@ -23,7 +23,7 @@
 //! element's context.
 
 use super::buffers::{Rows, MAX_SIBLING};
-use super::engines::Engine;
+use super::engines::{ElementView, Engine};
 use super::{kind_id, role_id, ObsSpec, Slot, CUT_ACTIONS, CUT_ELEMENTS, CUT_INSTRUCTION};
 use super::{FLAG_DISABLED, FLAG_HAS_VALUE, FLAG_TEXT_CUT};
 use crate::env::ActionKind;
@@ -190,45 +190,49 @@ fn write_history<E: Engine>(slot: &Slot<E>, kind: &mut [u8], text: &mut [u32], s
     }
 }
 
-/// Where each shown element sits: the element whose text gives its context
-/// (if any) and its place in its repeated row (0 outside one).
-fn placement<E: Engine>(engine: &E, shown: usize, out: &mut Vec<(Option<usize>, u8)>) {
-    out.clear();
-    let mut heading: Option<usize> = None;
-    // The current repeated row: where it starts and its first element with text.
-    let mut run_start = 0;
-    let mut run_head: Option<usize> = None;
-    let mut previous: &[i64] = &[];
-    for i in 0..shown {
-        let Some(e) = engine.element(i) else {
-            break;
-        };
-        let path = engine.element_path(i);
-        let same_run = i > 0 && !path.is_empty() && previous == path;
-        previous = path;
+/// Where each shown element sits, found element by element in document
+/// order: the element whose text gives its context (if any) and its place
+/// in its repeated row (0 outside one).
+#[derive(Default)]
+struct Placement<'p> {
+    /// The last heading or section with text outside repeated rows.
+    heading: Option<usize>,
+    /// The current repeated row: where it starts, its first element with
+    /// text, and its elements' loop path.
+    run_start: usize,
+    run_head: Option<usize>,
+    previous: &'p [i64],
+}
+
+impl<'p> Placement<'p> {
+    /// The context and sibling place of element `i` (with view `e`, loop
+    /// path `path`), the elements before it having been placed in order.
+    fn place(&mut self, i: usize, e: &ElementView<'_>, path: &'p [i64]) -> (Option<usize>, u8) {
+        let same_run = i > 0 && !path.is_empty() && self.previous == path;
+        self.previous = path;
         if !same_run {
-            run_start = i;
-            run_head = None;
+            self.run_start = i;
+            self.run_head = None;
         }
         let context = if path.is_empty() {
-            heading
+            self.heading
         } else {
-            run_head.filter(|&h| h != i).or(heading)
+            self.run_head.filter(|&h| h != i).or(self.heading)
         };
         let sibling = if path.is_empty() {
             0
         } else {
-            u8::try_from(i - run_start + 1)
+            u8::try_from(i - self.run_start + 1)
                 .unwrap_or(MAX_SIBLING)
                 .min(MAX_SIBLING)
         };
-        out.push((context, sibling));
-        if !path.is_empty() && run_head.is_none() && e.nonempty {
-            run_head = Some(i);
+        if !path.is_empty() && self.run_head.is_none() && e.nonempty {
+            self.run_head = Some(i);
         }
         if path.is_empty() && matches!(e.role, "heading" | "section") && e.nonempty {
-            heading = Some(i);
+            self.heading = Some(i);
         }
+        (context, sibling)
     }
 }
 
@@ -242,12 +246,14 @@ fn write_elements<E: Engine>(
     rows.flags.fill(0);
     rows.sibling.fill(0);
     let (tt, vt, ct) = (spec.text_tokens, spec.value_tokens, spec.context_tokens);
-    let mut places = std::mem::take(&mut slot.places);
-    placement(&slot.engine, shown, &mut places);
-    for (i, &(context, sibling)) in places.iter().enumerate() {
+    let mut placement = Placement::default();
+    let mut written = 0;
+    for i in 0..shown {
         let Some(e) = slot.engine.element(i) else {
             break;
         };
+        let (context, sibling) = placement.place(i, &e, slot.engine.element_path(i));
+        written = i + 1;
         rows.role[i] = role_id(e.role);
         rows.sibling[i] = sibling;
         let mut f = 0;
@@ -272,8 +278,6 @@ fn write_elements<E: Engine>(
         let out = &mut rows.context[i * ct..(i + 1) * ct];
         write_context(slot, rows.text, out, context, (i, tt));
     }
-    let written = places.len();
-    slot.places = places;
     let stale = slot.written.elements;
     fill_rows(rows.text, tt, written, stale, 0);
     fill_rows(rows.value, vt, written, stale, 0);
@@ -342,11 +346,7 @@ fn write_actions<E: Engine>(
     slot.table.clear();
     let total = slot.engine.action_count();
     let answers = (0..total)
-        .filter(|&i| {
-            slot.engine
-                .action(i)
-                .is_some_and(|a| a.kind == ActionKind::Answer)
-        })
+        .filter(|&i| slot.engine.action_kind(i) == Some(ActionKind::Answer))
         .count();
     if answers > 0 {
         sketch_elements(&slot.engine, shown, &mut slot.sketches);
