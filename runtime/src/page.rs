@@ -271,10 +271,12 @@ impl PageStructure {
         match handle {
             HandleWords::Inert => HandleView::Inert,
             HandleWords::Go(go) => {
-                HandleView::Go(go.as_ref().map(|(p, s)| (*p, self.values_of(*s))))
+                let go = go.as_ref().map_err(|fault| &**fault);
+                HandleView::Go(go.map(|(p, s)| (*p, self.values_of(*s))))
             }
             HandleWords::Marker(m, args) => {
-                HandleView::Marker(*m, args.as_ref().map(|&s| self.values_of(s)))
+                let args = args.as_ref().map_err(|fault| &**fault);
+                HandleView::Marker(*m, args.map(|&s| self.values_of(s)))
             }
             HandleWords::Input { value } => HandleView::Input { value: *value },
             HandleWords::Checkbox { on } => HandleView::Checkbox { on: *on },
@@ -365,9 +367,9 @@ pub enum HandleWords {
     /// Headings, texts, images, sections, disabled links and buttons.
     Inert,
     /// The target page and its arguments, or the fault's alert.
-    Go(Result<(PageId, Span), ActionFault>),
+    Go(Result<(PageId, Span), Box<ActionFault>>),
     /// The marker and its arguments, or the fault's alert.
-    Marker(ir::MarkerId, Result<Span, ActionFault>),
+    Marker(ir::MarkerId, Result<Span, Box<ActionFault>>),
     /// The input's current value.
     Input {
         value: Option<i64>,

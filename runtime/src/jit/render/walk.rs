@@ -278,14 +278,14 @@ impl Walk<'_> {
 
     /// The arguments' words, appended to the page's shared values (none
     /// are left there when one faults).
-    fn args(&mut self, args: &[F]) -> Result<Result<Span, ActionFault>, JitFault> {
+    fn args(&mut self, args: &[F]) -> Result<Result<Span, Box<ActionFault>>, JitFault> {
         let start = self.out.values.len();
         for &a in args {
             match self.value(a)? {
                 Ok(w) => self.out.values.push(w),
                 Err(f) => {
                     self.out.values.truncate(start);
-                    return Ok(Err(ActionFault::new(f, self.program)));
+                    return Ok(Err(Box::new(ActionFault::new(f, self.program))));
                 }
             }
         }
