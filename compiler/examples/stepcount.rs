@@ -14,7 +14,10 @@
 //! ```
 //!
 //! (`stepcount::single*` for the other mode), and divide the collected
-//! instructions by the steps (N × 32 batched, N single).
+//! instructions by the steps (N × 32 batched, N single). The batched mode
+//! prints the share of steps whose page (and rows) the batch remembered;
+//! `STEPCOUNT_MEMO=K` sets the pages each thread remembers (0: none,
+//! `BatchEnv::set_render_memo`).
 //!
 //! `stepcount prove N SITES…` proves, with the JIT prover, the instance of
 //! each site whose search stores the most states, N times; count it with
@@ -112,7 +115,22 @@ fn main() {
                 let spec = ObsSpec::default();
                 let mut batch = BatchEnv::jit(&site, &all, BATCH, spec, config, 1, 1, &mut pool)
                     .expect("a batch");
+                // `STEPCOUNT_MEMO=N`: remember N pages (0: render every page).
+                if let Some(n) = std::env::var("STEPCOUNT_MEMO")
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                {
+                    batch.set_render_memo(n);
+                }
                 batched(&mut batch, n);
+                let counts = batch.memo_counts();
+                let rate = counts.hits as f64 / (counts.hits + counts.misses).max(1) as f64;
+                let rows = counts.rows as f64 / (counts.hits + counts.misses).max(1) as f64;
+                println!(
+                    "{path}: remembered pages {:.1}% of the renders, rows {:.1}%",
+                    100.0 * rate,
+                    100.0 * rows
+                );
                 n * BATCH
             }
             "single" => {

@@ -112,8 +112,7 @@ struct Row {
     batched: Throughput,
     /// The same on the JIT's flat engine (`None` when an instance does not
     /// compile for it).
-    jit_batched_one: Option<Throughput>,
-    jit_batched: Option<Throughput>,
+    jit_batched: Option<JitBatched>,
     jit: JitStats,
     cores: usize,
     prover: ProverStats,
@@ -124,6 +123,18 @@ struct Row {
     /// runs it (the flat engine where it can); `None` without invariants
     /// and markers.
     sweep: Option<(SweepStats, SweepStats)>,
+}
+
+/// The JIT's batched steps, observation buffers included.
+#[derive(Clone, Copy)]
+struct JitBatched {
+    /// On one thread, and on all cores (the same batch size).
+    one: Throughput,
+    all: Throughput,
+    /// On one thread, every page rendered (`BatchEnv::set_render_memo(0)`).
+    rendering: Throughput,
+    /// The share of the one-thread batch's steps whose page was remembered.
+    remembered: f64,
 }
 
 /// One invariant sweep, timed.
@@ -147,13 +158,13 @@ impl Row {
 
     /// JIT batched steps/s on every core over those on one.
     fn jit_batched_scaling(&self) -> Option<f64> {
-        let (one, all) = (self.jit_batched_one?, self.jit_batched?);
-        Some(all.steps_per_s() / one.steps_per_s().max(1e-9))
+        let jit = self.jit_batched?;
+        Some(jit.all.steps_per_s() / jit.one.steps_per_s().max(1e-9))
     }
 
     /// JIT over interpreter batched steps/s, one core each.
     fn jit_batched_speedup(&self) -> Option<f64> {
-        let jit = self.jit_batched_one?;
+        let jit = self.jit_batched?.one;
         Some(jit.steps_per_s() / self.batched_one.steps_per_s().max(1e-9))
     }
 }
@@ -204,10 +215,9 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
     let all_cores = play_all_cores(site, cores, seconds);
     let (batched_one, batched) = play_batched(site, cores, seconds);
     let compiled = compile_jit(site);
-    let (jit_batched_one, jit_batched) = compiled
+    let jit_batched = compiled
         .as_ref()
-        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, seconds))
-        .unzip();
+        .and_then(|(jit, pool)| play_batched_jit(site, jit, pool, cores, seconds));
     let jit = measure_jit(site, seconds);
     Row {
         jit,
@@ -217,7 +227,6 @@ fn measure(site: &Site, cores: usize, seconds: f64) -> Row {
         all_cores,
         batched_one,
         batched,
-        jit_batched_one,
         jit_batched,
         cores,
         prover: prove_all(&site.instances, |i| {
@@ -550,7 +559,10 @@ fn play_batched(site: &Site, cores: usize, seconds: f64) -> (Throughput, Through
         )
     };
     match (make(1), make(cores)) {
-        (Ok(mut one), Ok(mut all)) => take_turns(&mut one, &mut all, seconds),
+        (Ok(mut one), Ok(mut all)) => {
+            let [one, all] = take_turns([&mut one, &mut all], seconds);
+            (one, all)
+        }
         _ => Default::default(),
     }
 }
@@ -566,15 +578,17 @@ fn compile_jit(
     Some((jit, pool))
 }
 
-/// The same two batches on the JIT's flat engine (`None` when one of the
-/// site's instances does not compile for it).
+/// The JIT's batches: the same two batches on its flat engine, and a third
+/// on one core that renders every page rather than taking the pages it
+/// remembers (`None` when one of the site's instances does not compile for
+/// it).
 fn play_batched_jit(
     site: &Site,
     jit: &wsite_runtime::jit::JitSite,
     pool: &wsite_runtime::layout::TextPool,
     cores: usize,
     seconds: f64,
-) -> Option<(Throughput, Throughput)> {
+) -> Option<JitBatched> {
     use wsite_runtime::batch::{BatchEnv, ObsSpec};
     let make = |threads| {
         BatchEnv::jit(
@@ -589,25 +603,33 @@ fn play_batched_jit(
         )
         .ok()
     };
-    let (mut one, mut all) = (make(1)?, make(cores)?);
-    Some(take_turns(&mut one, &mut all, seconds))
+    let (mut one, mut all, mut rendering) = (make(1)?, make(cores)?, make(1)?);
+    rendering.set_render_memo(0);
+    let [t_one, t_all, t_rendering] = take_turns([&mut one, &mut all, &mut rendering], seconds);
+    let counts = one.memo_counts();
+    Some(JitBatched {
+        one: t_one,
+        all: t_all,
+        rendering: t_rendering,
+        remembered: counts.hits as f64 / (counts.hits + counts.misses).max(1) as f64,
+    })
 }
 
-/// Steps `one` and `all` in [`BATCH_ROUNDS`] alternating turns, about
+/// Steps each of `batches` in turn, [`BATCH_ROUNDS`] rounds, about
 /// `seconds` in all for each; their throughputs.
-fn take_turns<E: wsite_runtime::batch::Engine>(
-    one: &mut wsite_runtime::batch::BatchEnv<E>,
-    all: &mut wsite_runtime::batch::BatchEnv<E>,
+fn take_turns<E: wsite_runtime::batch::Engine, const N: usize>(
+    mut batches: [&mut wsite_runtime::batch::BatchEnv<E>; N],
     seconds: f64,
-) -> (Throughput, Throughput) {
+) -> [Throughput; N] {
     let turn = seconds / BATCH_ROUNDS as f64;
-    let (mut t_one, mut t_all) = (Throughput::default(), Throughput::default());
-    let (mut seed_one, mut seed_all) = (SEED, SEED);
+    let mut totals = [Throughput::default(); N];
+    let mut seeds = [SEED; N];
     for _ in 0..BATCH_ROUNDS {
-        t_one.add(drive_batch(one, turn, &mut seed_one));
-        t_all.add(drive_batch(all, turn, &mut seed_all));
+        for ((batch, total), seed) in batches.iter_mut().zip(&mut totals).zip(&mut seeds) {
+            total.add(drive_batch(batch, turn, seed));
+        }
     }
-    (t_one, t_all)
+    totals
 }
 
 /// Steps `batch` with a pseudo-random policy (its generator `seed`) for

@@ -14,7 +14,7 @@ use crate::env::{
     ActionKind, Env, RewardConfig, RewardMode, SharedWriter, StepResult, TaskInstance,
 };
 use crate::ir;
-use crate::jit::{FlatEnv, FlatStart, JitSite, RenderMode, StartPage};
+use crate::jit::{FlatEnv, FlatStart, JitSite, MemoCounts, RenderMemo, RenderMode, StartPage};
 use crate::layout::TextPool;
 use std::sync::{Arc, OnceLock};
 
@@ -67,6 +67,16 @@ pub struct ActionView<'a> {
 
 /// An environment a batch steps.
 pub trait Engine: Send {
+    /// What the environments one thread steps share while stepping (the
+    /// JIT's remembered renders; nothing for the interpreter).
+    type Memo: Send;
+    /// A fresh memory of `capacity` pages (0: none) for the engines of
+    /// this engine's site.
+    fn memo(&self, capacity: usize) -> Self::Memo;
+    /// How often `memo` had a step's page.
+    fn memo_counts(_memo: &Self::Memo) -> MemoCounts {
+        MemoCounts::default()
+    }
     fn instruction(&self) -> &str;
     /// The word hashes of the instruction, when the engine keeps them.
     fn instruction_words(&self) -> Option<&[u64]> {
@@ -85,12 +95,18 @@ pub trait Engine: Send {
     fn element(&self, i: usize) -> Option<ElementView<'_>>;
     fn action_count(&self) -> usize;
     fn action(&self, i: usize) -> Option<ActionView<'_>>;
+    /// A name for the page and candidates shown, if the engine has one:
+    /// two engines of one batch that give the same name show equal
+    /// elements and offer equal candidates.
+    fn view_key(&self) -> Option<(u64, usize)> {
+        None
+    }
     /// Candidate `i`'s kind: `action(i)`'s, without looking up its text.
     fn action_kind(&self, i: usize) -> Option<ActionKind> {
         self.action(i).map(|a| a.kind)
     }
-    /// Takes candidate `index`.
-    fn take(&mut self, index: usize) -> Result<StepResult, BatchError>;
+    /// Takes candidate `index`, with the memory of the thread stepping it.
+    fn take(&mut self, index: usize, memo: &mut Self::Memo) -> Result<StepResult, BatchError>;
     /// Starts a new episode of instance `instance`.
     fn begin(&mut self, instance: usize) -> Result<(), BatchError>;
     /// Asks, ahead of the next step, whatever that step's judgement needs
@@ -181,6 +197,10 @@ impl<'p> InterpEngine<'p> {
 }
 
 impl Engine for InterpEngine<'_> {
+    type Memo = ();
+
+    fn memo(&self, _capacity: usize) {}
+
     fn instruction(&self) -> &str {
         self.env.instruction()
     }
@@ -233,7 +253,7 @@ impl Engine for InterpEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, BatchError> {
+    fn take(&mut self, index: usize, _memo: &mut ()) -> Result<StepResult, BatchError> {
         let action = self
             .env
             .actions()
@@ -273,6 +293,23 @@ pub struct FlatEngine<'s> {
     pool: TextPool,
     /// The pool's length when the instances were prepared.
     base: usize,
+    /// The instance played, and for each instance the first one that offers
+    /// the same candidates on every page (`FlatStart::offers_as`).
+    current: usize,
+    offers: Arc<[usize]>,
+}
+
+/// For each of `starts`, the first of them that offers the same candidates
+/// on every page.
+pub(super) fn offer_classes(starts: &[Arc<FlatStart>], site: &JitSite) -> Arc<[usize]> {
+    let program = site.program();
+    (0..starts.len())
+        .map(|i| {
+            (0..i)
+                .find(|&j| starts[j].offers_as(&starts[i], program))
+                .unwrap_or(i)
+        })
+        .collect()
 }
 
 /// One slot per prepared instance for its kept first page.
@@ -286,7 +323,7 @@ pub(super) fn no_kept_starts<'s>(starts: &[Arc<FlatStart>]) -> KeptStarts<'s> {
 impl<'s> FlatEngine<'s> {
     pub(super) fn new(
         site: &'s JitSite,
-        starts: Arc<[Arc<FlatStart>]>,
+        (starts, offers): (Arc<[Arc<FlatStart>]>, Arc<[usize]>),
         kept: KeptStarts<'s>,
         config: RewardConfig,
         mut pool: TextPool,
@@ -307,6 +344,8 @@ impl<'s> FlatEngine<'s> {
             kept,
             pool,
             base,
+            current: first,
+            offers,
         })
     }
 
@@ -316,6 +355,16 @@ impl<'s> FlatEngine<'s> {
 }
 
 impl Engine for FlatEngine<'_> {
+    type Memo = RenderMemo;
+
+    fn memo(&self, capacity: usize) -> RenderMemo {
+        self.env.render_memo(capacity)
+    }
+
+    fn memo_counts(memo: &RenderMemo) -> MemoCounts {
+        memo.counts()
+    }
+
     fn instruction(&self) -> &str {
         self.env.instruction()
     }
@@ -334,6 +383,11 @@ impl Engine for FlatEngine<'_> {
 
     fn steps(&self) -> u32 {
         self.env.steps()
+    }
+
+    fn view_key(&self) -> Option<(u64, usize)> {
+        let offers = self.offers.get(self.current)?;
+        Some((self.env.page_version()?, *offers))
     }
 
     fn element_path(&self, i: usize) -> &[i64] {
@@ -381,8 +435,8 @@ impl Engine for FlatEngine<'_> {
         })
     }
 
-    fn take(&mut self, index: usize) -> Result<StepResult, BatchError> {
-        Ok(self.env.step(index, &mut self.pool)?)
+    fn take(&mut self, index: usize, memo: &mut RenderMemo) -> Result<StepResult, BatchError> {
+        Ok(self.env.step_remembering(index, &mut self.pool, memo)?)
     }
 
     fn begin(&mut self, instance: usize) -> Result<(), BatchError> {
@@ -392,6 +446,7 @@ impl Engine for FlatEngine<'_> {
             .cloned()
             .ok_or(BatchError::MissingInstance(instance))?;
         self.pool.truncate(self.base);
+        self.current = instance;
         // The pool now holds what it held when the instances were prepared,
         // as every engine's does: a page kept by any of them reads the same.
         let slot = self.kept.get(instance);

@@ -27,6 +27,7 @@ mod metrics;
 mod tests;
 mod text;
 pub mod tokens;
+mod views;
 mod workers;
 mod write;
 
@@ -39,7 +40,7 @@ pub use write::page_labels;
 
 use crate::env::{ActionKind, RewardConfig, SharedWriter, TaskInstance, ROLES};
 use crate::ir;
-use crate::jit::{FlatStart, JitSite};
+use crate::jit::{FlatStart, JitSite, MemoCounts, DEFAULT_RENDER_MEMO};
 use crate::layout::TextPool;
 use buffers::Rows;
 use std::collections::VecDeque;
@@ -179,14 +180,24 @@ struct Slot<E> {
     len: u32,
 }
 
+/// What the environments one thread steps share: the engine's memory
+/// (the JIT's remembered renders) and the rows written from what it
+/// remembers.
+struct ThreadMemo<M> {
+    engine: M,
+    views: views::ViewMemo,
+}
+
 /// N environments over one program's task instances.
-pub struct BatchEnv<E> {
+pub struct BatchEnv<E: Engine> {
     instances: usize,
     spec: ObsSpec,
     /// The threads that step the batch: the caller, and for more than one
     /// thread, workers kept for the batch's life.
     workers: Workers,
     slots: Vec<Slot<E>>,
+    /// One per thread, shared by the environments it steps.
+    memos: Vec<ThreadMemo<E::Memo>>,
     buffers: Buffers,
     /// The word hashes of one label per page (see [`page_labels`]).
     labels: Arc<[Vec<u64>]>,
@@ -288,10 +299,11 @@ impl<'s> BatchEnv<FlatEngine<'s>> {
         base.freeze();
         let labels = hashed_labels(site.program());
         let kept = engines::no_kept_starts(&starts);
+        let offers = engines::offer_classes(&starts, site);
         BatchEnv::build(starts.len(), n, spec, seed, threads, labels, |first| {
             FlatEngine::new(
                 site,
-                starts.clone(),
+                (starts.clone(), offers.clone()),
                 kept.clone(),
                 config,
                 base.clone(),
@@ -347,14 +359,48 @@ impl<E: Engine> BatchEnv<E> {
             spec,
             workers,
             slots,
+            memos: Vec::new(),
             buffers: Buffers::new(n, &spec),
             labels,
             autoreset: Autoreset::default(),
         };
+        batch.set_render_memo(DEFAULT_RENDER_MEMO);
         for (slot, rows) in batch.slots.iter_mut().zip(batch.buffers.rows(&spec)) {
-            write_observation(slot, rows, &spec, &batch.labels);
+            write_observation(slot, rows, &spec, &batch.labels, None);
         }
         Ok(batch)
+    }
+
+    /// Gives each thread a memory of `capacity` pages (0: none) its
+    /// environments share, forgetting what was remembered. Observations
+    /// are the same whatever the capacity; only their cost changes
+    /// (`jit::RenderMemo`). The default is [`DEFAULT_RENDER_MEMO`].
+    pub fn set_render_memo(&mut self, capacity: usize) {
+        self.memos = match self.slots.first() {
+            Some(slot) => (0..self.workers.threads())
+                .map(|_| ThreadMemo {
+                    engine: slot.engine.memo(capacity),
+                    views: views::ViewMemo::new(capacity),
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+    }
+
+    /// How often steps found their page remembered, over every thread's
+    /// memory (`jit::RenderMemo`; none for the interpreter).
+    pub fn memo_counts(&self) -> MemoCounts {
+        self.memos
+            .iter()
+            .map(|m| MemoCounts {
+                rows: m.views.copied,
+                ..E::memo_counts(&m.engine)
+            })
+            .fold(MemoCounts::default(), |a, b| MemoCounts {
+                hits: a.hits + b.hits,
+                misses: a.misses + b.misses,
+                rows: a.rows + b.rows,
+            })
     }
 
     pub fn len(&self) -> usize {
@@ -502,15 +548,19 @@ impl<E: Engine> BatchEnv<E> {
         // (Work stealing balanced the shares but moved environments between
         // arenas: frees across arenas contend, and it scaled worse.)
         let per = self.slots.len().div_ceil(self.workers.threads()).max(1);
+        // One memory per share (`set_render_memo` makes one per thread):
+        // the zip below must not drop a share.
+        debug_assert!(self.memos.len() >= self.slots.len().div_ceil(per));
         let mut rows = self.buffers.rows(&spec).into_iter();
         let jobs: Vec<Job<'_, '_, E>> = self
             .slots
             .chunks_mut(per)
             .zip(actions.chunks(per))
+            .zip(self.memos.iter_mut())
             .enumerate()
-            .map(|(k, (slots, actions))| {
+            .map(|(k, ((slots, actions), memo))| {
                 let rows: Vec<Rows<'_>> = rows.by_ref().take(slots.len()).collect();
-                (k * per, slots, rows, actions)
+                (k * per, slots, rows, actions, memo)
             })
             .collect();
         let shared = Shared {
@@ -528,8 +578,14 @@ impl<E: Engine> BatchEnv<E> {
 }
 
 /// One worker's share of a step: the index of its first environment, its
-/// environments, their rows, their actions.
-type Job<'s, 'b, E> = (usize, &'s mut [Slot<E>], Vec<Rows<'b>>, &'s [u32]);
+/// environments, their rows, their actions, and the memory they share.
+type Job<'s, 'b, E> = (
+    usize,
+    &'s mut [Slot<E>],
+    Vec<Rows<'b>>,
+    &'s [u32],
+    &'s mut ThreadMemo<<E as Engine>::Memo>,
+);
 
 /// What every environment's step reads.
 struct Shared<'a> {
@@ -542,14 +598,14 @@ struct Shared<'a> {
 /// Steps one thread's environments; the errors met, each naming its
 /// environment.
 fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchError> {
-    let (first, slots, rows, actions) = job;
+    let (first, slots, rows, actions, memo) = job;
     slots
         .iter_mut()
         .zip(rows)
         .zip(actions)
         .enumerate()
         .filter_map(|(k, ((slot, rows), &a))| {
-            step_one(shared, slot, rows, a)
+            step_one(shared, slot, rows, a, memo)
                 .err()
                 .map(|e| e.in_env(first + k))
         })
@@ -562,6 +618,7 @@ fn step_one<E: Engine>(
     slot: &mut Slot<E>,
     rows: Rows<'_>,
     row: u32,
+    memo: &mut ThreadMemo<E::Memo>,
 ) -> Result<(), BatchError> {
     let (instances, spec, labels) = (shared.instances, shared.spec, shared.labels);
     if slot.finished {
@@ -586,7 +643,7 @@ fn step_one<E: Engine>(
         .engine
         .action(index)
         .is_some_and(|a| a.kind == ActionKind::Answer);
-    let r = slot.engine.take(index)?;
+    let r = slot.engine.take(index, &mut memo.engine)?;
     slot.history.push_front(taken);
     slot.history.truncate(spec.history);
     slot.ret += r.reward;
@@ -608,7 +665,7 @@ fn step_one<E: Engine>(
             slot.finished = true;
         }
     }
-    write_observation(slot, rows, spec, labels);
+    write_observation(slot, rows, spec, labels, Some(&mut memo.views));
     Ok(())
 }
 
@@ -642,7 +699,7 @@ fn restart<E: Engine>(
     *rows.answer_f1 = -1.0;
     *rows.episode_return = 0.0;
     *rows.episode_length = 0;
-    write_observation(slot, rows, spec, labels);
+    write_observation(slot, rows, spec, labels, None);
     Ok(())
 }
 

@@ -13,6 +13,10 @@ struct Stub {
 }
 
 impl Engine for Stub {
+    type Memo = ();
+
+    fn memo(&self, _: usize) {}
+
     fn instruction(&self) -> &str {
         ""
     }
@@ -45,7 +49,7 @@ impl Engine for Stub {
             words: None,
         })
     }
-    fn take(&mut self, _: usize) -> Result<StepResult, BatchError> {
+    fn take(&mut self, _: usize, _: &mut ()) -> Result<StepResult, BatchError> {
         if self.env == self.failing {
             return Err(EnvError::EpisodeOver.into());
         }
@@ -142,6 +146,10 @@ impl Shifting {
 }
 
 impl Engine for Shifting {
+    type Memo = ();
+
+    fn memo(&self, _: usize) {}
+
     fn instruction(&self) -> &str {
         "find the item"
     }
@@ -196,7 +204,7 @@ impl Engine for Shifting {
             },
         })
     }
-    fn take(&mut self, _: usize) -> Result<StepResult, BatchError> {
+    fn take(&mut self, _: usize, _: &mut ()) -> Result<StepResult, BatchError> {
         self.step += 1;
         self.draw();
         Ok(StepResult {
@@ -239,7 +247,7 @@ fn rows_left_from_a_longer_page_are_cleared() {
         for (slot, rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
             let kept = slot.written;
             slot.written = Written::ALL;
-            write::write_observation(slot, rows, &spec, &labels);
+            write::write_observation(slot, rows, &spec, &labels, None);
             slot.written = kept;
         }
         let b = &batch.buffers;

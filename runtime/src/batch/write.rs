@@ -24,6 +24,7 @@
 
 use super::buffers::{Rows, MAX_SIBLING};
 use super::engines::{ElementView, Engine};
+use super::views::{ViewMemo, Widths};
 use super::{kind_id, role_id, ObsSpec, Slot, CUT_ACTIONS, CUT_ELEMENTS, CUT_INSTRUCTION};
 use super::{FLAG_DISABLED, FLAG_HAS_VALUE, FLAG_TEXT_CUT};
 use crate::env::ActionKind;
@@ -112,12 +113,15 @@ pub(super) fn describe<E: Engine>(slot: &Slot<E>, index: usize, width: usize, ta
     }
 }
 
-/// Writes the environment's current observation, context and action table.
+/// Writes the environment's current observation, context and action table,
+/// copying the element and action rows from `views` when it remembers what
+/// the engine shows, and remembering them there otherwise.
 pub(super) fn write_observation<E: Engine>(
     slot: &mut Slot<E>,
-    rows: Rows<'_>,
+    mut rows: Rows<'_>,
     spec: &ObsSpec,
     labels: &[Vec<u64>],
+    views: Option<&mut ViewMemo>,
 ) {
     let mut cut = 0u8;
     let (instruction, words) = (slot.engine.instruction(), slot.engine.instruction_words());
@@ -134,6 +138,63 @@ pub(super) fn write_observation<E: Engine>(
     slot.tokens.fill(alert, rows.alert);
     *rows.steps = slot.engine.steps();
     write_history(slot, rows.history_kind, rows.history_text, spec);
+    let key = views.as_ref().and_then(|_| slot.engine.view_key());
+    let widths = Widths {
+        text: spec.text_tokens,
+        value: spec.value_tokens,
+        context: spec.context_tokens,
+        action: spec.action_tokens,
+    };
+    let (views, key) = match (views, key) {
+        (Some(views), Some(key)) => (views, key),
+        _ => {
+            *rows.overflow = cut | write_shown(slot, &mut rows, spec);
+            return;
+        }
+    };
+    if let Some((elements, actions, shown_cut)) = views.recall(key, &mut rows, &mut slot.table) {
+        clear_past(slot, &mut rows, widths, (elements, actions));
+        *rows.overflow = cut | shown_cut;
+        return;
+    }
+    let shown_cut = write_shown(slot, &mut rows, spec);
+    let written = (widths, slot.written.elements, shown_cut);
+    views.remember(key, &rows, written, &slot.table);
+    *rows.overflow = cut | shown_cut;
+}
+
+/// Zeroes the element and action rows past the first `elements` and
+/// `actions` that the last observation filled, and sets the counts and the
+/// action mask, after remembered rows were copied over the first ones.
+fn clear_past<E: Engine>(
+    slot: &mut Slot<E>,
+    rows: &mut Rows<'_>,
+    w: Widths,
+    (elements, actions): (usize, usize),
+) {
+    let stale = slot.written;
+    for flags in [&mut *rows.role, &mut *rows.flags, &mut *rows.sibling] {
+        if let Some(past) = flags.get_mut(elements..) {
+            past.fill(0);
+        }
+    }
+    fill_rows(rows.text, w.text, elements, stale.elements, 0);
+    fill_rows(rows.value, w.value, elements, stale.elements, 0);
+    fill_rows(rows.context, w.context, elements, stale.elements, 0);
+    fill_rows(rows.action_kind, 1, actions, stale.actions, 0);
+    fill_rows(rows.action_element, 1, actions, stale.actions, -1);
+    fill_rows(rows.action_text, w.action, actions, stale.actions, 0);
+    slot.written = Written { elements, actions };
+    *rows.action_count = u32::try_from(actions).unwrap_or(u32::MAX);
+    for (row, m) in rows.action_mask.iter_mut().enumerate() {
+        *m = u8::from(row < actions);
+    }
+}
+
+/// Writes the element rows and the action table from the engine; the
+/// `overflow` bits for elements and actions.
+fn write_shown<E: Engine>(slot: &mut Slot<E>, rows: &mut Rows<'_>, spec: &ObsSpec) -> u8 {
+    let mut cut = 0u8;
     let count = slot.engine.element_count();
     let shown = count.min(spec.max_elements);
     if shown < count {
@@ -141,25 +202,25 @@ pub(super) fn write_observation<E: Engine>(
     }
     *rows.element_count = u32::try_from(shown).unwrap_or(u32::MAX);
     let elements = ElementRows {
-        role: rows.role,
-        flags: rows.flags,
-        text: rows.text,
-        value: rows.value,
-        context: rows.context,
-        sibling: rows.sibling,
+        role: &mut *rows.role,
+        flags: &mut *rows.flags,
+        text: &mut *rows.text,
+        value: &mut *rows.value,
+        context: &mut *rows.context,
+        sibling: &mut *rows.sibling,
     };
     write_elements(slot, elements, spec, shown);
     let actions = ActionRows {
-        kind: rows.action_kind,
-        element: rows.action_element,
-        text: rows.action_text,
+        kind: &mut *rows.action_kind,
+        element: &mut *rows.action_element,
+        text: &mut *rows.action_text,
     };
     write_actions(slot, actions, spec, shown, &mut cut);
     *rows.action_count = u32::try_from(slot.table.len()).unwrap_or(u32::MAX);
     for (row, m) in rows.action_mask.iter_mut().enumerate() {
         *m = u8::from(row < slot.table.len());
     }
-    *rows.overflow = cut;
+    cut
 }
 
 /// The element part of one environment's rows.

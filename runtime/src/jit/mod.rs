@@ -64,7 +64,10 @@ mod text;
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
-pub use step::{FlatAction, FlatEnv, FlatError, FlatStart, Probe, StartPage};
+pub use step::{
+    FlatAction, FlatEnv, FlatError, FlatStart, MemoCounts, Probe, RenderMemo, StartPage,
+    DEFAULT_RENDER_MEMO,
+};
 
 use crate::interp::eval::Fault;
 use crate::ir::{self, Value};

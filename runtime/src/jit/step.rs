@@ -43,6 +43,7 @@ mod apply;
 mod depends;
 mod entries;
 mod error;
+mod memo;
 mod outcome;
 mod prepare;
 mod probe;
@@ -52,6 +53,7 @@ mod typed;
 use depends::Depends;
 use entries::{clear_list, copy_used, find_where, insert_sorted, remove_at, tails_of, Tail};
 pub use error::FlatError;
+pub use memo::{MemoCounts, RenderMemo, DEFAULT_RENDER_MEMO};
 pub use probe::Probe;
 use probe::Wrote;
 use restart::{Family, Lines};
@@ -150,6 +152,9 @@ pub struct FlatEnv<'s> {
     /// wrote (`None`: not known), so a restart copies only those
     /// (`restart.rs`).
     written: Option<Lines>,
+    /// The version of the remembered page shown (`memo.rs`), when the
+    /// page was taken from a memory: pages of one version are equal.
+    version: Option<u64>,
 }
 
 type R<T> = Result<T, FlatError>;
@@ -276,6 +281,7 @@ impl<'s> FlatEnv<'s> {
             psi_known: false,
             rendered_again: PageStructure::default(),
             written: None,
+            version: None,
         };
         flat.initial_psi = flat.potential(pool)?;
         flat.reset(pool)?;
@@ -290,6 +296,21 @@ impl<'s> FlatEnv<'s> {
         self.psi = self.initial_psi;
         self.psi_known = true;
         self.refresh(pool)
+    }
+
+    /// A name for the page and candidates shown, when the page was taken
+    /// from a memory of renders (and left as it was by refused steps
+    /// since) and the episode goes on: two engines of one prepared
+    /// instance showing pages of one version show equal pages and offer
+    /// equal candidates. `None` otherwise.
+    pub fn page_version(&self) -> Option<u64> {
+        self.version.filter(|_| !self.done())
+    }
+
+    /// A memory of `capacity` renders for [`FlatEnv::step_remembering`],
+    /// which the engines of one site (one batch's thread's, say) can share.
+    pub fn render_memo(&self, capacity: usize) -> RenderMemo {
+        RenderMemo::new(self.layout, capacity)
     }
 
     /// The compiled site this engine plays on.
@@ -402,6 +423,7 @@ impl<'s> FlatEnv<'s> {
         self.written = None;
         self.state.clone_from(&other.state);
         self.structure.copy_from(&other.structure);
+        self.version = other.version;
         self.actions.clone_from(&other.actions);
         self.answers.clone_from(&other.answers);
         self.task = other.task;
@@ -532,6 +554,12 @@ impl<'s> FlatEnv<'s> {
     /// once the episode is over: its final page is shown, as the
     /// interpreter shows it, but offers nothing).
     fn refresh(&mut self, pool: &mut TextPool) -> R<()> {
+        self.show(pool, None)
+    }
+
+    /// Renders the page of the bytes (taken from `memo` when it has it)
+    /// and lists its candidates.
+    fn show(&mut self, pool: &mut TextPool, memo: Option<&mut RenderMemo>) -> R<()> {
         // The bytes are a new state: what was known of the last is not.
         self.goal_now = None;
         self.probed = false;
@@ -542,8 +570,37 @@ impl<'s> FlatEnv<'s> {
         mode.texts |= self.task.answer.is_some();
         self.structure.set_mode(mode);
         let page = self.page()?;
-        self.site
-            .render_structure(page, &self.state, pool, &mut self.structure)?;
+        // The bytes as their family's first's plus known lines, if known.
+        let known = match (memo, &self.written, self.start.family.get()) {
+            (Some(memo), Some(written), Some(family)) if memo.is_on() => {
+                Some((memo, family, written))
+            }
+            _ => None,
+        };
+        let (memo, recalled) = match known {
+            Some((memo, family, written)) => {
+                let bytes = (family, written, self.state.as_slice());
+                let found = memo.recall(bytes, mode, pool, &mut self.structure);
+                (Some(memo), found)
+            }
+            None => (None, None),
+        };
+        self.version = recalled;
+        if recalled.is_some() {
+            if cfg!(debug_assertions) {
+                self.check_kept(pool, "a remembered render differs from the page's own")?;
+            }
+        } else {
+            let mark = pool.mark();
+            self.site
+                .render_structure(page, &self.state, pool, &mut self.structure)?;
+            // A render that added texts made ids the pool may later forget.
+            if let Some(memo) = memo.filter(|_| pool.len() == mark.texts()) {
+                if memo.met_before() {
+                    memo.remember(mode, mark, &self.structure);
+                }
+            }
+        }
         if self.done() {
             return Ok(());
         }
@@ -619,6 +676,28 @@ impl<'s> FlatEnv<'s> {
     /// which the interpreter's encoding refuses as well) leaves the episode
     /// to be reset.
     pub fn step(&mut self, index: usize, pool: &mut TextPool) -> R<StepResult> {
+        self.step_with(index, pool, None)
+    }
+
+    /// [`FlatEnv::step`], taking the page from `memo` when it remembers
+    /// the state the step lands in, and remembering it otherwise: the same
+    /// result and page as `step` gives, in fewer instructions when states
+    /// repeat (`memo.rs`).
+    pub fn step_remembering(
+        &mut self,
+        index: usize,
+        pool: &mut TextPool,
+        memo: &mut RenderMemo,
+    ) -> R<StepResult> {
+        self.step_with(index, pool, Some(memo))
+    }
+
+    fn step_with(
+        &mut self,
+        index: usize,
+        pool: &mut TextPool,
+        memo: Option<&mut RenderMemo>,
+    ) -> R<StepResult> {
         if self.done() {
             return Err(FlatError::EpisodeOver);
         }
@@ -683,7 +762,7 @@ impl<'s> FlatEnv<'s> {
         if rejected && !done {
             self.keep_render(pool)?;
         } else {
-            self.refresh(pool)?;
+            self.show(pool, memo)?;
         }
         if answered.is_none() {
             self.goal_now = Some(success);

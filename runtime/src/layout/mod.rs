@@ -26,7 +26,7 @@ mod codec;
 pub mod text;
 
 pub(crate) use codec::{decode, encode, from_word, to_word, value_ty, word_of};
-pub use text::{Derive, TextPool};
+pub use text::{Derive, PoolMark, TextPool};
 
 use crate::ir::{self, Ty};
 use std::fmt;

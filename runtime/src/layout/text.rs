@@ -12,14 +12,19 @@ use crate::ir::{self, Value};
 // hasher costs a fraction of SipHash on them, and a typed value is interned
 // on every `type` a search probes.
 use foldhash::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A pool's texts, ids `0..texts.len()`. Copies of a frozen pool share one
 /// of these read-only (see [`TextPool::freeze`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug)]
 pub struct TextPool {
     /// The first ids' texts, shared by every copy made after a freeze.
     frozen: Arc<Frozen>,
+    /// Names this pool's history since it was made, copied or last forgot
+    /// a text ([`PoolMark`]): unique to the process, so two pools with one
+    /// lineage hold the same texts under the ids both have.
+    lineage: u64,
     /// The texts interned since, ids from `frozen.texts.len()` on.
     texts: Vec<Arc<str>>,
     ids: HashMap<Arc<str>, u32>,
@@ -35,6 +40,9 @@ pub struct TextPool {
 /// step, and one shared copy stays in the cache where one copy each did not.
 #[derive(Clone, Debug, Default)]
 struct Frozen {
+    /// Unique to the process for a frozen part that holds texts (0 for the
+    /// empty one), so that a [`PoolMark`] can name it.
+    id: u64,
     texts: Vec<Arc<str>>,
     ids: HashMap<Arc<str>, u32>,
     derived: HashMap<(Derive, u32), u32>,
@@ -62,7 +70,83 @@ pub enum Derive {
     Upper,
 }
 
+/// A new process-wide unique name (never 0).
+fn fresh_name() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Default for TextPool {
+    fn default() -> TextPool {
+        TextPool {
+            frozen: Arc::default(),
+            lineage: fresh_name(),
+            texts: Vec::new(),
+            ids: HashMap::default(),
+            derived: HashMap::default(),
+            word_hashes: Vec::new(),
+        }
+    }
+}
+
+/// A copy starts a lineage of its own: it and its source may each add a
+/// different text under the same next id.
+impl Clone for TextPool {
+    fn clone(&self) -> TextPool {
+        TextPool {
+            frozen: self.frozen.clone(),
+            lineage: fresh_name(),
+            texts: self.texts.clone(),
+            ids: self.ids.clone(),
+            derived: self.derived.clone(),
+            word_hashes: self.word_hashes.clone(),
+        }
+    }
+}
+
+/// What a pool's first `len` ids meant at one moment, so that something
+/// computed from them then (a remembered render) can be trusted later
+/// exactly when those ids still mean the same texts ([`TextPool::agrees`]).
+///
+/// A pool only appends, except when it forgets texts ([`TextPool::truncate`])
+/// or is copied, and either starts a new lineage; so a pool of the same
+/// lineage holding at least `len` texts holds the same first `len`. Ids
+/// inside a frozen part mean the same texts in every pool sharing that part,
+/// whatever their lineage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolMark {
+    lineage: u64,
+    len: usize,
+    frozen: u64,
+    frozen_len: usize,
+}
+
+impl PoolMark {
+    /// How many texts the pool held when the mark was taken.
+    pub fn texts(&self) -> usize {
+        self.len
+    }
+}
+
 impl TextPool {
+    /// Where this pool's ids stand now.
+    pub fn mark(&self) -> PoolMark {
+        PoolMark {
+            lineage: self.lineage,
+            len: self.len(),
+            frozen: self.frozen.id,
+            frozen_len: self.frozen_len(),
+        }
+    }
+
+    /// Whether ids `0..mark.len` mean here what they meant when `mark` was
+    /// taken (of this pool or another).
+    pub fn agrees(&self, mark: &PoolMark) -> bool {
+        let same_lineage = self.lineage == mark.lineage && self.len() >= mark.len;
+        let within_frozen = mark.len <= mark.frozen_len && self.frozen.id == mark.frozen;
+        same_lineage || within_frozen
+    }
+
     /// A pool holding the program's seed and session strings, in program order.
     pub fn for_program(program: &ir::Program) -> TextPool {
         let mut pool = TextPool::default();
@@ -102,6 +186,7 @@ impl TextPool {
         }
         self.ids.clear();
         self.word_hashes.clear();
+        frozen.id = fresh_name();
         self.frozen = Arc::new(frozen);
     }
 
@@ -213,6 +298,9 @@ impl TextPool {
     /// its episode interned, so long runs do not grow the pool without bound.
     /// Truncating into the frozen texts makes this copy's texts its own again.
     pub fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.lineage = fresh_name();
+        }
         if len < self.frozen_len() {
             self.thaw();
         }
@@ -234,6 +322,39 @@ impl TextPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mark_holds_while_its_ids_mean_what_they_meant() {
+        let text = |t: &str| Arc::<str>::from(t);
+        let mut pool = TextPool::default();
+        pool.intern(&text("seed"));
+        pool.freeze();
+        let frozen = pool.mark();
+        pool.intern(&text("ann"));
+        let grown = pool.mark();
+        assert_eq!((frozen.texts(), grown.texts()), (1, 2));
+        // Appending keeps every earlier mark.
+        pool.intern(&text("more"));
+        assert!(pool.agrees(&frozen) && pool.agrees(&grown));
+        // A copy may add another text under id 1; the frozen id still holds.
+        let mut copy = pool.clone();
+        assert!(copy.agrees(&frozen) && !copy.agrees(&grown));
+        // Forgetting texts starts another history, even when the same text
+        // comes back under the same id.
+        pool.truncate(1);
+        assert!(pool.agrees(&frozen) && !pool.agrees(&grown));
+        pool.intern(&text("ann"));
+        assert!(!pool.agrees(&grown));
+        // Truncating to what is held forgets nothing and keeps the history.
+        let now = copy.mark();
+        copy.truncate(copy.len());
+        assert!(copy.agrees(&now));
+        // Another frozen part: only its own marks hold.
+        let mut other = TextPool::default();
+        other.intern(&text("seed"));
+        other.freeze();
+        assert!(!other.agrees(&frozen));
+    }
 
     #[test]
     fn equal_strings_share_an_id_and_ids_never_move() {

@@ -35,6 +35,15 @@ impl FlatStart {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Whether an engine playing `other` offers, on every page, the
+    /// candidates an engine playing this instance offers: the same values
+    /// to type, and answers alike (both of retrieval tasks, or neither).
+    /// `program` is the one both were prepared for.
+    pub fn offers_as(&self, other: &FlatStart, program: &ir::Program) -> bool {
+        let answers = |s: &FlatStart| program.tasks.get(s.task_index).map(|t| t.answer.is_some());
+        self.typeable == other.typeable && answers(self) == answers(other)
+    }
 }
 
 /// The task `instance` plays, when everything its steps run is compiled.

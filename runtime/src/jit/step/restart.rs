@@ -61,6 +61,25 @@ impl Lines {
         self.bits.fill(0);
     }
 
+    /// Each line in either of `sets`, in order, with the bytes it covers.
+    pub(super) fn each(sets: [&Lines; 2]) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+        let [a, b] = sets;
+        a.bits
+            .iter()
+            .zip(&b.bits)
+            .enumerate()
+            .flat_map(|(w, (&x, &y))| {
+                let mut rest = x | y;
+                std::iter::from_fn(move || {
+                    (rest != 0).then(|| {
+                        let line = w * 64 + rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        (line, line * LINE..(line + 1) * LINE)
+                    })
+                })
+            })
+    }
+
     /// Copies from `src` into `dst` every line in any of `sets`.
     fn copy(dst: &mut [u8], src: &[u8], sets: [&Lines; 3]) {
         let words = sets.iter().map(|s| s.bits.len()).min().unwrap_or(0);
@@ -82,8 +101,10 @@ impl Lines {
 /// where this instance's initial bytes differ from the family's first's.
 #[derive(Debug)]
 pub(super) struct Family {
-    id: u64,
-    differs: Lines,
+    pub(super) id: u64,
+    pub(super) differs: Lines,
+    /// The family's first instance's initial bytes.
+    pub(super) first: Arc<[u8]>,
 }
 
 impl FlatStart {
@@ -97,10 +118,12 @@ impl FlatStart {
             return;
         };
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        let bytes: Arc<[u8]> = Arc::from(first.initial.as_slice());
         for start in starts {
             if start.initial.len() == first.initial.len() {
                 let differs = Lines::differing(&first.initial, &start.initial);
-                let _ = start.family.set(Family { id, differs });
+                let first = bytes.clone();
+                let _ = start.family.set(Family { id, differs, first });
             }
         }
     }

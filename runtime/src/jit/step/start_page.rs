@@ -80,6 +80,7 @@ impl<'s> FlatEnv<'s> {
         self.goal_now = None;
         self.probed = false;
         self.structure.copy_from(&page.structure);
+        self.version = None;
         self.actions.clone_from(&page.actions);
         self.answers.clone_from(&page.answers);
         if cfg!(debug_assertions) {

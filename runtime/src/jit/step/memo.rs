@@ -1,0 +1,226 @@
+//! Remembered renders. An agent on a site comes back to the same few pages
+//! in the same states again and again (the batch's random policy on the
+//! examples sees each state it renders 4–8 times), and a render is half of
+//! a batched step. So an environment keeps the last renders it made, keyed
+//! by exactly what a render reads, and a step that lands in a state it has
+//! rendered before copies that page instead of rendering it again.
+//!
+//! What a render reads (`JitSite::render_structure`): the identity region
+//! of the bytes (page, arguments, form variables, session, tables; never
+//! the header, §5.5, nor the visited set, which only task predicates ask
+//! about, §4), the text pool behind the text ids in them, and the render
+//! mode. Hashing and comparing the identity region itself would cost a
+//! third of what a render does (10 KB on the examples, most of it seed
+//! rows no step touches). But a batch's environment knows its bytes as the
+//! initial bytes of the first instance of its family, with the lines where
+//! its own instance's differ and the lines its steps wrote since
+//! (`restart.rs`, [`Lines`]), and that is the key: the family, and each of
+//! those lines' index and bytes inside the identity region. Equal keys mean
+//! equal identity regions, whichever instance of the family is played;
+//! equal regions reached by other writes only miss.
+//!
+//! A page is taken from the memory only when its key is equal (compared,
+//! not only hashed), its mode is the same and the pool still means by
+//! every id it held then what it meant ([`TextPool::agrees`]); a render
+//! that added a text to the pool is not remembered, since the ids it made
+//! may mean other texts after the pool forgets them. An environment that
+//! does not know its written lines (outside a batch's family of instances,
+//! or after a load) renders every page. A debug build renders every
+//! remembered page again and demands the same structure.
+//!
+//! The memory is direct-mapped by the key's hash: a slot holds the last
+//! render whose key hashed to it. Engines of one site can share one (a
+//! batch gives each thread one for its environments), since the key names
+//! the family and the pool check holds for any pool. Only
+//! [`FlatEnv::step_remembering`] consults one; the prover's loads and
+//! probes render each state once and would only pay for keys.
+
+use super::*;
+use crate::layout::PoolMark;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// Renders a batch's thread remembers for its environments: 2–5 KB each on
+/// the examples, so about 8–20 MB a thread.
+pub const DEFAULT_RENDER_MEMO: usize = 4096;
+
+/// Key hashes noted per remembered render (a power of two).
+const SEEN_PER_SLOT: usize = 4;
+
+/// How often the memory had a step's page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoCounts {
+    /// Pages copied from the memory.
+    pub hits: u64,
+    /// Pages rendered (and remembered, when they could be).
+    pub misses: u64,
+    /// Observations whose element and action rows a batch copied from
+    /// rows it wrote for the same remembered page (`batch::views`).
+    pub rows: u64,
+}
+
+/// One remembered render.
+#[derive(Clone, Debug)]
+struct Remembered {
+    /// Names this page: unique to the process, new each time a slot is
+    /// written.
+    version: u64,
+    family: u64,
+    hash: u64,
+    key: Vec<u8>,
+    mode: RenderMode,
+    pool: PoolMark,
+    page: PageStructure,
+}
+
+/// Remembered renders, for the engines of one site.
+#[derive(Clone, Debug, Default)]
+pub struct RenderMemo {
+    /// The bytes that tell states apart (the layout's identity region).
+    identity: Range<usize>,
+    /// A power of two many (none: remember nothing).
+    slots: Vec<Option<Box<Remembered>>>,
+    /// The hashes of keys met once, [`SEEN_PER_SLOT`] per slot: a render
+    /// is remembered the second time its key is met, so states met once
+    /// (most of them, on a site with a large space) cost no copy.
+    seen: Vec<u64>,
+    /// The key of the state last looked up, and its hash.
+    key: Vec<u8>,
+    family: u64,
+    hash: u64,
+    counts: MemoCounts,
+}
+
+impl RenderMemo {
+    /// A memory of `capacity` renders (rounded up to a power of two; 0
+    /// remembers nothing) for states of `layout`.
+    pub fn new(layout: &StateLayout, capacity: usize) -> RenderMemo {
+        let slots = if capacity == 0 {
+            0
+        } else {
+            capacity.next_power_of_two()
+        };
+        RenderMemo {
+            identity: layout.identity.clone(),
+            slots: (0..slots).map(|_| None).collect(),
+            seen: vec![0; slots * SEEN_PER_SLOT],
+            ..RenderMemo::default()
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// How often steps found their page here.
+    pub fn counts(&self) -> MemoCounts {
+        self.counts
+    }
+
+    fn slot(&self) -> usize {
+        // `slots.len()` is a power of two (or 0, and nothing is remembered).
+        (self.hash as usize) & self.slots.len().saturating_sub(1)
+    }
+
+    /// Copies into `out` the page remembered for the bytes `state`, which
+    /// are the initial ones of `family`'s first instance but for the lines
+    /// `family.differs` and `written`, in `mode`, if any, and gives its
+    /// version; otherwise keeps their key for [`RenderMemo::remember`].
+    pub(super) fn recall(
+        &mut self,
+        (family, written, state): (&Family, &Lines, &[u8]),
+        mode: RenderMode,
+        pool: &TextPool,
+        out: &mut PageStructure,
+    ) -> Option<u64> {
+        self.key.clear();
+        let identity = self.identity.clone();
+        for (line, bytes) in Lines::each([written, &family.differs]) {
+            let inside = bytes.start.max(identity.start)..bytes.end.min(identity.end);
+            let (Some(now), Some(first)) = (state.get(inside.clone()), family.first.get(inside))
+            else {
+                continue;
+            };
+            // A line back to the first's bytes is left out, as an unwritten
+            // one is: states that are equal have equal keys.
+            if now != first {
+                self.key.extend_from_slice(&(line as u64).to_le_bytes());
+                self.key.extend_from_slice(now);
+            }
+        }
+        self.family = family.id;
+        self.hash = xxh3_64_with_seed(&self.key, family.id);
+        let found = self.slots.get(self.slot()).and_then(|s| s.as_deref());
+        let found = found.filter(|r| {
+            r.hash == self.hash
+                && r.family == family.id
+                && r.mode == mode
+                && r.key == self.key
+                && pool.agrees(&r.pool)
+        });
+        match found {
+            Some(r) => {
+                out.copy_from(&r.page);
+                self.counts.hits += 1;
+                Some(r.version)
+            }
+            None => {
+                self.counts.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Whether the key the last [`RenderMemo::recall`] missed was met
+    /// before, since its slot of `seen` last held another; it is noted as
+    /// met either way.
+    pub(super) fn met_before(&mut self) -> bool {
+        let at = (self.hash as usize) & self.seen.len().saturating_sub(1);
+        match self.seen.get_mut(at) {
+            Some(seen) if *seen == self.hash => true,
+            Some(seen) => {
+                *seen = self.hash;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Remembers `page`, rendered in `mode` from the state the last
+    /// [`RenderMemo::recall`] missed, with the pool as `pool` marks it.
+    pub(super) fn remember(&mut self, mode: RenderMode, pool: PoolMark, page: &PageStructure) {
+        static VERSIONS: AtomicU64 = AtomicU64::new(1);
+        let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
+        let at = self.slot();
+        let Some(slot) = self.slots.get_mut(at) else {
+            return;
+        };
+        match slot {
+            Some(r) => {
+                r.version = version;
+                r.family = self.family;
+                r.hash = self.hash;
+                r.key.clone_from(&self.key);
+                r.mode = mode;
+                r.pool = pool;
+                r.page.copy_from(page);
+            }
+            None => {
+                // Copied, not cloned: a clone would take the render's
+                // scratch lists along.
+                let mut copy = PageStructure::default();
+                copy.copy_from(page);
+                *slot = Some(Box::new(Remembered {
+                    version,
+                    family: self.family,
+                    hash: self.hash,
+                    key: self.key.clone(),
+                    mode,
+                    pool,
+                    page: copy,
+                }));
+            }
+        }
+    }
+}

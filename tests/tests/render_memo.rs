@@ -1,0 +1,142 @@
+//! Remembered renders (`runtime/src/jit/step/memo.rs`): a page taken from
+//! the memory is the page a render gives, so a batch that remembers writes
+//! every buffer byte for byte as one that renders every step; and a page
+//! showing a text an episode made is never taken for a state whose bytes
+//! are equal but whose pool means another text by the same id. (Debug
+//! builds also render every remembered page again and demand the same.)
+
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
+
+use std::sync::Arc;
+use wsite_runtime::batch::{BatchEnv, FlatEngine, ObsSpec};
+use wsite_runtime::env::{ActionKind, RewardConfig};
+use wsite_runtime::jit::{FlatEnv, FlatStart, JitSite, RenderMemo};
+use wsite_runtime::layout::TextPool;
+use wsite_tests::Lcg;
+
+/// A JIT batch of 16 environments over `instances`, on two threads.
+fn batch<'s>(
+    site: &'s JitSite,
+    instances: &[wsite_runtime::env::TaskInstance],
+    pool: &mut TextPool,
+) -> BatchEnv<FlatEngine<'s>> {
+    let (spec, config) = (ObsSpec::default(), RewardConfig::default());
+    BatchEnv::jit(site, instances, 16, spec, config, 11, 2, pool).unwrap()
+}
+
+#[test]
+fn remembering_batches_write_what_rendering_batches_write() {
+    let mut remembered = 0;
+    for (name, program) in wsite_tests::example_programs() {
+        let (site, mut pool, instances) = wsite_tests::jit_site(&program);
+        if instances.is_empty() {
+            continue;
+        }
+        let mut remembering = batch(&site, &instances, &mut pool);
+        let mut rendering = batch(&site, &instances, &mut pool);
+        rendering.set_render_memo(0);
+        assert!(remembering.buffers() == rendering.buffers(), "{name}");
+        let mut rng = Lcg(23);
+        for step in 0..120 {
+            let counts = remembering.buffers().action_count.iter();
+            let actions: Vec<u32> = counts.map(|&n| rng.next(n as usize) as u32).collect();
+            remembering.step(&actions).unwrap();
+            rendering.step(&actions).unwrap();
+            let (a, b) = (remembering.buffers(), rendering.buffers());
+            if a != b {
+                panic!(
+                    "{name}: step {step}: buffers differ: {}",
+                    wsite_tests::first_difference(a, b)
+                );
+            }
+        }
+        let counts = remembering.memo_counts();
+        assert_eq!(rendering.memo_counts().hits, 0, "{name}");
+        assert!(counts.hits > 0, "{name}: no page was remembered");
+        assert!(counts.rows > 0, "{name}: no rows were copied");
+        eprintln!(
+            "{name}: {} of {} pages remembered, rows copied {} times",
+            counts.hits,
+            counts.hits + counts.misses,
+            counts.rows
+        );
+        remembered += 1;
+    }
+    assert!(remembered >= 5, "too few sites compared");
+}
+
+/// Types `value` into the page's input, then clicks its button.
+fn type_and_save(env: &mut FlatEnv<'_>, value: &str, pool: &mut TextPool, memo: &mut RenderMemo) {
+    let typing = env
+        .actions()
+        .iter()
+        .position(|a| a.kind == ActionKind::Type && env.action_text(a) == Some(value));
+    env.step_remembering(typing.expect("a type action"), pool, memo)
+        .unwrap();
+    let click = env
+        .actions()
+        .iter()
+        .position(|a| a.kind == ActionKind::Click);
+    env.step_remembering(click.expect("a click"), pool, memo)
+        .unwrap();
+}
+
+fn texts(env: &FlatEnv<'_>) -> Vec<String> {
+    let page = env.structure();
+    page.elements
+        .iter()
+        .map(|e| page.text_of(e).to_string())
+        .collect()
+}
+
+#[test]
+fn a_text_made_in_one_pool_is_not_shown_for_another() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sites/greeter.wsite");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let program = wsitec::compile_str("greeter", &text).program.unwrap();
+    let (site, mut pool, instances) = wsite_tests::jit_site(&program);
+    let instance = instances.first().expect("a flat instance");
+    let start = FlatStart::new(&site, instance, &mut pool).unwrap();
+    FlatStart::join_family(std::slice::from_ref(&start));
+    pool.freeze();
+    let config = RewardConfig::default();
+    let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
+    let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
+    let mut b = FlatEnv::from_start(&site, start, config, &mut pool_b).unwrap();
+    let mut memo = a.render_memo(64);
+
+    // A render is remembered the second time its state is met. Each
+    // episode starts from the frozen texts, as a batch's do.
+    let base = pool.len();
+    for _ in 0..2 {
+        pool_a.truncate(base);
+        a.reset(&mut pool_a).unwrap();
+        type_and_save(&mut a, "ann", &mut pool_a, &mut memo);
+    }
+    assert!(
+        texts(&a).contains(&"Hello ann".to_string()),
+        "{:?}",
+        texts(&a)
+    );
+    assert_eq!(memo.counts().hits, 0);
+
+    // Typing what `a` typed lands in a state `a` rendered, whose texts
+    // every pool copied from the same frozen one means alike.
+    let typing = b
+        .actions()
+        .iter()
+        .position(|x| x.kind == ActionKind::Type && b.action_text(x) == Some("ann"));
+    b.step_remembering(typing.unwrap(), &mut pool_b, &mut memo)
+        .unwrap();
+    assert_eq!(memo.counts().hits, 1, "a shared page was not remembered");
+
+    // `b` saves another greeting: its bytes are `a`'s (one new note whose
+    // text has the first id past the frozen ones, the form cleared by
+    // `go`), but in `b`'s pool that id says something else.
+    b.reset(&mut pool_b).unwrap();
+    type_and_save(&mut b, "bob", &mut pool_b, &mut memo);
+    assert_eq!(a.state()[16..], b.state()[16..], "the two states differ");
+    let shown = texts(&b);
+    assert!(shown.contains(&"Hello bob".to_string()), "{shown:?}");
+    assert!(!shown.contains(&"Hello ann".to_string()), "{shown:?}");
+}
