@@ -572,8 +572,9 @@ impl<'s> FlatEnv<'s> {
         let page = self.page()?;
         // The bytes as their family's first's plus known lines, if known.
         let known = match (memo, &self.written, self.start.family.get()) {
-            (Some(memo), Some(written), Some(family)) if memo.is_on() => {
-                Some((memo, family, written))
+            (Some(memo), Some(written), Some(family)) => {
+                let consult = memo.is_on() && memo.consult();
+                consult.then_some((memo, family, written))
             }
             _ => None,
         };

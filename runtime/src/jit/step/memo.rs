@@ -48,6 +48,15 @@ pub const DEFAULT_RENDER_MEMO: usize = 4096;
 /// Key hashes noted per remembered render (a power of two).
 const SEEN_PER_SLOT: usize = 4;
 
+/// Lookups per measuring window; when fewer than [`WORTH_IT`] of a
+/// window's find their page, the memory rests for [`REST`] steps (they
+/// render, and nothing is remembered), then measures again. Below about a
+/// third of pages found, looking up and remembering cost more than the
+/// renders they save (threadline, whose space is large, finds a fifth).
+const WINDOW: u32 = 1024;
+const WORTH_IT: u32 = WINDOW * 3 / 10;
+const REST: u32 = 16 * WINDOW;
+
 /// How often the memory had a step's page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoCounts {
@@ -90,6 +99,10 @@ pub struct RenderMemo {
     family: u64,
     hash: u64,
     counts: MemoCounts,
+    /// This window's lookups and pages found, and the steps left to rest.
+    looked: u32,
+    found: u32,
+    resting: u32,
 }
 
 impl RenderMemo {
@@ -111,6 +124,29 @@ impl RenderMemo {
 
     pub fn is_on(&self) -> bool {
         !self.slots.is_empty()
+    }
+
+    /// Whether the next step should look its page up: `false` while the
+    /// memory rests (the step is counted as a page rendered).
+    pub(super) fn consult(&mut self) -> bool {
+        if self.resting == 0 {
+            return true;
+        }
+        self.resting -= 1;
+        self.counts.misses += 1;
+        false
+    }
+
+    /// Counts a lookup, and starts a rest when a window found too little.
+    fn measure(&mut self, found: bool) {
+        self.looked += 1;
+        self.found += u32::from(found);
+        if self.looked == WINDOW {
+            if self.found < WORTH_IT {
+                self.resting = REST;
+            }
+            (self.looked, self.found) = (0, 0);
+        }
     }
 
     /// How often steps found their page here.
@@ -159,17 +195,16 @@ impl RenderMemo {
                 && r.key == self.key
                 && pool.agrees(&r.pool)
         });
-        match found {
-            Some(r) => {
-                out.copy_from(&r.page);
-                self.counts.hits += 1;
-                Some(r.version)
-            }
-            None => {
-                self.counts.misses += 1;
-                None
-            }
+        let version = found.map(|r| {
+            out.copy_from(&r.page);
+            r.version
+        });
+        match version {
+            Some(_) => self.counts.hits += 1,
+            None => self.counts.misses += 1,
         }
+        self.measure(version.is_some());
+        version
     }
 
     /// Whether the key the last [`RenderMemo::recall`] missed was met
@@ -222,5 +257,33 @@ impl RenderMemo {
                 }));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_memory_that_finds_too_little_rests_then_measures_again() {
+        let mut memo = RenderMemo::default();
+        for _ in 0..WINDOW {
+            assert!(memo.consult());
+            memo.measure(false);
+        }
+        for _ in 0..REST {
+            assert!(!memo.consult(), "a rest ended early");
+        }
+        assert!(memo.consult(), "a rest did not end");
+        assert_eq!(memo.counts().misses, u64::from(REST));
+        // A window that finds just enough keeps the memory consulted.
+        for i in 0..WINDOW {
+            memo.measure(i < WORTH_IT);
+        }
+        assert!(memo.consult());
+        for i in 0..WINDOW {
+            memo.measure(i + 1 < WORTH_IT);
+        }
+        assert!(!memo.consult(), "a window that found too little");
     }
 }
