@@ -8,6 +8,11 @@
 //! corpus (`wsitec gen`, every domain) and the stdlib's sample sites, every
 //! buffer must be equal, byte for byte, after every step.
 //!
+//! The JIT batches remember the pages they render (`jit/step/memo.rs`) and
+//! the rows written from them (`batch/views.rs`), so these comparisons
+//! check both memories at volume too; the random sites must take some
+//! pages and rows from them.
+//!
 //! `WSITE_TOKEN_SITES` (default 120) sets how many random sites.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -15,13 +20,16 @@
 use wsite_runtime::batch::{BatchEnv, Buffers, ObsSpec};
 use wsite_runtime::env::RewardConfig;
 use wsite_runtime::ir::Program;
+use wsite_runtime::jit::MemoCounts;
 
 /// Environments per batch and steps per site.
 const ENVS: usize = 4;
 const STEPS: usize = 60;
 
-/// A site's outcome: `None` when no instance plays on the flat engine.
-fn compare(name: &str, program: &Program, spec: ObsSpec, seed: u64) -> Option<usize> {
+/// A site's outcome: the instances compared and how often the JIT batch
+/// took pages and rows from its memories; `None` when no instance plays on
+/// the flat engine.
+fn compare(name: &str, program: &Program, spec: ObsSpec, seed: u64) -> Option<(usize, MemoCounts)> {
     use wsite_runtime::jit::{FlatStart, JitSite};
     use wsite_runtime::layout::{StateLayout, TextPool};
     let layout = StateLayout::for_program(program).ok()?;
@@ -62,7 +70,7 @@ fn compare(name: &str, program: &Program, spec: ObsSpec, seed: u64) -> Option<us
         }
         assert_same(name, step, interp.buffers(), jit.buffers());
     }
-    Some(instances.len())
+    Some((instances.len(), jit.memo_counts()))
 }
 
 fn assert_same(name: &str, step: usize, a: &Buffers, b: &Buffers) {
@@ -103,6 +111,7 @@ fn random_sites_write_the_same_tokens_on_both_engines() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(120);
     let (mut sites, mut instances) = (0, 0);
+    let (mut pages, mut rows) = (0, 0);
     for seed in 0..count {
         let site = wsite_tests::soundness::generate(seed);
         let Some(program) = compile("random.wsite", &site.text) else {
@@ -113,12 +122,18 @@ fn random_sites_write_the_same_tokens_on_both_engines() {
         } else {
             narrow()
         };
-        if let Some(n) = compare(&format!("random site {seed}"), &program, spec, seed) {
+        if let Some((n, memo)) = compare(&format!("random site {seed}"), &program, spec, seed) {
             sites += 1;
             instances += n;
+            pages += memo.hits;
+            rows += memo.rows;
         }
     }
-    eprintln!("{sites} random sites, {instances} instances compared");
+    eprintln!(
+        "{sites} random sites, {instances} instances compared; \
+         {pages} pages and {rows} observations' rows taken from memory"
+    );
+    assert!(pages > 0 && rows > 0, "the memories were never used");
     assert!(
         sites as u64 >= count / 2,
         "only {sites} of {count} sites compared"
