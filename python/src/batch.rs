@@ -17,6 +17,10 @@ use wsite_runtime::batch::{
     Autoreset, BatchEnv, Dtype, FieldView, FlatEngine, InterpEngine, ObsSpec,
 };
 use wsite_runtime::env::{RewardConfig, RewardMode, SharedWriter, TaskInstance};
+use wsite_runtime::jit::DEFAULT_RENDER_MEMO;
+
+/// The most pages a thread may remember (2–5 KB each on the examples).
+const MAX_RENDER_MEMO: usize = 1 << 16;
 
 /// The two engines a batch can run on.
 enum Engines {
@@ -70,7 +74,8 @@ impl Batch {
     #[new]
     #[pyo3(signature = (
         site, num_envs=1, tasks=None, seed=0, threads=1, engine="auto", reward="dense",
-        autoreset="same_step", simulator=None, simulator_timeout=10.0, spec=None
+        autoreset="same_step", simulator=None, simulator_timeout=10.0, spec=None,
+        render_memo=DEFAULT_RENDER_MEMO
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -85,6 +90,7 @@ impl Batch {
         simulator: Option<String>,
         simulator_timeout: f64,
         spec: Option<HashMap<String, usize>>,
+        render_memo: usize,
     ) -> PyResult<Batch> {
         if num_envs == 0 {
             return Err(bad_argument("`num_envs` must be at least 1"));
@@ -118,8 +124,14 @@ impl Batch {
             engine,
             simulator,
         };
+        if render_memo > MAX_RENDER_MEMO {
+            return Err(bad_argument(format!(
+                "`render_memo` must be 0 to {MAX_RENDER_MEMO} pages, not {render_memo}"
+            )));
+        }
         let (mut engines, engine) = build(request)?;
         with_batch!(&mut engines, b => b.set_autoreset(mode));
+        with_batch!(&mut engines, b => b.set_render_memo(render_memo));
         let fields = with_batch!(&engines, b => b.buffers().fields(&spec));
         Ok(Batch {
             inner: Mutex::new(Inner {

@@ -113,6 +113,27 @@ def test_the_jit_and_the_interpreter_vectors_agree():
         assert (ra == rb).all() and (ta == tb).all() and (ua == ub).all()
 
 
+def test_remembered_pages_change_no_observation():
+    rng = np.random.default_rng(9)
+    remembering = wsite.vector(SHOP, num_envs=6, engine="jit", seed=4)
+    rendering = wsite.vector(SHOP, num_envs=6, engine="jit", seed=4, render_memo=0)
+    a, _ = remembering.reset(seed=4)
+    b, _ = rendering.reset(seed=4)
+    for step in range(300):
+        for key in a:
+            assert (a[key] == b[key]).all(), (step, key)
+        rows = random_rows(remembering, rng)
+        a, ra, ta, ua, _ = remembering.step(rows)
+        b, rb, tb, ub, _ = rendering.step(rows)
+        assert (ra == rb).all() and (ta == tb).all() and (ua == ub).all()
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "big", 1 << 20])
+def test_a_bad_render_memo_is_refused(bad):
+    with pytest.raises(ValueError, match="render_memo"):
+        wsite.vector(CART, num_envs=1, render_memo=bad)
+
+
 def test_a_masked_out_row_is_refused_and_nothing_steps():
     envs = wsite.vector(CART, num_envs=2)
     obs, _ = envs.reset(seed=0)

@@ -41,7 +41,7 @@ def vector(site: Any, num_envs: int = 64, task: Any = None, **kwargs: Any) -> Ws
     """``num_envs`` environments over ``site``'s tasks, stepped together.
     Keywords: ``seed``, ``threads``, ``engine``, ``reward``, ``autoreset``
     (``"next_step"`` or ``"disabled"``), ``copy``, ``simulator``,
-    ``simulator_timeout``, ``obs_spec``."""
+    ``simulator_timeout``, ``obs_spec``, ``render_memo``."""
     return WsiteVectorEnv(site, num_envs, task, **kwargs)
 
 

@@ -62,6 +62,13 @@ def positive(value: Any, name: str) -> int:
     return int(value)
 
 
+def count(value: Any, name: str) -> int:
+    """An integer of at least 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"`{name}` must be an integer of at least 0, not {value!r}")
+    return int(value)
+
+
 def choice(value: Any, name: str, allowed: Sequence[Any]) -> Any:
     """One of ``allowed``."""
     if value not in allowed:

@@ -53,6 +53,7 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
         simulator: Optional[str] = None,
         simulator_timeout: float = 10.0,
         obs_spec: Optional[dict] = None,
+        render_memo: int = 4096,
     ):
         num_envs = _args.positive(num_envs, "num_envs")
         _args.choice(autoreset, "autoreset", tuple(_MODES))
@@ -71,6 +72,7 @@ class WsiteVectorEnv(gym.vector.VectorEnv):
             simulator=simulator,
             simulator_timeout=float(simulator_timeout),
             spec=_args.obs_spec(obs_spec),
+            render_memo=_args.count(render_memo, "render_memo"),
         )
         self.metadata = {"autoreset_mode": _MODES[autoreset]}
         self.num_envs = num_envs
