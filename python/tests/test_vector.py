@@ -98,34 +98,31 @@ def test_the_vector_env_plays_what_single_environments_play():
             assert r == pytest.approx(float(reward[i]))
 
 
-def test_the_jit_and_the_interpreter_vectors_agree():
-    rng = np.random.default_rng(5)
-    jit = wsite.vector(SHOP, num_envs=6, engine="jit", seed=2)
-    interp = wsite.vector(SHOP, num_envs=6, engine="interp", seed=2)
-    a, _ = jit.reset(seed=2)
-    b, _ = interp.reset(seed=2)
-    for step in range(200):
+def assert_play_alike(first, second, seed, steps):
+    """Steps two vector envs with the same random rows, demanding equal
+    observations, rewards and ends after every step."""
+    rng = np.random.default_rng(seed)
+    a, _ = first.reset(seed=seed)
+    b, _ = second.reset(seed=seed)
+    for step in range(steps):
         for key in a:
             assert (a[key] == b[key]).all(), (step, key)
-        rows = random_rows(jit, rng)
-        a, ra, ta, ua, _ = jit.step(rows)
-        b, rb, tb, ub, _ = interp.step(rows)
+        rows = random_rows(first, rng)
+        a, ra, ta, ua, _ = first.step(rows)
+        b, rb, tb, ub, _ = second.step(rows)
         assert (ra == rb).all() and (ta == tb).all() and (ua == ub).all()
+
+
+def test_the_jit_and_the_interpreter_vectors_agree():
+    jit = wsite.vector(SHOP, num_envs=6, engine="jit", seed=2)
+    interp = wsite.vector(SHOP, num_envs=6, engine="interp", seed=2)
+    assert_play_alike(jit, interp, 2, 200)
 
 
 def test_remembered_pages_change_no_observation():
-    rng = np.random.default_rng(9)
     remembering = wsite.vector(SHOP, num_envs=6, engine="jit", seed=4)
     rendering = wsite.vector(SHOP, num_envs=6, engine="jit", seed=4, render_memo=0)
-    a, _ = remembering.reset(seed=4)
-    b, _ = rendering.reset(seed=4)
-    for step in range(300):
-        for key in a:
-            assert (a[key] == b[key]).all(), (step, key)
-        rows = random_rows(remembering, rng)
-        a, ra, ta, ua, _ = remembering.step(rows)
-        b, rb, tb, ub, _ = rendering.step(rows)
-        assert (ra == rb).all() and (ta == tb).all() and (ua == ub).all()
+    assert_play_alike(remembering, rendering, 4, 300)
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "big", 1 << 20])
