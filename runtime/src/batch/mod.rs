@@ -492,7 +492,7 @@ impl<E: Engine> BatchEnv<E> {
             slot.rng = slot_rng(seed, i);
         }
         let next = instance.unwrap_or_else(|| draw(&mut slot.rng, count));
-        restart(slot, rows, &spec, labels, next).map_err(|e| e.in_env(i))
+        restart(slot, rows, (&spec, labels), next, None).map_err(|e| e.in_env(i))
     }
 
     /// The row of environment `i`'s action table that offers its engine's
@@ -624,7 +624,7 @@ fn step_one<E: Engine>(
     if slot.finished {
         // Only `NextStep` steps a finished environment: this step is its reset.
         let next = draw(&mut slot.rng, instances);
-        return restart(slot, rows, spec, labels, next);
+        return restart(slot, rows, (spec, labels), next, Some(&mut memo.views));
     }
     let index = slot
         .table
@@ -681,13 +681,14 @@ fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), BatchErro
 }
 
 /// Starts an episode of `instance` and writes its first observation, with
-/// the step fields of its row as if no step was taken.
+/// the step fields of its row as if no step was taken (its rows copied
+/// from `views` when they remember the first page).
 fn restart<E: Engine>(
     slot: &mut Slot<E>,
     rows: Rows<'_>,
-    spec: &ObsSpec,
-    labels: &[Vec<u64>],
+    (spec, labels): (&ObsSpec, &[Vec<u64>]),
     instance: usize,
+    views: Option<&mut views::ViewMemo>,
 ) -> Result<(), BatchError> {
     begin(slot, instance)?;
     *rows.reward = 0.0;
@@ -699,7 +700,7 @@ fn restart<E: Engine>(
     *rows.answer_f1 = -1.0;
     *rows.episode_return = 0.0;
     *rows.episode_length = 0;
-    write_observation(slot, rows, spec, labels, None);
+    write_observation(slot, rows, spec, labels, views);
     Ok(())
 }
 

@@ -57,6 +57,12 @@ const WINDOW: u32 = 1024;
 const WORTH_IT: u32 = WINDOW * 3 / 10;
 const REST: u32 = 16 * WINDOW;
 
+/// A page version no page has had yet in this process.
+pub(super) fn new_version() -> u64 {
+    static VERSIONS: AtomicU64 = AtomicU64::new(1);
+    VERSIONS.fetch_add(1, Ordering::Relaxed)
+}
+
 /// How often the memory had a step's page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoCounts {
@@ -225,8 +231,7 @@ impl RenderMemo {
     /// Remembers `page`, rendered in `mode` from the state the last
     /// [`RenderMemo::recall`] missed, with the pool as `pool` marks it.
     pub(super) fn remember(&mut self, mode: RenderMode, pool: PoolMark, page: &PageStructure) {
-        static VERSIONS: AtomicU64 = AtomicU64::new(1);
-        let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
+        let version = new_version();
         let at = self.slot();
         let Some(slot) = self.slots.get_mut(at) else {
             return;

@@ -30,6 +30,9 @@ pub struct StartPage<'s> {
     /// interned past it.
     pool_len: usize,
     interned: Vec<Arc<str>>,
+    /// The page's version (`memo.rs`): every restart onto it shows the
+    /// same page and candidates.
+    version: u64,
 }
 
 impl<'s> FlatEnv<'s> {
@@ -49,6 +52,7 @@ impl<'s> FlatEnv<'s> {
             answers: self.answers.clone(),
             pool_len,
             interned: pool.since(pool_len),
+            version: memo::new_version(),
         }
     }
 
@@ -80,7 +84,7 @@ impl<'s> FlatEnv<'s> {
         self.goal_now = None;
         self.probed = false;
         self.structure.copy_from(&page.structure);
-        self.version = None;
+        self.version = Some(page.version);
         self.actions.clone_from(&page.actions);
         self.answers.clone_from(&page.answers);
         if cfg!(debug_assertions) {
