@@ -185,9 +185,14 @@ fn clear_past<E: Engine>(
     fill_rows(rows.action_element, 1, actions, stale.actions, -1);
     fill_rows(rows.action_text, w.action, actions, stale.actions, 0);
     slot.written = Written { elements, actions };
-    *rows.action_count = u32::try_from(actions).unwrap_or(u32::MAX);
+    set_action_count(rows, actions);
+}
+
+/// Sets the action table's length and its mask (the first `n` rows).
+fn set_action_count(rows: &mut Rows<'_>, n: usize) {
+    *rows.action_count = u32::try_from(n).unwrap_or(u32::MAX);
     for (row, m) in rows.action_mask.iter_mut().enumerate() {
-        *m = u8::from(row < actions);
+        *m = u8::from(row < n);
     }
 }
 
@@ -216,10 +221,7 @@ fn write_shown<E: Engine>(slot: &mut Slot<E>, rows: &mut Rows<'_>, spec: &ObsSpe
         text: &mut *rows.action_text,
     };
     write_actions(slot, actions, spec, shown, &mut cut);
-    *rows.action_count = u32::try_from(slot.table.len()).unwrap_or(u32::MAX);
-    for (row, m) in rows.action_mask.iter_mut().enumerate() {
-        *m = u8::from(row < slot.table.len());
-    }
+    set_action_count(rows, slot.table.len());
     cut
 }
 
