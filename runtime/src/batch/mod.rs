@@ -390,17 +390,12 @@ impl<E: Engine> BatchEnv<E> {
     /// How often steps found their page remembered, over every thread's
     /// memory (`jit::RenderMemo`; none for the interpreter).
     pub fn memo_counts(&self) -> MemoCounts {
-        self.memos
-            .iter()
-            .map(|m| MemoCounts {
-                rows: m.views.copied,
-                ..E::memo_counts(&m.engine)
-            })
-            .fold(MemoCounts::default(), |a, b| MemoCounts {
-                hits: a.hits + b.hits,
-                misses: a.misses + b.misses,
-                rows: a.rows + b.rows,
-            })
+        let mut total = MemoCounts::default();
+        for m in &self.memos {
+            total += E::memo_counts(&m.engine);
+            total.rows += m.views.copied;
+        }
+        total
     }
 
     pub fn len(&self) -> usize {

@@ -17,6 +17,7 @@
 //! compared.
 
 use super::buffers::Rows;
+use super::ObsSpec;
 
 /// One observation's element and action rows, as the writer left them.
 #[derive(Clone, Debug, Default)]
@@ -49,24 +50,11 @@ pub(super) struct ViewMemo {
     pub(super) copied: u64,
 }
 
-/// The widths of one environment's element and action rows.
-#[derive(Clone, Copy)]
-pub(super) struct Widths {
-    pub text: usize,
-    pub value: usize,
-    pub context: usize,
-    pub action: usize,
-}
-
 impl ViewMemo {
     /// A memory of `capacity` views (rounded up to a power of two; 0
     /// remembers nothing).
     pub(super) fn new(capacity: usize) -> ViewMemo {
-        let slots = if capacity == 0 {
-            0
-        } else {
-            capacity.next_power_of_two()
-        };
+        let slots = crate::jit::memo_slots(capacity);
         ViewMemo {
             slots: (0..slots).map(|_| None).collect(),
             copied: 0,
@@ -115,7 +103,7 @@ impl ViewMemo {
         &mut self,
         key: (u64, usize),
         rows: &Rows<'_>,
-        (w, elements, cut): (Widths, usize, u8),
+        (spec, elements, cut): (&ObsSpec, usize, u8),
         table: &[usize],
     ) {
         let at = self.slot(key);
@@ -130,14 +118,22 @@ impl ViewMemo {
         keep(&mut view.role, rows.role, elements);
         keep(&mut view.flags, rows.flags, elements);
         keep(&mut view.sibling, rows.sibling, elements);
-        keep(&mut view.text, rows.text, elements * w.text);
-        keep(&mut view.value, rows.value, elements * w.value);
-        keep(&mut view.context, rows.context, elements * w.context);
+        keep(&mut view.text, rows.text, elements * spec.text_tokens);
+        keep(&mut view.value, rows.value, elements * spec.value_tokens);
+        keep(
+            &mut view.context,
+            rows.context,
+            elements * spec.context_tokens,
+        );
         view.table.clear();
         view.table.extend_from_slice(table);
         keep(&mut view.kind, rows.action_kind, actions);
         keep(&mut view.element, rows.action_element, actions);
-        keep(&mut view.action_text, rows.action_text, actions * w.action);
+        keep(
+            &mut view.action_text,
+            rows.action_text,
+            actions * spec.action_tokens,
+        );
         view.cut = cut;
     }
 }

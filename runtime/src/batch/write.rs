@@ -24,7 +24,7 @@
 
 use super::buffers::{Rows, MAX_SIBLING};
 use super::engines::{ElementView, Engine};
-use super::views::{ViewMemo, Widths};
+use super::views::ViewMemo;
 use super::{kind_id, role_id, ObsSpec, Slot, CUT_ACTIONS, CUT_ELEMENTS, CUT_INSTRUCTION};
 use super::{FLAG_DISABLED, FLAG_HAS_VALUE, FLAG_TEXT_CUT};
 use crate::env::ActionKind;
@@ -139,12 +139,6 @@ pub(super) fn write_observation<E: Engine>(
     *rows.steps = slot.engine.steps();
     write_history(slot, rows.history_kind, rows.history_text, spec);
     let key = views.as_ref().and_then(|_| slot.engine.view_key());
-    let widths = Widths {
-        text: spec.text_tokens,
-        value: spec.value_tokens,
-        context: spec.context_tokens,
-        action: spec.action_tokens,
-    };
     let (views, key) = match (views, key) {
         (Some(views), Some(key)) => (views, key),
         _ => {
@@ -153,12 +147,12 @@ pub(super) fn write_observation<E: Engine>(
         }
     };
     if let Some((elements, actions, shown_cut)) = views.recall(key, &mut rows, &mut slot.table) {
-        clear_past(slot, &mut rows, widths, (elements, actions));
+        clear_past(slot, &mut rows, spec, (elements, actions));
         *rows.overflow = cut | shown_cut;
         return;
     }
     let shown_cut = write_shown(slot, &mut rows, spec);
-    let written = (widths, slot.written.elements, shown_cut);
+    let written = (spec, slot.written.elements, shown_cut);
     views.remember(key, &rows, written, &slot.table);
     *rows.overflow = cut | shown_cut;
 }
@@ -169,7 +163,7 @@ pub(super) fn write_observation<E: Engine>(
 fn clear_past<E: Engine>(
     slot: &mut Slot<E>,
     rows: &mut Rows<'_>,
-    w: Widths,
+    spec: &ObsSpec,
     (elements, actions): (usize, usize),
 ) {
     let stale = slot.written;
@@ -178,12 +172,24 @@ fn clear_past<E: Engine>(
             past.fill(0);
         }
     }
-    fill_rows(rows.text, w.text, elements, stale.elements, 0);
-    fill_rows(rows.value, w.value, elements, stale.elements, 0);
-    fill_rows(rows.context, w.context, elements, stale.elements, 0);
+    fill_rows(rows.text, spec.text_tokens, elements, stale.elements, 0);
+    fill_rows(rows.value, spec.value_tokens, elements, stale.elements, 0);
+    fill_rows(
+        rows.context,
+        spec.context_tokens,
+        elements,
+        stale.elements,
+        0,
+    );
     fill_rows(rows.action_kind, 1, actions, stale.actions, 0);
     fill_rows(rows.action_element, 1, actions, stale.actions, -1);
-    fill_rows(rows.action_text, w.action, actions, stale.actions, 0);
+    fill_rows(
+        rows.action_text,
+        spec.action_tokens,
+        actions,
+        stale.actions,
+        0,
+    );
     slot.written = Written { elements, actions };
     set_action_count(rows, actions);
 }

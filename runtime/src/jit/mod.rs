@@ -64,6 +64,7 @@ mod text;
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
+pub(crate) use step::memo_slots;
 pub use step::{
     FlatAction, FlatEnv, FlatError, FlatStart, MemoCounts, Probe, RenderMemo, StartPage,
     DEFAULT_RENDER_MEMO,

@@ -53,6 +53,7 @@ mod typed;
 use depends::Depends;
 use entries::{clear_list, copy_used, find_where, insert_sorted, remove_at, tails_of, Tail};
 pub use error::FlatError;
+pub(crate) use memo::memo_slots;
 pub use memo::{MemoCounts, RenderMemo, DEFAULT_RENDER_MEMO};
 pub use probe::Probe;
 use probe::Wrote;

@@ -57,6 +57,16 @@ const WINDOW: u32 = 1024;
 const WORTH_IT: u32 = WINDOW * 3 / 10;
 const REST: u32 = 16 * WINDOW;
 
+/// The slots of a direct-mapped memory of `capacity` entries: a power of
+/// two at least as large, or none for 0.
+pub(crate) fn memo_slots(capacity: usize) -> usize {
+    if capacity == 0 {
+        0
+    } else {
+        capacity.next_power_of_two()
+    }
+}
+
 /// A page version no page has had yet in this process.
 pub(super) fn new_version() -> u64 {
     static VERSIONS: AtomicU64 = AtomicU64::new(1);
@@ -73,6 +83,14 @@ pub struct MemoCounts {
     /// Observations whose element and action rows a batch copied from
     /// rows it wrote for the same remembered page (`batch::views`).
     pub rows: u64,
+}
+
+impl std::ops::AddAssign for MemoCounts {
+    fn add_assign(&mut self, other: MemoCounts) {
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.rows += other.rows;
+    }
 }
 
 /// One remembered render.
@@ -115,11 +133,7 @@ impl RenderMemo {
     /// A memory of `capacity` renders (rounded up to a power of two; 0
     /// remembers nothing) for states of `layout`.
     pub fn new(layout: &StateLayout, capacity: usize) -> RenderMemo {
-        let slots = if capacity == 0 {
-            0
-        } else {
-            capacity.next_power_of_two()
-        };
+        let slots = memo_slots(capacity);
         RenderMemo {
             identity: layout.identity.clone(),
             slots: (0..slots).map(|_| None).collect(),
