@@ -22,6 +22,9 @@
 //! `stepcount prove N SITES…` proves, with the JIT prover, the instance of
 //! each site whose search stores the most states, N times; count it with
 //! `--toggle-collect='stepcount::proved*'` and divide by the states printed.
+//! It also prints the share of expanded states whose page the searches
+//! found remembered (`JitProver::memo_counts`, the largest-space search
+//! included).
 
 #![allow(clippy::expect_used, clippy::panic)]
 
@@ -145,9 +148,12 @@ fn main() {
                 let started = std::time::Instant::now();
                 let states = proved(&prover, &instance, n);
                 let rate = states as f64 / started.elapsed().as_secs_f64();
+                let counts = prover.memo_counts();
+                let found = counts.hits as f64 / (counts.hits + counts.misses).max(1) as f64;
                 println!(
-                    "{path}: {}: {states} states, {rate:.0} states/s",
-                    instance.name
+                    "{path}: {}: {states} states, {rate:.0} states/s, {:.0}% of expanded pages remembered",
+                    instance.name,
+                    100.0 * found
                 );
                 continue;
             }

@@ -6,7 +6,10 @@
 //! verdicts, and searches longer than the task's horizon). In the debug
 //! builds tests run in, the flat search also checks itself as it goes: every
 //! state put back after a probe is compared whole with the state expanded,
-//! and every 16th updated fingerprint with one computed from every word.
+//! every 16th updated fingerprint with one computed from every word, and
+//! every page taken from the search's memory of renders with the page
+//! rendered afresh (the test demands that each example's searches took
+//! some).
 //!
 //! Run in release (`cargo test --release -p wsite-tests --test prove_jit --
 //! --nocapture` prints how many instances each engine decided).
@@ -64,8 +67,9 @@ fn flat_plays(program: &Program, inst: &TaskInstance) -> bool {
     plays
 }
 
-/// (instances the flat engine decided, instances in all).
-fn check_example(name: &str, program: &Program) -> (usize, usize) {
+/// (instances the flat engine decided, instances in all, expanded states
+/// whose page the flat searches found remembered).
+fn check_example(name: &str, program: &Program) -> (usize, usize, u64) {
     let jit = JitProver::new(program).unwrap();
     let (mut flat, mut all) = (0, 0);
     for inst in env::instances(program) {
@@ -81,21 +85,26 @@ fn check_example(name: &str, program: &Program) -> (usize, usize) {
             );
         }
     }
-    (flat, all)
+    (flat, all, jit.memo_counts().hits)
 }
 
 #[test]
 fn the_flat_prover_agrees_with_the_interpreter_on_every_example() {
     let programs = wsite_tests::example_programs();
-    let counts: Vec<(usize, usize)> = std::thread::scope(|s| {
+    let counts: Vec<(usize, usize, u64)> = std::thread::scope(|s| {
         let runs: Vec<_> = programs
             .iter()
             .map(|(name, program)| s.spawn(move || check_example(name, program)))
             .collect();
         runs.into_iter().map(|r| r.join().unwrap()).collect()
     });
-    for ((name, _), (flat, all)) in programs.iter().zip(&counts) {
-        eprintln!("{name}: {flat} of {all} instances decided on the flat engine");
+    for ((name, _), (flat, all, found)) in programs.iter().zip(&counts) {
+        eprintln!(
+            "{name}: {flat} of {all} instances decided on the flat engine, {found} pages remembered"
+        );
+        // Each remembered page was also rendered afresh and found equal
+        // (a debug build's check, which fails the proof otherwise).
+        assert!(*found > 0, "{name}: the flat searches remembered no page");
     }
     let flat: usize = counts.iter().map(|c| c.0).sum();
     let all: usize = counts.iter().map(|c| c.1).sum();

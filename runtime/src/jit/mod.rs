@@ -66,7 +66,7 @@ pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
 pub(crate) use step::memo_slots;
 pub use step::{
-    FlatAction, FlatEnv, FlatError, FlatStart, MemoCounts, Probe, RenderMemo, StartPage,
+    FlatAction, FlatEnv, FlatError, FlatStart, MemoCounts, Probe, Recall, RenderMemo, StartPage,
     DEFAULT_RENDER_MEMO,
 };
 
@@ -382,6 +382,8 @@ pub struct JitSite {
     gate: marker::GateInfo,
     /// Every page's structure, compiled or not, by page id.
     pages: Vec<render::JitPage>,
+    /// What rendering each page can read of the bytes.
+    page_reads: render::reads::PageReads,
     /// The templates of the code's text expressions with interpolations,
     /// whose addresses the code embeds: kept (and never changed) as long as
     /// the code lives.
@@ -607,6 +609,7 @@ impl JitSite {
                 inv_reads: marker::invariant_reads(program),
             },
             pages,
+            page_reads: render::reads::PageReads::of(program, layout),
             _templates: templates.into_list(),
         })
     }

@@ -54,7 +54,7 @@ use depends::Depends;
 use entries::{clear_list, copy_used, find_where, insert_sorted, remove_at, tails_of, Tail};
 pub use error::FlatError;
 pub(crate) use memo::memo_slots;
-pub use memo::{MemoCounts, RenderMemo, DEFAULT_RENDER_MEMO};
+pub use memo::{MemoCounts, Recall, RenderMemo, DEFAULT_RENDER_MEMO};
 pub use probe::Probe;
 use probe::Wrote;
 use restart::{Family, Lines};
@@ -560,7 +560,7 @@ impl<'s> FlatEnv<'s> {
 
     /// Renders the page of the bytes (taken from `memo` when it has it)
     /// and lists its candidates.
-    fn show(&mut self, pool: &mut TextPool, memo: Option<&mut RenderMemo>) -> R<()> {
+    fn show(&mut self, pool: &mut TextPool, memo: Option<Recall<'_>>) -> R<()> {
         // The bytes are a new state: what was known of the last is not.
         self.goal_now = None;
         self.probed = false;
@@ -571,22 +571,7 @@ impl<'s> FlatEnv<'s> {
         mode.texts |= self.task.answer.is_some();
         self.structure.set_mode(mode);
         let page = self.page()?;
-        // The bytes as their family's first's plus known lines, if known.
-        let known = match (memo, &self.written, self.start.family.get()) {
-            (Some(memo), Some(written), Some(family)) => {
-                let consult = memo.is_on() && memo.consult();
-                consult.then_some((memo, family, written))
-            }
-            _ => None,
-        };
-        let (memo, recalled) = match known {
-            Some((memo, family, written)) => {
-                let bytes = (family, written, self.state.as_slice());
-                let found = memo.recall(bytes, mode, pool, &mut self.structure);
-                (Some(memo), found)
-            }
-            None => (None, None),
-        };
+        let (memo, recalled) = self.recall(page, mode, pool, memo);
         self.version = recalled;
         if recalled.is_some() {
             if cfg!(debug_assertions) {
@@ -764,7 +749,7 @@ impl<'s> FlatEnv<'s> {
         if rejected && !done {
             self.keep_render(pool)?;
         } else {
-            self.show(pool, memo)?;
+            self.show(pool, memo.map(Recall::Written))?;
         }
         if answered.is_none() {
             self.goal_now = Some(success);

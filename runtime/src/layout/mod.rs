@@ -263,6 +263,41 @@ impl StateLayout {
         })
     }
 
+    /// The page, its arguments and the form variables: the part of the
+    /// identity region that is neither session nor tables.
+    pub fn navigation(&self) -> Range<usize> {
+        self.page..self.session.words
+    }
+
+    /// Appends to `out` the bytes that hold `loc` (`ir::reads`): a table's
+    /// rows are its count, highest id and ids; a field is its column, words
+    /// and presence bytes, with the table's rows, since a row's cells are
+    /// found through its id; a session variable is its word and presence
+    /// byte. A location the layout lacks (a broken IR) holds no bytes.
+    pub fn bytes_of(&self, loc: ir::reads::Loc, out: &mut Vec<Range<usize>>) {
+        use ir::reads::Loc;
+        let rows = |t: &TableLayout| t.count..t.ids + WORD * t.capacity;
+        let cells = |c: &Cells| c.words..c.present + c.len;
+        let table = |t: ir::TableId| self.tables.get(usize::try_from(t).ok()?);
+        match loc {
+            Loc::Rows(t) => out.extend(table(t).map(rows)),
+            Loc::Field(t, f) => {
+                let Some(t) = table(t) else { return };
+                out.push(rows(t));
+                let column = t.columns.get(usize::try_from(f).unwrap_or(usize::MAX));
+                out.extend(column.map(cells));
+            }
+            Loc::Session(s) => {
+                let s = usize::try_from(s).unwrap_or(usize::MAX);
+                if s < self.session.len {
+                    let word = self.session.word_at(s);
+                    out.push(word..word + WORD);
+                    out.push(self.session.present_at(s)..self.session.present_at(s) + 1);
+                }
+            }
+        }
+    }
+
     /// The variable of element `element` of `page`, if it is a form element.
     pub fn form_slot(&self, page: ir::PageId, element: u32) -> Option<&FormSlot> {
         let page = self.form_slots.get(usize::try_from(page).ok()?)?;

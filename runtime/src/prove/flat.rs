@@ -28,12 +28,14 @@ use crate::interp::exec::Rejection;
 use crate::interp::gate::Violation;
 use crate::ir;
 use crate::jit::{
-    FlatAction, FlatEnv, FlatStart, HandleWords, JitSite, MarkerRejection, RenderMode,
+    FlatAction, FlatEnv, FlatError, FlatStart, HandleWords, JitSite, MarkerRejection, MemoCounts,
+    Recall, RenderMemo, RenderMode,
 };
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use levels::{Level, Rebuilt, NO_PARENT};
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 mod fingerprint;
 mod levels;
@@ -41,6 +43,10 @@ mod sweep;
 pub use sweep::invariant_sweep;
 
 type R<T> = Result<T, ProveError>;
+
+/// Pages a search remembers, keyed by the words its states differ from
+/// the root at that each page's render reads (`Recall::Differs`).
+const SEARCH_MEMO: usize = 1024;
 
 /// A program compiled for the flat engine, ready to prove its task instances.
 pub struct JitProver {
@@ -52,6 +58,10 @@ pub struct JitProver {
     /// Each task's cone of influence, by task: a property of the program,
     /// not of the instance, so computed once.
     cones: Vec<Cone>,
+    /// The loads of this prover's searches whose page was remembered, and
+    /// those rendered.
+    found: AtomicU64,
+    rendered: AtomicU64,
 }
 
 impl JitProver {
@@ -72,7 +82,19 @@ impl JitProver {
                 .iter()
                 .map(|task| Cone::of_task(program, task))
                 .collect(),
+            found: AtomicU64::new(0),
+            rendered: AtomicU64::new(0),
         })
+    }
+
+    /// How often this prover's searches found the page of a state they
+    /// expanded remembered (`hits`), and how often they rendered it.
+    pub fn memo_counts(&self) -> MemoCounts {
+        MemoCounts {
+            hits: self.found.load(Ordering::Relaxed),
+            misses: self.rendered.load(Ordering::Relaxed),
+            rows: 0,
+        }
     }
 
     /// Proves one task instance, on the flat engine where it can play it and
@@ -94,7 +116,11 @@ impl JitProver {
         // variables or visited pages than the layout holds, which a search
         // longer than the task's horizon can reach) is one the interpreter
         // can: let it search the whole instance.
-        let ended = match search.run(&mut pool) {
+        let ran = search.run(&mut pool);
+        let counts = search.engine.memo.counts();
+        self.found.fetch_add(counts.hits, Ordering::Relaxed);
+        self.rendered.fetch_add(counts.misses, Ordering::Relaxed);
+        let ended = match ran {
             Ok(ended) => ended,
             Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
             Err(_) => return search_instance(&self.program, env, instance, options),
@@ -169,6 +195,7 @@ impl JitProver {
                 rebuilt: Rebuilt::default(),
                 changes: Changes::default(),
                 reload: Vec::new(),
+                memo: RenderMemo::new(layout, SEARCH_MEMO),
                 parent,
                 page: 0,
                 parent_fingerprint: 0,
@@ -376,6 +403,9 @@ struct FlatStates<'s> {
     changes: Changes,
     /// The bytes a load copies into the engine.
     reload: Vec<Range<usize>>,
+    /// Pages rendered, keyed by what each page's render reads: many
+    /// states show one page alike.
+    memo: RenderMemo,
     /// The page of the state expanded.
     page: ir::PageId,
     parent_fingerprint: u128,
@@ -413,7 +443,16 @@ impl FlatSearch<'_> {
             states: &mut self.engine,
             pool,
         };
-        self.bfs.run(&mut probing, self.task_horizon)
+        // The engine failing its own check is a failed self-check, which
+        // callers report, not a step to leave to the interpreter.
+        self.bfs
+            .run(&mut probing, self.task_horizon)
+            .map_err(|e| match e {
+                ProveError::Flat(FlatError::Unfaithful(why)) => {
+                    ProveError::self_check(&self.engine.task, why.to_string())
+                }
+                e => e,
+            })
     }
 
     /// The candidate indices from the initial state to success.
@@ -468,8 +507,9 @@ impl bfs::Expander for Probing<'_, '_> {
             s.loaded.push(j);
         }
         word_ranges(&s.unloaded, &s.loaded, s.scratch.len(), &mut s.reload);
+        let recall = Recall::Differs(&mut s.memo, &s.loaded);
         s.parent
-            .load_changes_for_search(&s.scratch, &s.reload, self.pool)?;
+            .load_changes_for_search(&s.scratch, &s.reload, self.pool, Some(recall))?;
         s.check_same("a load")?;
         s.page = u32_at(&s.scratch, s.page_at)?;
         Ok(())

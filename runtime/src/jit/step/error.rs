@@ -53,6 +53,10 @@ pub enum FlatError {
     /// The state or the rendered page does not fit the layout (a bug in
     /// the engine, or bytes that are not a state of this site).
     Malformed(String),
+    /// A debug build's check of the engine against itself failed: a page
+    /// kept or remembered differs from the page rendered afresh (a bug in
+    /// the engine, which a prover reports rather than searching on).
+    Unfaithful(&'static str),
     /// The compiled code could not run on these inputs.
     Fault(JitFault),
 }
@@ -112,6 +116,9 @@ impl fmt::Display for FlatError {
             FlatError::PoolFull => f.write_str("the text pool is full"),
             FlatError::Value(e) => e.fmt(f),
             FlatError::Malformed(what) => write!(f, "the state does not fit the layout: {what}"),
+            FlatError::Unfaithful(what) => {
+                write!(f, "the flat engine disagrees with itself: {what}")
+            }
             FlatError::Fault(e) => write!(f, "the flat engine cannot run this step: {e}"),
         }
     }

@@ -19,6 +19,13 @@
 //! equal identity regions, whichever instance of the family is played;
 //! equal regions reached by other writes only miss.
 //!
+//! The prover knows its bytes another way: a state it expands is the
+//! search's initial state with the words where it differs, listed in index
+//! order ([`Recall::Differs`]). Its pages are keyed by fewer bytes still:
+//! of those words, the ones rendering the page can read at all
+//! (`render/reads.rs`), with their values. Equal keys mean equal bytes
+//! wherever the render reads, so many distinct states share one page.
+//!
 //! A page is taken from the memory only when its key is equal (compared,
 //! not only hashed), its mode is the same and the pool still means by
 //! every id it held then what it meant ([`TextPool::agrees`]); a render
@@ -31,12 +38,13 @@
 //! The memory is direct-mapped by the key's hash: a slot holds the last
 //! render whose key hashed to it. Engines of one site can share one (a
 //! batch gives each thread one for its environments), since the key names
-//! the family and the pool check holds for any pool. Only
-//! [`FlatEnv::step_remembering`] consults one; the prover's loads and
-//! probes render each state once and would only pay for keys.
+//! the family and the pool check holds for any pool. A batch consults one
+//! in [`FlatEnv::step_remembering`], a prover's search its own in its
+//! loads (`FlatEnv::load_changes_for_search`); probes render nothing.
 
 use super::*;
-use crate::layout::PoolMark;
+use crate::jit::render::reads::ReadWords;
+use crate::layout::{PoolMark, WORD};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -106,6 +114,10 @@ struct Remembered {
     pool: PoolMark,
     page: PageStructure,
 }
+
+/// The family keys made of a search's differing words are named with
+/// (families are numbered from 1).
+const SEARCH: u64 = 0;
 
 /// Remembered renders, for the engines of one site.
 #[derive(Clone, Debug, Default)]
@@ -205,12 +217,47 @@ impl RenderMemo {
                 self.key.extend_from_slice(now);
             }
         }
-        self.family = family.id;
-        self.hash = xxh3_64_with_seed(&self.key, family.id);
+        self.find(family.id, mode, pool, out)
+    }
+
+    /// Copies into `out` the page remembered for a state that differs from
+    /// the search's root at words `differs` (in index order) of `state`,
+    /// counting those rendering its page can read (`reads`), in `mode`, if
+    /// any, and gives its version; otherwise keeps their key for
+    /// [`RenderMemo::remember`]. The memory must serve one root only.
+    fn recall_differing(
+        &mut self,
+        (differs, state): (&[usize], &[u8]),
+        reads: &ReadWords,
+        mode: RenderMode,
+        pool: &TextPool,
+        out: &mut PageStructure,
+    ) -> Option<u64> {
+        self.key.clear();
+        // The page is read: keys of two pages differ (or both pages are
+        // the root's, and so is every word either reads).
+        for &j in differs.iter().filter(|&&j| reads.contains(j)) {
+            let word = state.get(j * WORD..(j + 1) * WORD).unwrap_or_default();
+            self.key.extend_from_slice(&(j as u64).to_le_bytes());
+            self.key.extend_from_slice(word);
+        }
+        self.find(SEARCH, mode, pool, out)
+    }
+
+    /// The lookup of the key just built, named by `family`.
+    fn find(
+        &mut self,
+        family: u64,
+        mode: RenderMode,
+        pool: &TextPool,
+        out: &mut PageStructure,
+    ) -> Option<u64> {
+        self.family = family;
+        self.hash = xxh3_64_with_seed(&self.key, family);
         let found = self.slots.get(self.slot()).and_then(|s| s.as_deref());
         let found = found.filter(|r| {
             r.hash == self.hash
-                && r.family == family.id
+                && r.family == family
                 && r.mode == mode
                 && r.key == self.key
                 && pool.agrees(&r.pool)
@@ -227,7 +274,7 @@ impl RenderMemo {
         version
     }
 
-    /// Whether the key the last [`RenderMemo::recall`] missed was met
+    /// Whether the key the last lookup missed was met
     /// before, since its slot of `seen` last held another; it is noted as
     /// met either way.
     pub(super) fn met_before(&mut self) -> bool {
@@ -275,6 +322,59 @@ impl RenderMemo {
                     page: copy,
                 }));
             }
+        }
+    }
+}
+
+/// Where a memory of renders finds the key of the bytes a step or a load
+/// leaves.
+pub enum Recall<'m> {
+    /// The lines the environment's steps wrote since its restart, over its
+    /// family's first instance (a batch's environments).
+    Written(&'m mut RenderMemo),
+    /// The words where the bytes differ from the search's root, in index
+    /// order (the prover's loads; one memory per root).
+    Differs(&'m mut RenderMemo, &'m [usize]),
+}
+
+impl FlatEnv<'_> {
+    /// Looks the page of the bytes (`page`, rendered in `mode`) up and
+    /// copies it into the structure when found. Gives the memory a render
+    /// may then be remembered in (none when no lookup was made) and the
+    /// version found.
+    pub(super) fn recall<'m>(
+        &mut self,
+        page: crate::ir::PageId,
+        mode: RenderMode,
+        pool: &TextPool,
+        recall: Option<Recall<'m>>,
+    ) -> (Option<&'m mut RenderMemo>, Option<u64>) {
+        match recall {
+            Some(Recall::Written(memo)) => {
+                let known = (&self.written, self.start.family.get());
+                let (Some(written), Some(family)) = known else {
+                    return (None, None);
+                };
+                if !(memo.is_on() && memo.consult()) {
+                    return (None, None);
+                }
+                let bytes = (family, written, self.state.as_slice());
+                let found = memo.recall(bytes, mode, pool, &mut self.structure);
+                (Some(memo), found)
+            }
+            Some(Recall::Differs(memo, differs)) => {
+                let reads = self.site.page_reads(page, mode.texts || mode.words);
+                let Some(reads) = reads else {
+                    return (None, None);
+                };
+                if !(memo.is_on() && memo.consult()) {
+                    return (None, None);
+                }
+                let bytes = (differs, self.state.as_slice());
+                let found = memo.recall_differing(bytes, reads, mode, pool, &mut self.structure);
+                (Some(memo), found)
+            }
+            None => (None, None),
         }
     }
 }

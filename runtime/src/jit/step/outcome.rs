@@ -32,7 +32,7 @@ impl FlatEnv<'_> {
         self.rendered_again = again;
         rendered?;
         if !same {
-            return Err(FlatError::malformed(differs));
+            return Err(FlatError::Unfaithful(differs));
         }
         Ok(())
     }

@@ -160,9 +160,10 @@ impl FlatEnv<'_> {
         bytes: &[u8],
         ranges: &[Range<usize>],
         pool: &mut TextPool,
+        memo: Option<Recall<'_>>,
     ) -> R<()> {
         self.unprobe_writes(bytes, ranges)?;
-        self.refresh(pool)
+        self.show(pool, memo)
     }
 
     /// Puts back the state probed from: `ranges` (what `probe_writes` gave)

@@ -1,0 +1,116 @@
+//! What rendering each page can read of a state's bytes, as the 8-byte
+//! words that hold them: the navigation part of the identity region (the page, its arguments,
+//! the form variables a form element shows), and the session variables
+//! and table columns and rows that `ir::reads::page_reads` lists for the
+//! page. Two states equal on a page's words render that page alike, given
+//! a pool that means the same by each text id, so a render can be keyed by
+//! those words alone (the prover's memory of renders, `step/memo.rs`). A
+//! word is counted when any of its bytes is read, so a key may tell apart
+//! states a render would not, never the other way.
+//!
+//! The page's code never reads the header, the visited set (`visited` and
+//! `page is` do not compile outside task predicates, `codegen/navigation`)
+//! nor locations the analysis does not list, which it lists conservatively
+//! (LANGUAGE.md §2.2 on text rendering). A form element's shown value is
+//! rendered even when texts are not kept, so what rendering its type reads
+//! (a row's existence and name) is counted too.
+
+use crate::ir::{self, reads, PageId};
+use crate::layout::{StateLayout, WORD};
+use std::ops::Range;
+
+/// Each page's read words, for renders without texts and with them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PageReads {
+    by_page: Vec<[ReadWords; 2]>,
+}
+
+/// A set of word indices of the state (word `j` is bytes `8j..8j+8`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReadWords {
+    bits: Box<[u64]>,
+}
+
+impl ReadWords {
+    fn of(ranges: &[Range<usize>], state_size: usize) -> ReadWords {
+        let words = state_size.div_ceil(WORD);
+        let mut bits = vec![0u64; words.div_ceil(64)];
+        for r in ranges.iter().filter(|r| !r.is_empty()) {
+            for j in r.start / WORD..=(r.end - 1) / WORD {
+                if let Some(b) = bits.get_mut(j / 64) {
+                    *b |= 1 << (j % 64);
+                }
+            }
+        }
+        ReadWords { bits: bits.into() }
+    }
+
+    pub(crate) fn contains(&self, j: usize) -> bool {
+        self.bits
+            .get(j / 64)
+            .is_some_and(|b| b & (1 << (j % 64)) != 0)
+    }
+}
+
+impl PageReads {
+    pub(crate) fn of(program: &ir::Program, layout: &StateLayout) -> PageReads {
+        let by_page = program
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, page)| {
+                [false, true].map(|texts| {
+                    ReadWords::of(&ranges(program, layout, i, page, texts), layout.size)
+                })
+            })
+            .collect();
+        PageReads { by_page }
+    }
+
+    /// The words rendering `page` reads, with texts kept (or their words
+    /// hashed) or not.
+    pub(crate) fn get(&self, page: PageId, texts: bool) -> Option<&ReadWords> {
+        let both = self.by_page.get(usize::try_from(page).ok()?)?;
+        Some(&both[usize::from(texts)])
+    }
+}
+
+impl crate::jit::JitSite {
+    /// The words rendering `page` can read (see the module header), with
+    /// texts kept or their words hashed, or neither.
+    pub(crate) fn page_reads(&self, page: PageId, texts: bool) -> Option<&ReadWords> {
+        self.page_reads.get(page, texts)
+    }
+}
+
+fn ranges(
+    program: &ir::Program,
+    layout: &StateLayout,
+    index: usize,
+    page: &ir::PageDef,
+    texts: bool,
+) -> Vec<Range<usize>> {
+    let mut locs = reads::Locs::new();
+    reads::page_reads(program, page, texts, &mut locs);
+    let slots = layout.form_slots.get(index).into_iter().flatten().flatten();
+    for slot in slots {
+        reads::render_reads(program, &slot.ty, &mut locs);
+    }
+    let mut out = vec![layout.navigation()];
+    for loc in locs {
+        layout.bytes_of(loc, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_is_read_when_any_of_its_bytes_is() {
+        let words = ReadWords::of(&[9..10, 16..24, 30..30, 200..209], 256);
+        let read: Vec<usize> = (0..40).filter(|&j| words.contains(j)).collect();
+        assert_eq!(read, [1, 2, 25, 26]);
+    }
+}
