@@ -38,8 +38,11 @@ pub(super) fn word_at(bytes: &[u8], j: usize) -> u64 {
 /// Writes word `j` of `bytes` (the bytes that exist of it).
 pub(super) fn set_word(bytes: &mut [u8], j: usize, word: u64) {
     let at = j * WORD;
-    let end = (at + WORD).min(bytes.len());
-    if let Some(dst) = bytes.get_mut(at..end) {
+    // A whole word is one fixed-size store; only the last word of a state
+    // whose size is not a multiple of 8 is cut (and costs a copy call).
+    if let Some(dst) = bytes.get_mut(at..at + WORD) {
+        dst.copy_from_slice(&word.to_le_bytes());
+    } else if let Some(dst) = bytes.get_mut(at..) {
         let n = dst.len();
         dst.copy_from_slice(&word.to_le_bytes()[..n]);
     }
