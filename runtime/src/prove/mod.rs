@@ -283,8 +283,7 @@ pub fn resolve_step(env: &Env<'_>, step: &WitnessStep) -> Result<Action, Missing
     let element = match &step.key {
         None => None,
         Some(key) => Some(
-            env.observation()
-                .elements
+            env.elements()
                 .iter()
                 .find(|e| &e.key == key)
                 .map(|e| e.index)
@@ -303,12 +302,12 @@ pub fn resolve_step(env: &Env<'_>, step: &WitnessStep) -> Result<Action, Missing
 
 /// The witness step for `action` on the current page.
 pub(crate) fn step_of(env: &Env<'_>, action: &Action) -> WitnessStep {
-    let key = action.element.and_then(|i| {
-        env.observation()
-            .elements
-            .get(i.wrapping_sub(1))
-            .map(|e| e.key.clone())
-    });
+    // The rendered elements, not a whole observation (which copies every
+    // element and builds the accessibility tree), for one key.
+    let key = action
+        .element
+        .and_then(|i| env.elements().get(i.wrapping_sub(1)))
+        .map(|e| e.key.clone());
     WitnessStep {
         kind: action.kind,
         key,
