@@ -63,6 +63,7 @@ mod text;
 #[cfg(test)]
 pub(crate) use crate::layout::word_of;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
+pub use render::reads::ReadWords;
 pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
 pub(crate) use step::memo_slots;
 pub use step::{

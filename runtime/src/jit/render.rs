@@ -16,7 +16,7 @@
 //! reported as not compiled, never approximated.
 
 mod guard;
-pub(crate) mod reads;
+pub mod reads;
 mod walk;
 
 use super::label::resolve_fns;

@@ -27,7 +27,7 @@ pub(crate) struct PageReads {
 
 /// A set of word indices of the state (word `j` is bytes `8j..8j+8`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ReadWords {
+pub struct ReadWords {
     bits: Box<[u64]>,
 }
 
@@ -45,7 +45,8 @@ impl ReadWords {
         ReadWords { bits: bits.into() }
     }
 
-    pub(crate) fn contains(&self, j: usize) -> bool {
+    /// Whether word `j` is in the set.
+    pub fn contains(&self, j: usize) -> bool {
         self.bits
             .get(j / 64)
             .is_some_and(|b| b & (1 << (j % 64)) != 0)
@@ -77,8 +78,9 @@ impl PageReads {
 
 impl crate::jit::JitSite {
     /// The words rendering `page` can read (see the module header), with
-    /// texts kept or their words hashed, or neither.
-    pub(crate) fn page_reads(&self, page: PageId, texts: bool) -> Option<&ReadWords> {
+    /// texts kept or their words hashed, or neither: a render of the page
+    /// gives the same structure whatever the other words hold.
+    pub fn page_reads(&self, page: PageId, texts: bool) -> Option<&ReadWords> {
         self.page_reads.get(page, texts)
     }
 }
