@@ -1,7 +1,7 @@
 //! What rendering each page can read of a state's bytes, as the 8-byte
-//! words that hold them: the navigation part of the identity region (the page, its arguments,
-//! the form variables a form element shows), and the session variables
-//! and table columns and rows that `ir::reads::page_reads` lists for the
+//! words that hold them: the navigation part of the identity region (the
+//! page, its arguments and the form variables), and the session variables
+//! and table rows and columns that `ir::reads::page_reads` lists for the
 //! page. Two states equal on a page's words render that page alike, given
 //! a pool that means the same by each text id, so a render can be keyed by
 //! those words alone (the prover's memory of renders, `step/memo.rs`). A
@@ -11,9 +11,11 @@
 //! The page's code never reads the header, the visited set (`visited` and
 //! `page is` do not compile outside task predicates, `codegen/navigation`)
 //! nor locations the analysis does not list, which it lists conservatively
-//! (LANGUAGE.md §2.2 on text rendering). A form element's shown value is
-//! rendered even when texts are not kept, so what rendering its type reads
-//! (a row's existence and name) is counted too.
+//! (LANGUAGE.md §2.2 on text rendering). What rendering each form
+//! element's type reads (a row's existence and name) is counted as well,
+//! on the safe side: a form element's value is rendered even when texts
+//! are not kept. `tests/tests/page_reads.rs` scrambles every other word of
+//! states of random sites and demands the same render.
 
 use crate::ir::{self, reads, PageId};
 use crate::layout::{StateLayout, WORD};
