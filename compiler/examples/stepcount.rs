@@ -127,12 +127,10 @@ fn main() {
                 }
                 batched(&mut batch, n);
                 let counts = batch.memo_counts();
-                let rate = counts.hits as f64 / (counts.hits + counts.misses).max(1) as f64;
-                let rows = counts.rows as f64 / (counts.hits + counts.misses).max(1) as f64;
                 println!(
                     "{path}: remembered pages {:.1}% of the renders, rows {:.1}%",
-                    100.0 * rate,
-                    100.0 * rows
+                    100.0 * counts.found_share(),
+                    100.0 * counts.rows_share()
                 );
                 n * BATCH
             }
@@ -148,12 +146,10 @@ fn main() {
                 let started = std::time::Instant::now();
                 let states = proved(&prover, &instance, n);
                 let rate = states as f64 / started.elapsed().as_secs_f64();
-                let counts = prover.memo_counts();
-                let found = counts.hits as f64 / (counts.hits + counts.misses).max(1) as f64;
                 println!(
                     "{path}: {}: {states} states, {rate:.0} states/s, {:.0}% of expanded pages remembered",
                     instance.name,
-                    100.0 * found
+                    100.0 * prover.memo_counts().found_share()
                 );
                 continue;
             }

@@ -29,6 +29,15 @@ use std::path::{Path, PathBuf};
 use wsite_runtime::ir::{Program, Ty, Value};
 use wsite_runtime::value::{Date, Time};
 
+/// The number in environment variable `name` (a test's volume knob, such
+/// as `WSITE_SOUNDNESS_SITES`), or `default` when it is unset or not one.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(default)
+}
+
 /// One expected diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Expected {

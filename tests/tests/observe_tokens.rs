@@ -106,10 +106,7 @@ fn narrow() -> ObsSpec {
 
 #[test]
 fn random_sites_write_the_same_tokens_on_both_engines() {
-    let count: u64 = std::env::var("WSITE_TOKEN_SITES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(120);
+    let count = wsite_tests::env_u64("WSITE_TOKEN_SITES", 120);
     let (mut sites, mut instances) = (0, 0);
     let (mut pages, mut rows) = (0, 0);
     for seed in 0..count {

@@ -15,22 +15,7 @@ use wsite_runtime::env::{instances, RewardConfig};
 use wsite_runtime::ir::Program;
 use wsite_runtime::jit::{FlatEnv, JitSite, PageStructure, RenderMode};
 use wsite_runtime::layout::{StateLayout, TextPool, WORD};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 7
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use wsite_tests::soundness::Rng;
 
 fn compile(name: &str, text: &str) -> Option<Program> {
     let compiled = wsitec::compile_str(name, text);
@@ -45,7 +30,7 @@ fn scrambled(state: &[u8], keep: impl Fn(usize) -> bool, rng: &mut Rng) -> Vec<u
     let mut out = state.to_vec();
     for (j, word) in out.chunks_mut(WORD).enumerate() {
         if !keep(j) {
-            let noise = rng.next().to_le_bytes();
+            let noise = rng.next_u64().to_le_bytes();
             word.copy_from_slice(&noise[..word.len()]);
         }
     }
@@ -101,7 +86,7 @@ fn check_program(what: &str, program: &Program, steps: usize, seed: u64) -> usiz
     let Ok(site) = JitSite::compile(program, &layout, &mut pool) else {
         return 0;
     };
-    let mut rng = Rng(seed ^ 0x5bd1_e995);
+    let mut rng = Rng::new(seed);
     let mut checked = 0;
     for inst in instances(program) {
         let Ok(mut env) = FlatEnv::new(&site, &inst, RewardConfig::default(), &mut pool) else {
@@ -129,10 +114,7 @@ fn check_program(what: &str, program: &Program, steps: usize, seed: u64) -> usiz
 
 #[test]
 fn a_page_renders_alike_whatever_the_words_it_does_not_read_hold() {
-    let count: u64 = std::env::var("WSITE_READS_SITES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(150);
+    let count = wsite_tests::env_u64("WSITE_READS_SITES", 150);
     let mut checked = 0;
     for seed in 0..count {
         let site = wsite_tests::soundness::generate(seed);

@@ -57,7 +57,7 @@ fn remembering_batches_write_what_rendering_batches_write() {
         eprintln!(
             "{name}: {} of {} pages remembered, rows copied {} times",
             counts.hits,
-            counts.hits + counts.misses,
+            counts.lookups(),
             counts.rows
         );
         remembered += 1;

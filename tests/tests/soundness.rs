@@ -17,18 +17,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+use wsite_tests::env_u64;
 use wsite_tests::soundness::differential::{
     check_program, describe_program, report, ProgramOutcome, Tally, CAMPAIGN_BUDGET,
 };
 use wsite_tests::soundness::generate;
 use wsitec::diagnostics::human::SourceDb;
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(default)
-}
 
 /// What checking one source gave: its outcome, or why it did not compile.
 enum Checked {

@@ -611,7 +611,7 @@ fn play_batched_jit(
         one: t_one,
         all: t_all,
         rendering: t_rendering,
-        remembered: counts.hits as f64 / (counts.hits + counts.misses).max(1) as f64,
+        remembered: counts.found_share(),
     })
 }
 

@@ -35,7 +35,7 @@ use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use levels::{Level, Rebuilt, NO_PARENT};
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 mod fingerprint;
 mod levels;
@@ -58,10 +58,8 @@ pub struct JitProver {
     /// Each task's cone of influence, by task: a property of the program,
     /// not of the instance, so computed once.
     cones: Vec<Cone>,
-    /// The loads of this prover's searches whose page was remembered, and
-    /// those rendered.
-    found: AtomicU64,
-    rendered: AtomicU64,
+    /// How this prover's searches' loads found their pages, summed.
+    memo_counts: Mutex<MemoCounts>,
 }
 
 impl JitProver {
@@ -82,19 +80,14 @@ impl JitProver {
                 .iter()
                 .map(|task| Cone::of_task(program, task))
                 .collect(),
-            found: AtomicU64::new(0),
-            rendered: AtomicU64::new(0),
+            memo_counts: Mutex::default(),
         })
     }
 
     /// How often this prover's searches found the page of a state they
     /// expanded remembered (`hits`), and how often they rendered it.
     pub fn memo_counts(&self) -> MemoCounts {
-        MemoCounts {
-            hits: self.found.load(Ordering::Relaxed),
-            misses: self.rendered.load(Ordering::Relaxed),
-            rows: 0,
-        }
+        self.memo_counts.lock().map(|c| *c).unwrap_or_default()
     }
 
     /// Proves one task instance, on the flat engine where it can play it and
@@ -117,9 +110,9 @@ impl JitProver {
         // longer than the task's horizon can reach) is one the interpreter
         // can: let it search the whole instance.
         let ran = search.run(&mut pool);
-        let counts = search.engine.memo.counts();
-        self.found.fetch_add(counts.hits, Ordering::Relaxed);
-        self.rendered.fetch_add(counts.misses, Ordering::Relaxed);
+        if let Ok(mut counts) = self.memo_counts.lock() {
+            *counts += search.engine.memo.counts();
+        }
         let ended = match ran {
             Ok(ended) => ended,
             Err(e @ ProveError::SelfCheck { .. }) => return Err(e),

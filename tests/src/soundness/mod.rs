@@ -19,12 +19,12 @@ mod exprs;
 mod markers;
 mod pages;
 mod rng;
+pub use rng::Rng;
 mod schema;
 mod tasks;
 
 use exprs::Exprs;
 use pages::{PagePlan, PageWriter};
-use rng::Rng;
 use schema::{Schema, Ty};
 use std::collections::BTreeSet;
 use tasks::TaskWriter;

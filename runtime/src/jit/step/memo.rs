@@ -93,6 +93,23 @@ pub struct MemoCounts {
     pub rows: u64,
 }
 
+impl MemoCounts {
+    /// Lookups made: pages found and pages rendered.
+    pub fn lookups(&self) -> u64 {
+        self.hits + self.misses
+    }
+
+    /// The share of lookups that found their page (0 with none made).
+    pub fn found_share(&self) -> f64 {
+        self.hits as f64 / self.lookups().max(1) as f64
+    }
+
+    /// The share of lookups whose observation rows were copied.
+    pub fn rows_share(&self) -> f64 {
+        self.rows as f64 / self.lookups().max(1) as f64
+    }
+}
+
 impl std::ops::AddAssign for MemoCounts {
     fn add_assign(&mut self, other: MemoCounts) {
         self.hits += other.hits;
