@@ -426,6 +426,72 @@ fn form_variables_in_loops_match_the_interpreter() {
     );
 }
 
+/// Uniqueness invariants, which the flat engine's gate checks one added row
+/// at a time on states that come from the instance's start
+/// (`ir::unique`): random play matches the interpreter, refusals included.
+/// A state with two equal keys (only reachable by loading bytes) holds no
+/// such promise, and there every added tag is refused, as the interpreter
+/// refuses it, even one whose own key is fresh.
+#[test]
+fn uniqueness_invariants_match_the_interpreter() {
+    let path = wsite_tests::repo_root().join("tests/sites/unique_keys.wsite");
+    let (name, program) = program_at(&path);
+    let alerts = play_refusals(&name, &program, 400);
+    for want in [
+        "invariant `one_label_per_item` would be broken",
+        "invariant `one_note` would be broken",
+    ] {
+        assert!(
+            alerts.iter().any(|a| a == want),
+            "no refusal {want:?}: {alerts:?}"
+        );
+    }
+
+    let config = RewardConfig::default();
+    let layout = StateLayout::for_program(&program).unwrap();
+    let mut pool = TextPool::for_program(&program);
+    let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+    let inst = &env::instances(&program)[0];
+    let mut env = Env::new(&program, inst, config).unwrap();
+    let mut flat = FlatEnv::new(&site, inst, config, &mut pool).unwrap();
+    // A second `(Lamp, red)` tag, written past the gate.
+    let mut broken = env.state().clone();
+    let tag = program.tables.iter().position(|t| t.name == "Tag").unwrap();
+    let rows = &mut broken.world.db.tables[tag];
+    let mut copy = rows.rows()[0].clone();
+    copy.id = rows.issue_id().unwrap();
+    copy.values[2] = wsite_runtime::ir::Value::Text("another note".into());
+    rows.rows_mut().push(copy);
+    env.load(broken);
+    let bytes = env.encode_state(&layout, &mut pool).unwrap();
+    flat.load_state(&bytes, &mut pool).unwrap();
+    let start = env.clone();
+    let mut tagged = 0;
+    for k in 0..env.actions().len() {
+        let (mut env, action) = (start.clone(), start.actions()[k].clone());
+        flat.load_state(&bytes, &mut pool).unwrap();
+        let what = format!("{name} from two equal keys, {action:?}");
+        let shown = |e: usize| start.elements().get(e).map(|el| el.text.as_str());
+        let blue =
+            action.kind == ActionKind::Click && action.element.and_then(shown) == Some("Blue");
+        let r1 = env.step(&action).unwrap();
+        let r2 = flat.step(k, &mut pool).unwrap();
+        assert_eq!(r1.epsilon, r2.epsilon, "{what}: epsilon");
+        compare_alerts(&env, &flat, &pool, &what);
+        let expected = env.encode_state(&layout, &mut pool).unwrap();
+        compare_bytes(&layout, flat.state(), &expected, &what);
+        if blue {
+            let alert = flat.alert(&pool).unwrap_or_default();
+            assert_eq!(
+                alert, "invariant `one_label_per_item` would be broken",
+                "{what}"
+            );
+            tagged += 1;
+        }
+    }
+    assert!(tagged >= 2, "the `Blue` buttons were not clicked: {tagged}");
+}
+
 /// A request the episode does not offer is refused with its own error kind,
 /// and changes nothing: a candidate index past the last, a step after the
 /// end, bytes of another size, and a reward only the interpreter gives.

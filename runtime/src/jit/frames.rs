@@ -48,6 +48,19 @@ pub(crate) fn marker_slots(marker: &ir::MarkerDef) -> Vec<Option<Ty>> {
     marker.params.iter().map(|p| Some(p.ty.clone())).collect()
 }
 
+/// The slot types of a uniqueness invariant's check of one row
+/// (`ir::unique`): the row it tests, in the outer binder's slot.
+pub(crate) fn alone_slots(key: &ir::unique::UniqueKey) -> Vec<Option<Ty>> {
+    let Some(row) = at(key.row) else {
+        return Vec::new();
+    };
+    let mut slots = vec![None; row + 1];
+    if let Some(cell) = slots.get_mut(row) {
+        *cell = Some(Ty::Row(key.table));
+    }
+    slots
+}
+
 /// The slot types of a marker's frame while its body runs: the parameters,
 /// then whatever the body binds (`let`, `insert ... as`, `for` binders). A
 /// slot assigned values of two types is unknown.

@@ -30,9 +30,12 @@
 //! renders before the log is rolled back (a `reject` message reads the
 //! state the body left).
 
+mod alone;
 mod body;
 mod runner;
 
+pub use alone::Held;
+pub(crate) use alone::Unique;
 pub(crate) use body::*;
 pub use runner::encode_world;
 pub(crate) use runner::*;
@@ -42,7 +45,7 @@ use super::codegen;
 use super::frames;
 use super::helpers::JitCtx;
 use super::text::{i64_at, u32_at, Templates};
-use super::{code, JitError, JitFault, JitFrame, JitSite, PredFn, PredicateRef, Tag};
+use super::{code, JitError, JitFault, JitFrame, JitPredicate, JitSite, PredFn, PredicateRef, Tag};
 use crate::interp::eval::Fault;
 use crate::interp::exec::{alert as exec_alert, Delta};
 use crate::interp::gate;
@@ -93,6 +96,8 @@ pub struct UndoLog {
     /// The run's argument frame and the invariants' empty one, kept so
     /// that a click allocates nothing.
     pub(crate) frames: [JitFrame; 2],
+    /// The body's delta and snapshots, kept for the same reason.
+    pub(crate) scratch: BodyScratch,
 }
 
 impl UndoLog {
@@ -209,6 +214,8 @@ pub(crate) struct GateInfo {
     pub layout: StateLayout,
     /// Each invariant's footprint (`footprint::expr_reads`).
     pub inv_reads: Vec<Locs>,
+    /// The uniqueness invariants' per-row checks (`alone.rs`).
+    pub unique: Unique,
 }
 
 /// A marker function defined in the module, before finalization.

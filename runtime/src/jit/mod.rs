@@ -62,6 +62,7 @@ mod text;
 
 #[cfg(test)]
 pub(crate) use crate::layout::word_of;
+pub(crate) use marker::Held;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::reads::ReadWords;
 pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
@@ -72,7 +73,7 @@ pub use step::{
 };
 
 use crate::interp::eval::Fault;
-use crate::ir::{self, Value};
+use crate::ir::{self, unique::UniqueKey, Value};
 use crate::layout::{StateLayout, TextPool};
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
@@ -116,6 +117,9 @@ pub enum PredicateRef {
     Invariant(usize),
     /// Marker `marker`'s `requires` clause `index`.
     Requires(usize, usize),
+    /// Uniqueness invariant `index`'s check of one row (`ir::unique`): the
+    /// gate's, not the program's, so not among [`JitSite::predicates`].
+    Alone(usize),
 }
 
 /// Why a site or one of its predicates could not be compiled.
@@ -258,6 +262,34 @@ pub struct JitFrame {
     tags: Vec<Tag>,
 }
 
+impl JitFrame {
+    /// `len` empty slots, then each of `values` in its own: the word
+    /// `word(i, value)` gives (`None` for none) and the value's kind.
+    fn fill<E>(
+        &mut self,
+        len: usize,
+        values: &[Value],
+        mut word: impl FnMut(usize, &Value) -> Result<Option<i64>, E>,
+    ) -> Result<(), E> {
+        let JitFrame { cells, tags } = self;
+        cells.clear();
+        cells.resize(2 * len, 0);
+        tags.clear();
+        tags.resize(len, Tag::None);
+        for (i, v) in values.iter().enumerate() {
+            if let (Some(w), Some([cell, present])) = (word(i, v)?, cells.get_mut(2 * i..2 * i + 2))
+            {
+                *cell = w;
+                *present = 1;
+            }
+            if let Some(t) = tags.get_mut(i) {
+                *t = Tag::of(v);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What a compiled predicate needs besides its code.
 struct Native {
     func: PredFn,
@@ -376,6 +408,11 @@ pub struct JitSite {
     module: Mutex<Option<JITModule>>,
     predicates: Vec<JitPredicate>,
     index: BTreeMap<PredicateRef, usize>,
+    /// Where the first invariant, and each marker's first `requires`, sit in
+    /// `predicates` (which keeps the order `compile` lowers them in): every
+    /// marker run looks these up, the map costs more than their check.
+    invariants_at: usize,
+    requires_at: Vec<usize>,
     frame_len: usize,
     /// Every marker, compiled or not, in program order.
     markers: Vec<marker::JitMarker>,
@@ -451,6 +488,7 @@ impl JitSite {
                 });
             }
         }
+        let unique: Vec<Option<UniqueKey>> = program.invariants.iter().map(UniqueKey::of).collect();
         for (i, inv) in program.invariants.iter().enumerate() {
             jobs.push(Job {
                 what: PredicateRef::Invariant(i),
@@ -459,6 +497,15 @@ impl JitSite {
                 slots: Vec::new(),
                 nav: false,
             });
+            if let Some(key) = unique.get(i).and_then(Option::as_ref) {
+                jobs.push(Job {
+                    what: PredicateRef::Alone(i),
+                    name: format!("invariant `{}` for one row", inv.name),
+                    expr: &key.alone,
+                    slots: frames::alone_slots(key),
+                    nav: false,
+                });
+            }
         }
         for (m, marker) in program.markers.iter().enumerate() {
             let slots = frames::marker_slots(marker);
@@ -558,6 +605,7 @@ impl JitSite {
 
         let state_size = layout.size;
         let mut predicates = Vec::with_capacity(defined.len());
+        let mut alone = Vec::new();
         let mut frame_len = 0;
         for (what, name, status) in defined {
             let status = status.map(|(id, out)| {
@@ -575,13 +623,26 @@ impl JitSite {
                     locals: out.locals,
                 }
             });
-            predicates.push(JitPredicate {
+            let predicate = JitPredicate {
                 what,
                 name,
                 status,
                 state_size,
-            });
+            };
+            match what {
+                PredicateRef::Alone(_) => alone.push(predicate),
+                _ => predicates.push(predicate),
+            }
         }
+        let first = |what: PredicateRef| {
+            (predicates.iter())
+                .position(|p| p.what == what)
+                .unwrap_or(predicates.len())
+        };
+        let invariants_at = first(PredicateRef::Invariant(0));
+        let requires_at = (0..program.markers.len())
+            .map(|m| first(PredicateRef::Requires(m, 0)))
+            .collect();
         let index = predicates
             .iter()
             .enumerate()
@@ -601,6 +662,8 @@ impl JitSite {
         Ok(JitSite {
             module: Mutex::new(Some(module)),
             predicates,
+            invariants_at,
+            requires_at,
             index,
             frame_len,
             markers,
@@ -608,6 +671,7 @@ impl JitSite {
                 program: program.clone(),
                 layout: layout.clone(),
                 inv_reads: marker::invariant_reads(program),
+                unique: marker::Unique::new(unique, alone),
             },
             pages,
             page_reads: render::reads::PageReads::of(program, layout),
@@ -632,7 +696,10 @@ impl JitSite {
     }
 
     pub fn predicate(&self, what: PredicateRef) -> Option<&JitPredicate> {
-        self.index.get(&what).and_then(|&i| self.predicates.get(i))
+        match what {
+            PredicateRef::Alone(i) => self.gate.unique.check(i),
+            _ => self.index.get(&what).and_then(|&i| self.predicates.get(i)),
+        }
     }
 
     pub fn goal(&self, task: usize) -> Option<&JitPredicate> {
@@ -644,11 +711,24 @@ impl JitSite {
     }
 
     pub fn invariant(&self, index: usize) -> Option<&JitPredicate> {
-        self.predicate(PredicateRef::Invariant(index))
+        self.at(self.invariants_at, index, PredicateRef::Invariant(index))
     }
 
     pub fn requires(&self, marker: usize, index: usize) -> Option<&JitPredicate> {
-        self.predicate(PredicateRef::Requires(marker, index))
+        let first = self.requires_at.get(marker).copied().unwrap_or(usize::MAX);
+        self.at(first, index, PredicateRef::Requires(marker, index))
+    }
+
+    /// Predicate `what`, looked for `offset` places after `first` before the
+    /// map is asked.
+    fn at(&self, first: usize, offset: usize, what: PredicateRef) -> Option<&JitPredicate> {
+        let there = first
+            .checked_add(offset)
+            .and_then(|i| self.predicates.get(i));
+        match there {
+            Some(p) if p.what == what => Some(p),
+            _ => self.predicate(what),
+        }
     }
 
     /// `(compiled, fallback)`: how many predicates run natively and how many
@@ -675,21 +755,43 @@ impl JitSite {
         frame: &mut JitFrame,
     ) -> Result<(), JitError> {
         let len = values.len().max(self.frame_len);
-        let JitFrame { cells, tags } = frame;
-        cells.clear();
-        cells.resize(2 * len, 0);
-        tags.clear();
-        tags.resize(len, Tag::None);
-        for (i, v) in values.iter().enumerate() {
-            let tag = Tag::of(v);
-            let word = crate::layout::to_word(v, &tag.ty(), pool)
-                .map_err(|e| JitError::Layout(e.to_string()))?;
-            if let (Some(w), Some([word, present])) = (word, cells.get_mut(2 * i..2 * i + 2)) {
-                *word = w;
-                *present = 1;
-            }
-            if let Some(t) = tags.get_mut(i) {
-                *t = tag;
+        frame.fill(len, values, |_, v| {
+            crate::layout::to_word(v, &Tag::of(v).ty(), pool)
+                .map_err(|e| JitError::Layout(e.to_string()))
+        })
+    }
+
+    /// [`JitSite::frame_into`] for `values` that `layout::from_word` decoded
+    /// from `words`. That decoder accepts only canonical words (a bool is 0
+    /// or 1, a text id is in the pool, which holds each text once), so each
+    /// word is what encoding its value would give back, and is copied as
+    /// is; debug builds encode the values as well and compare.
+    pub(crate) fn frame_of_words(
+        &self,
+        values: &[Value],
+        words: &[Option<i64>],
+        pool: &mut TextPool,
+        frame: &mut JitFrame,
+    ) -> Result<(), JitFault> {
+        if values.len() != words.len() {
+            return Err(JitFault::Input(
+                "arguments and their words differ in number".into(),
+            ));
+        }
+        let len = values.len().max(self.frame_len);
+        frame.fill(len, values, |i, _| {
+            Ok::<_, JitFault>(words.get(i).copied().flatten())
+        })?;
+        if cfg!(debug_assertions) {
+            // The values' texts came from `pool`: encoding them interns
+            // nothing new.
+            let mut encoded = JitFrame::default();
+            if self.frame_into(values, pool, &mut encoded).is_ok() {
+                debug_assert_eq!(
+                    (&encoded.cells, &encoded.tags),
+                    (&frame.cells, &frame.tags),
+                    "a frame from words differs from the encoded values"
+                );
             }
         }
         Ok(())

@@ -26,8 +26,8 @@
 //! otherwise `step`: the same verdict and the same bytes past the header.
 
 use super::{
-    ElementInstance, HandleWords, JitFault, JitFrame, JitSite, MarkerOutcome, MarkerRejection,
-    PageStructure, RenderMode, UndoLog,
+    ElementInstance, HandleWords, Held, JitFault, JitFrame, JitSite, MarkerOutcome,
+    MarkerRejection, PageStructure, RenderMode, UndoLog,
 };
 use crate::env::actions::bad_input;
 use crate::env::{reward, ActionKind, RewardConfig, StepResult, TaskInstance};
@@ -94,6 +94,9 @@ pub struct FlatStart {
     instruction: String,
     instruction_words: Vec<u64>,
     initial: Vec<u8>,
+    /// The invariants that hold on `initial`, so on every state its steps
+    /// reach (`marker::Held`).
+    held: Held,
     /// Which steps can change the goal, and Ψ.
     goal_depends: Depends,
     progress_depends: Depends,
@@ -156,6 +159,13 @@ pub struct FlatEnv<'s> {
     /// The version of the remembered page shown (`memo.rs`), when the
     /// page was taken from a memory: pages of one version are equal.
     version: Option<u64>,
+    /// The invariants known to hold on the state: the start's while the
+    /// state comes from its initial bytes through steps, none after
+    /// [`FlatEnv::load_state`] (`marker::Held`).
+    held: Held,
+    /// Whether navigating adds to the visited set: only a search whose
+    /// task never asks `visited` turns it off (`FlatEnv::forget_visits`).
+    visits: bool,
 }
 
 type R<T> = Result<T, FlatError>;
@@ -283,6 +293,8 @@ impl<'s> FlatEnv<'s> {
             rendered_again: PageStructure::default(),
             written: None,
             version: None,
+            held: Held::NONE,
+            visits: true,
         };
         flat.initial_psi = flat.potential(pool)?;
         flat.reset(pool)?;
@@ -395,6 +407,7 @@ impl<'s> FlatEnv<'s> {
             });
         }
         self.written = None;
+        self.held = Held::NONE;
         self.state.copy_from_slice(bytes);
         Ok(())
     }
@@ -404,12 +417,24 @@ impl<'s> FlatEnv<'s> {
     /// `unprobe`, `state` and another load may follow. Only the used
     /// prefixes of the lists and tables are copied: `bytes`, like every
     /// state the engine holds, must keep the layout's canonical encoding
-    /// (unused capacity zero), as the states a search stores do.
-    pub fn load_for_search(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
+    /// (unused capacity zero), as the states a search stores do. They must
+    /// also be states reached from the engine's start by steps, as a
+    /// search's are: the invariants that held there are taken to hold
+    /// (`marker::Held`).
+    pub(crate) fn load_for_search(&mut self, bytes: &[u8], pool: &mut TextPool) -> R<()> {
         self.written = None;
         copy_used(&mut self.state, bytes, &self.tails, &mut self.used)?;
         self.psi_known = false;
         self.refresh(pool)
+    }
+
+    /// Stops adding the pages shown to the visited set, for a search whose
+    /// task's goal and progress never ask `visited`: nothing else can read
+    /// the set (page code and markers cannot name it), and such a search
+    /// leaves it out of its fingerprints, so keeping it up is work without
+    /// a reader. The set keeps what it held.
+    pub(crate) fn forget_visits(&mut self) {
+        self.visits = false;
     }
 
     /// Makes this episode a copy of `other` (another engine of the same site
@@ -422,6 +447,7 @@ impl<'s> FlatEnv<'s> {
             return Err(FlatError::Foreign("an engine"));
         }
         self.written = None;
+        self.held = other.held;
         self.state.clone_from(&other.state);
         self.structure.copy_from(&other.structure);
         self.version = other.version;

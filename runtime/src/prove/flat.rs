@@ -162,6 +162,9 @@ impl JitProver {
         parent.set_render_mode(RenderMode::STRUCTURE, pool)?;
         let task = env.task();
         let with_visited = tells_visited(task);
+        if !with_visited {
+            parent.forget_visits();
+        }
         let horizon = options.horizon.unwrap_or(task.horizon);
         let layout = self.site.layout();
         let hashed = match with_visited {

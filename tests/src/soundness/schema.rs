@@ -312,6 +312,50 @@ fn draw_session(rng: &mut Rng, tables: &[Table]) -> Vec<SessionVar> {
     out
 }
 
+/// Uniqueness invariants over `table` (`ir::unique` checks a commit that
+/// adds rows one added row at a time): on names, which seeds and inserts
+/// often share, with another field or alone, written either way round;
+/// none when the seed rows already share a key.
+fn unique_keys(rng: &mut Rng, table: &Table) -> Vec<String> {
+    let t = table.name;
+    let mut keys = vec!["name"];
+    for extra in ["qty", "tone", "owner", "code", "flag"] {
+        if table.field(extra).is_some() && rng.chance(50) {
+            keys.push(extra);
+        }
+    }
+    // The seed must satisfy every invariant (C301): no key on two rows.
+    let at: Vec<usize> = (keys.iter())
+        .filter_map(|k| table.fields.iter().position(|f| f.name == *k))
+        .collect();
+    let key_of = |row: &SeedRow| {
+        at.iter()
+            .map(|&i| row.values[i].clone())
+            .collect::<Vec<_>>()
+    };
+    let mut seen = Vec::new();
+    for row in &table.rows {
+        let key = key_of(row);
+        if seen.contains(&key) {
+            return Vec::new();
+        }
+        seen.push(key);
+    }
+    let filter: Vec<String> = keys
+        .iter()
+        .map(|k| match rng.chance(50) {
+            true => format!("y.{k} == z.{k}"),
+            false => format!("z.{k} == y.{k}"),
+        })
+        .collect();
+    let count = format!("count(y in {t} where {})", filter.join(" and "));
+    let mut out = vec![format!("all z in {t}: {count} == 1")];
+    if rng.chance(30) {
+        out.push(format!("all z in {t}: 1 == {count}"));
+    }
+    out
+}
+
 fn draw_invariants(rng: &mut Rng, schema: &Schema) -> Vec<String> {
     let mut out = Vec::new();
     let count = rng.range(0, 2);
@@ -332,6 +376,7 @@ fn draw_invariants(rng: &mut Rng, schema: &Schema) -> Vec<String> {
         }
         // Seed names come from the first five; "Zulu" only from renames.
         options.push(format!("all z in {}: z.name != \"Zulu\"", table.name));
+        options.extend(unique_keys(rng, table));
         if schema.session_of(Ty::Int).iter().any(|v| v.name == "count") {
             options.push("session.count <= 2".into());
         }

@@ -13,9 +13,9 @@ pub(crate) struct BodyCtx<'a> {
     pub(crate) program: &'a ir::Program,
     pub(crate) layout: &'a StateLayout,
     pub(crate) undo: &'a mut UndoLog,
-    pub(crate) delta: Delta,
+    pub(crate) delta: &'a mut Delta,
     /// Row-id snapshots of `for` and `delete ... where`, nested.
-    pub(crate) snap: Vec<i64>,
+    pub(crate) snap: &'a mut Vec<i64>,
     /// The `go` reached last and the frame there (word, presence per slot).
     pub(crate) go: Option<(usize, Vec<i64>)>,
     /// The `reject` that stopped the body and the frame there.
@@ -24,7 +24,34 @@ pub(crate) struct BodyCtx<'a> {
     pub(crate) full: Option<usize>,
     pub(crate) frame_len: usize,
     /// The values a `go` function produced.
+    pub(crate) go_out: &'a mut Vec<(i64, bool)>,
+}
+
+/// The buffers a body fills, lent to each run (empty) so that a run reuses
+/// the last one's memory.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BodyScratch {
+    pub(crate) delta: Delta,
+    pub(crate) snap: Vec<i64>,
     pub(crate) go_out: Vec<(i64, bool)>,
+}
+
+impl BodyScratch {
+    pub(crate) fn emptied(&mut self) -> &mut BodyScratch {
+        let Delta {
+            inserted,
+            deleted,
+            set_fields,
+            set_session,
+        } = &mut self.delta;
+        inserted.clear();
+        deleted.clear();
+        set_fields.clear();
+        set_session.clear();
+        self.snap.clear();
+        self.go_out.clear();
+        self
+    }
 }
 
 impl BodyCtx<'_> {

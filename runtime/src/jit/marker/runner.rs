@@ -160,7 +160,15 @@ impl JitSite {
         pool: &mut TextPool,
         undo: &mut UndoLog,
     ) -> Result<MarkerOutcome, JitFault> {
-        self.run(marker, state, args, pool, undo, None)
+        self.run(
+            marker,
+            state,
+            Args::values(args),
+            pool,
+            undo,
+            None,
+            Held::NONE,
+        )
     }
 
     /// [`JitSite::run_marker`], and on a rejection the alert the interpreter
@@ -177,23 +185,34 @@ impl JitSite {
         alert: &mut String,
     ) -> Result<MarkerOutcome, JitFault> {
         alert.clear();
-        self.run(marker, state, args, pool, undo, Some(alert))
+        let args = Args::values(args);
+        self.run(marker, state, args, pool, undo, Some(alert), Held::NONE)
     }
 
     /// The runner; with `alert`, a rejection's text is rendered into it (on
-    /// the bytes as the refusal found them, before any rollback).
-    fn run(
+    /// the bytes as the refusal found them, before any rollback). `held`:
+    /// the invariants known to hold on `state` (`alone.rs`), which a commit
+    /// may check row by row.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
         &self,
         marker: MarkerId,
         state: &mut [u8],
-        args: &[Value],
+        args: Args<'_>,
         pool: &mut TextPool,
         undo: &mut UndoLog,
         alert: Option<&mut String>,
+        held: Held,
     ) -> Result<MarkerOutcome, JitFault> {
         let mut frames = std::mem::take(&mut undo.frames);
-        let outcome = self.run_in(marker, state, args, pool, undo, alert, &mut frames);
+        let mut scratch = std::mem::take(&mut undo.scratch);
+        let lent = Lent {
+            frames: &mut frames,
+            scratch: &mut scratch,
+        };
+        let outcome = self.run_in(marker, state, args, pool, undo, alert, held, lent);
         undo.frames = frames;
+        undo.scratch = scratch;
         outcome
     }
 
@@ -203,14 +222,16 @@ impl JitSite {
         &self,
         marker: MarkerId,
         state: &mut [u8],
-        args: &[Value],
+        call: Args<'_>,
         pool: &mut TextPool,
         undo: &mut UndoLog,
         mut alert: Option<&mut String>,
-        [frame, empty]: &mut [JitFrame; 2],
+        held: Held,
+        lent: Lent<'_>,
     ) -> Result<MarkerOutcome, JitFault> {
         let gi = &self.gate;
         let program = &gi.program;
+        let args = call.values;
         let mut say = |text: &dyn Fn() -> String| {
             if let Some(a) = alert.as_deref_mut() {
                 a.push_str(&text());
@@ -253,8 +274,13 @@ impl JitSite {
                 "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
             ));
         }
-        self.frame_into(args, pool, frame)
-            .map_err(|e| JitFault::Input(e.to_string()))?;
+        let [frame, empty] = lent.frames;
+        match call.words {
+            Some(words) => self.frame_of_words(args, words, pool, frame)?,
+            None => self
+                .frame_into(args, pool, frame)
+                .map_err(|e| JitFault::Input(e.to_string()))?,
+        }
         let frame = &*frame;
         for index in 0..def.requires.len() {
             let Some(pred) = self.requires(idx(marker), index) else {
@@ -279,6 +305,7 @@ impl JitSite {
         }
 
         undo.clear();
+        let scratch = lent.scratch.emptied();
         let (r, delta, go, fault, stop) = {
             // One pointer for the code and its helpers alike.
             let ptr = state.as_mut_ptr();
@@ -288,13 +315,13 @@ impl JitSite {
                 program,
                 layout: &gi.layout,
                 undo: &mut *undo,
-                delta: Delta::default(),
-                snap: Vec::new(),
+                delta: &mut scratch.delta,
+                snap: &mut scratch.snap,
                 go: None,
                 reject: None,
                 full: None,
                 frame_len: native.slot_tags.len(),
-                go_out: Vec::new(),
+                go_out: &mut scratch.go_out,
             };
             let mut ctx = JitCtx::new(
                 pool as *mut TextPool,
@@ -336,10 +363,10 @@ impl JitSite {
 
         // The gate, in `gate::validate_commit`'s order: permissions, values,
         // invariants (capacities were checked by each insert).
-        let refusal = match gate::check_permissions(program, def, &delta) {
+        let refusal = match gate::check_permissions(program, def, delta) {
             Err(v) => Some(Ok(v.to_string())),
-            Ok(()) if !values_fit(program, &gi.layout, state, &delta) => Some(match alert {
-                Some(_) => alert::values_violation(&self.on(state), def, &delta, pool),
+            Ok(()) if !values_fit(program, &gi.layout, state, delta) => Some(match alert {
+                Some(_) => alert::values_violation(&self.on(state), def, delta, pool),
                 None => Ok(String::new()),
             }),
             Ok(()) => None,
@@ -352,7 +379,11 @@ impl JitSite {
             return Ok(rejected(MarkerRejection::Gate));
         }
         // The invariants' (empty) frame, only for a marker that may check one.
-        let needs_frame = !native.invariants.is_empty();
+        // It stays empty between runs (the per-row checks put back what they
+        // set), so it is built once.
+        let built = empty.cells.len() == 2 * self.frame_len && empty.tags.len() == self.frame_len;
+        debug_assert!(!built || empty.cells.iter().all(|&c| c == 0));
+        let needs_frame = !native.invariants.is_empty() && !built;
         if let Err(e) = needs_frame
             .then(|| self.frame_into(&[], pool, empty))
             .transpose()
@@ -360,11 +391,10 @@ impl JitSite {
             undo.rollback(state);
             return Err(JitFault::Input(e.to_string()));
         }
-        let empty = &*empty;
         debug_assert!(
             (gi.inv_reads.iter().enumerate())
                 .filter(|&(i, _)| !native.invariants.contains(&i))
-                .all(|(_, reads)| !gate::invariant_affected_by(&delta, reads)),
+                .all(|(_, reads)| !gate::invariant_affected_by(delta, reads)),
             "`{}` wrote outside its static footprint",
             def.name
         );
@@ -372,14 +402,10 @@ impl JitSite {
             let Some(reads) = gi.inv_reads.get(i) else {
                 continue;
             };
-            if !gate::invariant_affected_by(&delta, reads) {
+            if !gate::invariant_affected_by(delta, reads) {
                 continue;
             }
-            let result = match self.invariant(i) {
-                Some(pred) => pred.eval(state, empty, pool),
-                None => Err(JitFault::NotCompiled),
-            };
-            match result {
+            match self.invariant_holds(i, held, state, delta, empty, pool) {
                 Ok(true) => {}
                 Ok(false) | Err(JitFault::Fault(_)) => {
                     undo.rollback(state);
@@ -437,6 +463,7 @@ impl JitSite {
             .get(n)
             .ok_or_else(|| JitFault::Input("an unknown `go`".into()))?;
         let mut undo = UndoLog::new();
+        let mut scratch = BodyScratch::default();
         let ptr = state.as_mut_ptr();
         let mut bctx = BodyCtx {
             state: ptr,
@@ -444,13 +471,13 @@ impl JitSite {
             program: &gi.program,
             layout: &gi.layout,
             undo: &mut undo,
-            delta: Delta::default(),
-            snap: Vec::new(),
+            delta: &mut scratch.delta,
+            snap: &mut scratch.snap,
             go: None,
             reject: None,
             full: None,
             frame_len: 0,
-            go_out: Vec::new(),
+            go_out: &mut scratch.go_out,
         };
         let mut ctx = JitCtx::new(
             pool as *mut TextPool,
@@ -471,7 +498,7 @@ impl JitSite {
                 Err(JitFault::Input(format!("a compiled `go` returned {r}")))
             };
         }
-        let out = std::mem::take(&mut bctx.go_out);
+        let out = std::mem::take(bctx.go_out);
         let mut args = Vec::with_capacity(go.tags.len());
         for (i, &tag) in go.tags.iter().enumerate() {
             let (word, present) = out.get(i).copied().unwrap_or((0, false));
@@ -481,6 +508,32 @@ impl JitSite {
         }
         Ok(Ok((go.page, args)))
     }
+}
+
+/// A marker's arguments: their values, and, where the caller decoded them
+/// from words (`layout::from_word`), those words, which the frame takes as
+/// they are (`JitSite::frame_of_words`) instead of encoding the values
+/// again.
+#[derive(Clone, Copy)]
+pub(crate) struct Args<'a> {
+    pub(crate) values: &'a [Value],
+    pub(crate) words: Option<&'a [Option<i64>]>,
+}
+
+impl<'a> Args<'a> {
+    pub(crate) fn values(values: &'a [Value]) -> Args<'a> {
+        Args {
+            values,
+            words: None,
+        }
+    }
+}
+
+/// What `run` lends `run_in` of the log: the frames (`[arguments, the
+/// invariants' empty one]`) and the body's buffers.
+struct Lent<'a> {
+    frames: &'a mut [JitFrame; 2],
+    scratch: &'a mut BodyScratch,
 }
 
 pub(crate) fn rejected(cause: MarkerRejection) -> MarkerOutcome {

@@ -5,6 +5,7 @@
 //! form edits keep the layout's canonical encoding (`entries`).
 
 use super::*;
+use crate::jit::marker::Args;
 
 /// The handle an action runs on, with the page's lists its spans cover.
 #[derive(Clone, Copy)]
@@ -109,20 +110,17 @@ impl<'s> FlatEnv<'s> {
                 }
                 let mut text = std::mem::take(&mut self.alert_text);
                 text.clear();
-                let outcome = match alert {
-                    Alert::Render => self.site.run_marker_alert(
-                        m,
-                        &mut self.state,
-                        &args,
-                        pool,
-                        &mut self.undo,
-                        &mut text,
-                    ),
-                    Alert::Skip => {
-                        self.site
-                            .run_marker(m, &mut self.state, &args, pool, &mut self.undo)
-                    }
+                let wanted = match alert {
+                    Alert::Render => Some(&mut text),
+                    Alert::Skip => None,
                 };
+                let held = self.held;
+                let call = Args {
+                    values: &args,
+                    words: Some(words),
+                };
+                let outcome =
+                    (self.site).run(m, &mut self.state, call, pool, &mut self.undo, wanted, held);
                 self.marker_args = args;
                 let outcome = outcome?;
                 if let MarkerOutcome::Committed { .. } = outcome {
@@ -228,7 +226,27 @@ impl<'s> FlatEnv<'s> {
         }
         self.wrote.navigation = true;
         let layout = self.layout;
-        // The visited entry first: if the set is full nothing has changed.
+        if self.visits {
+            self.visit(page, args)?;
+        }
+        clear_list(&mut self.state, layout.forms)?;
+        put_u32(&mut self.state, layout.page, page)?;
+        for i in 0..layout.args.len {
+            let w = args.get(i).copied().flatten();
+            put_i64(&mut self.state, layout.args.word_at(i), w.unwrap_or(0))?;
+            put(
+                &mut self.state,
+                layout.args.present_at(i),
+                &[u8::from(w.is_some())],
+            )?;
+        }
+        Ok(Applied::Done)
+    }
+
+    /// Adds page `page` with `args` to the visited set (a full set is an
+    /// error, before anything has changed).
+    fn visit(&mut self, page: ir::PageId, args: &[Option<i64>]) -> R<()> {
+        let layout = self.layout;
         let mut entry = std::mem::take(&mut self.entry);
         entry.clear();
         entry.resize(layout.visited.entry_size, 0);
@@ -252,18 +270,7 @@ impl<'s> FlatEnv<'s> {
         );
         self.entry = entry;
         self.wrote.visited_from = inserted?;
-        clear_list(&mut self.state, layout.forms)?;
-        put_u32(&mut self.state, layout.page, page)?;
-        for i in 0..layout.args.len {
-            let w = args.get(i).copied().flatten();
-            put_i64(&mut self.state, layout.args.word_at(i), w.unwrap_or(0))?;
-            put(
-                &mut self.state,
-                layout.args.present_at(i),
-                &[u8::from(w.is_some())],
-            )?;
-        }
-        Ok(Applied::Done)
+        Ok(())
     }
 
     /// Sets the form variable of element `id` at loop `path` to `word`,

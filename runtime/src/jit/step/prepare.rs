@@ -75,7 +75,9 @@ fn prepare(
             task: name.clone(),
             error,
         })?;
+    let held = site.invariants_held(&initial, pool);
     Ok(Arc::new(FlatStart {
+        held,
         task_index: instance.task,
         name: name.clone(),
         frame,

@@ -155,7 +155,7 @@ impl FlatEnv<'_> {
 
     /// `load_for_search` of `bytes`, a state that differs from the engine's
     /// only within `ranges`: those bytes copied, the page rendered again.
-    pub fn load_changes_for_search(
+    pub(crate) fn load_changes_for_search(
         &mut self,
         bytes: &[u8],
         ranges: &[Range<usize>],

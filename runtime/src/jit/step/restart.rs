@@ -162,6 +162,7 @@ impl FlatEnv<'_> {
                 "a restart left bytes of the last episode",
             ));
         }
+        self.held = self.start.held;
         Ok(())
     }
 
