@@ -96,6 +96,9 @@ impl Changes {
 /// Fingerprints over one byte region of a state.
 pub(super) struct Fingerprint {
     region: Range<usize>,
+    /// The words wholly inside the region, whose mask is every bit: most
+    /// changed words, which then skip computing it.
+    whole: Range<usize>,
     /// Terms computed lately, by `(index, value)`: a search swaps the same
     /// few words' terms over and over (a page id, a form entry, a status),
     /// and a lookup costs a fraction of a hash. Exact: an entry answers only
@@ -123,6 +126,7 @@ impl Fingerprint {
             term: 0,
         };
         Fingerprint {
+            whole: region.start.div_ceil(WORD)..region.end / WORD,
             region,
             memo: vec![empty; MEMO_SLOTS].into_boxed_slice(),
         }
@@ -183,6 +187,9 @@ impl Fingerprint {
     /// The bits of word `j` that lie in the region (little-endian: byte `k`
     /// of the word is bits `8k..8k + 8`).
     fn mask(&self, j: usize) -> u64 {
+        if self.whole.contains(&j) {
+            return u64::MAX;
+        }
         let at = j * WORD;
         // The word's bytes `lo..hi` are in the region.
         let lo = self.region.start.saturating_sub(at).min(WORD);
