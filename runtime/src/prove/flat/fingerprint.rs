@@ -35,15 +35,6 @@ pub(super) fn word_at(bytes: &[u8], j: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// An 8-byte chunk as its little-endian word.
-fn le_word(chunk: &[u8]) -> u64 {
-    let mut w = [0u8; WORD];
-    if let Some(head) = chunk.get(..WORD) {
-        w.copy_from_slice(head);
-    }
-    u64::from_le_bytes(w)
-}
-
 /// Writes word `j` of `bytes` (the bytes that exist of it).
 pub(super) fn set_word(bytes: &mut [u8], j: usize, word: u64) {
     let at = j * WORD;
@@ -96,7 +87,7 @@ impl Changes {
                         continue;
                     }
                     *mark = self.generation;
-                    let (old, new) = (le_word(b), le_word(a));
+                    let (old, new) = (word_at(b, 0), word_at(a, 0));
                     if old != new {
                         self.words.push((j, old, new));
                     }
