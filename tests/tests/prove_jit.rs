@@ -223,3 +223,65 @@ fn prover_errors_are_typed() {
         );
     }
 }
+
+/// A counter one click raises by one, beside three text inputs: within a
+/// horizon of 30 the space holds about six thousand states, within 3 a few
+/// hundred, and the counter reaches at most the horizon.
+const COUNTER: &str = r#"
+site S { title "S" domain other start Home }
+session { n: Int = 0 }
+page Home {
+  input #a a: Text "A"
+  input #b b: Text "B"
+  input #c c: Text "C"
+  button #inc "Count" -> inc(a, b, c)
+}
+marker inc(a: Text, b: Text, c: Text) reads session.n writes session.n
+  requires a != b and b != c else "Three different words"
+{ set session.n = session.n + 1 }
+task never_fifty { say "Count." values ["p", "q", "r", "s", "t"] horizon 30 goal session.n == 50 }
+task never_five_soon { say "Count." values ["p", "q", "r", "s", "t"] horizon 3 goal session.n == 5 }
+task twenty { say "Count." values ["p", "q", "r", "s", "t"] horizon 30 goal session.n == 20 }
+"#;
+
+/// The flat prover consults the static bound only after its search has
+/// reached a few thousand states or ended without a witness
+/// (`prove/flat/late_bound.rs`). Its proofs stay the bound-first order's
+/// (the interpreter's prover): the bound's verdict, engine and explanation
+/// when it decides (stopping a search of a large space part way, or after
+/// a small one is exhausted), the search's witness when it does not.
+#[test]
+fn the_static_bound_consulted_late_gives_the_proofs_it_gave_first() {
+    let program = wsitec::compile_str("counter.wsite", COUNTER)
+        .program
+        .expect("the counter site checks");
+    let jit = JitProver::new(&program).unwrap();
+    let mut large = 0;
+    for inst in env::instances(&program) {
+        let reference = prove::prove_instance(&program, &inst, Options::default()).unwrap();
+        let flat = both(&jit, &program, &inst, Options::default());
+        let explained = |p: &Proof| p.explanation.as_ref().map(|e| e.summary.clone());
+        if reference.engine == Engine::Bound {
+            assert_eq!(flat.engine, Engine::Bound, "{}", inst.name);
+        }
+        assert_eq!(explained(&flat), explained(&reference), "{}", inst.name);
+        match inst.name.as_str() {
+            "twenty" => assert_eq!(flat.verdict, Verdict::Feasible),
+            _ => assert_eq!(flat.engine, Engine::Bound, "{}", inst.name),
+        }
+        // The unreduced search of `never_fifty` passes the states at which
+        // the flat search stops for the bound.
+        let full = prove::prove_instance(
+            &program,
+            &inst,
+            Options {
+                reduce: false,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        eprintln!("{}: {} states unreduced", inst.name, full.states);
+        large += usize::from(full.states > 4096);
+    }
+    assert_eq!(large, 2, "never_fifty and twenty search past 4,096 states");
+}

@@ -9,7 +9,8 @@
 //! that reads the state at constant offsets and returns 1 (true), 0 (false) or a
 //! negative fault code; text operations other than equality call the
 //! `extern "C"` helpers of `helpers`, which look strings up in (and intern
-//! results into) the [`TextPool`] the state was encoded with.
+//! results into) the [`TextPool`] the state was encoded with. The locals
+//! are a [`JitFrame`] (`cells`), built from values or from their words.
 //!
 //! The interpreter (`interp::eval`) stays the definition: every rule here
 //! mirrors it, faults included, and the differential tests
@@ -50,6 +51,7 @@
 #![allow(unsafe_code)]
 
 mod alert;
+mod cells;
 mod codegen;
 mod frames;
 mod helpers;
@@ -62,6 +64,7 @@ mod text;
 
 #[cfg(test)]
 pub(crate) use crate::layout::word_of;
+pub use cells::JitFrame;
 pub(crate) use marker::Held;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::reads::ReadWords;
@@ -248,45 +251,6 @@ impl Tag {
             Tag::Enum => ir::Ty::Enum(0),
             Tag::Row => ir::Ty::Row(0),
         }
-    }
-}
-
-/// A frame (parameters, template binder, `let`s) encoded for compiled code:
-/// per slot a word and a presence word, exactly as the layout codec encodes a
-/// cell. Made by [`JitSite::frame`]; padded with `none` to the widest frame
-/// the site's code reads.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct JitFrame {
-    /// `[word₀, present₀, word₁, present₁, …]`.
-    cells: Vec<i64>,
-    tags: Vec<Tag>,
-}
-
-impl JitFrame {
-    /// `len` empty slots, then each of `values` in its own: the word
-    /// `word(i, value)` gives (`None` for none) and the value's kind.
-    fn fill<E>(
-        &mut self,
-        len: usize,
-        values: &[Value],
-        mut word: impl FnMut(usize, &Value) -> Result<Option<i64>, E>,
-    ) -> Result<(), E> {
-        let JitFrame { cells, tags } = self;
-        cells.clear();
-        cells.resize(2 * len, 0);
-        tags.clear();
-        tags.resize(len, Tag::None);
-        for (i, v) in values.iter().enumerate() {
-            if let (Some(w), Some([cell, present])) = (word(i, v)?, cells.get_mut(2 * i..2 * i + 2))
-            {
-                *cell = w;
-                *present = 1;
-            }
-            if let Some(t) = tags.get_mut(i) {
-                *t = Tag::of(v);
-            }
-        }
-        Ok(())
     }
 }
 
@@ -736,65 +700,6 @@ impl JitSite {
     pub fn compile_stats(&self) -> (usize, usize) {
         let compiled = self.predicates.iter().filter(|p| p.is_compiled()).count();
         (compiled, self.predicates.len() - compiled)
-    }
-
-    /// Encodes `values` (a task frame after `setup`, a marker's arguments; an
-    /// empty slice for invariants) for compiled code, interning texts into
-    /// `pool`. Each value is encoded by the layout codec's `to_word`.
-    pub fn frame(&self, values: &[Value], pool: &mut TextPool) -> Result<JitFrame, JitError> {
-        let mut frame = JitFrame::default();
-        self.frame_into(values, pool, &mut frame)?;
-        Ok(frame)
-    }
-
-    /// [`JitSite::frame`] into `frame`'s buffers (a marker run reuses one).
-    pub(crate) fn frame_into(
-        &self,
-        values: &[Value],
-        pool: &mut TextPool,
-        frame: &mut JitFrame,
-    ) -> Result<(), JitError> {
-        let len = values.len().max(self.frame_len);
-        frame.fill(len, values, |_, v| {
-            crate::layout::to_word(v, &Tag::of(v).ty(), pool)
-                .map_err(|e| JitError::Layout(e.to_string()))
-        })
-    }
-
-    /// [`JitSite::frame_into`] for `values` that `layout::from_word` decoded
-    /// from `words`. That decoder accepts only canonical words (a bool is 0
-    /// or 1, a text id is in the pool, which holds each text once), so each
-    /// word is what encoding its value would give back, and is copied as
-    /// is; debug builds encode the values as well and compare.
-    pub(crate) fn frame_of_words(
-        &self,
-        values: &[Value],
-        words: &[Option<i64>],
-        pool: &mut TextPool,
-        frame: &mut JitFrame,
-    ) -> Result<(), JitFault> {
-        if values.len() != words.len() {
-            return Err(JitFault::Input(
-                "arguments and their words differ in number".into(),
-            ));
-        }
-        let len = values.len().max(self.frame_len);
-        frame.fill(len, values, |i, _| {
-            Ok::<_, JitFault>(words.get(i).copied().flatten())
-        })?;
-        if cfg!(debug_assertions) {
-            // The values' texts came from `pool`: encoding them interns
-            // nothing new.
-            let mut encoded = JitFrame::default();
-            if self.frame_into(values, pool, &mut encoded).is_ok() {
-                debug_assert_eq!(
-                    (&encoded.cells, &encoded.tags),
-                    (&frame.cells, &frame.tags),
-                    "a frame from words differs from the encoded values"
-                );
-            }
-        }
-        Ok(())
     }
 }
 

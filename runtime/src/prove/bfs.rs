@@ -15,6 +15,7 @@
 //! depths and witnesses equal, which the flat prover's confirmation by the
 //! explaining search demands.
 
+use super::Verdict;
 use crate::identity::Prehashed;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -33,6 +34,28 @@ pub(super) enum Ended<L> {
     Budget {
         depth: u32,
     },
+    /// The engine's [`Expander::interrupt`] stopped the search (only where
+    /// [`Bfs::interrupt_at`] asked for it).
+    Interrupted {
+        depth: u32,
+    },
+}
+
+impl<L> Ended<L> {
+    /// The verdict the search's end amounts to (one stopped before its end
+    /// decided nothing), and the depth it reached.
+    pub(super) fn verdict(&self) -> (Verdict, u32) {
+        match *self {
+            Ended::Witness { depth, .. } => (Verdict::Feasible, depth),
+            Ended::Exhausted { depth } => (Verdict::Infeasible, depth),
+            Ended::Budget { depth } | Ended::Interrupted { depth } => (Verdict::Undecided, depth),
+        }
+    }
+
+    /// Whether the search covered the whole space within the horizon.
+    pub(super) fn complete(&self) -> bool {
+        matches!(self, Ended::Witness { .. } | Ended::Exhausted { .. })
+    }
 }
 
 /// A state reached: its parent node and the candidate taken there (no
@@ -83,6 +106,12 @@ pub(super) trait Expander {
     /// Ends the pending successor: stored as the last state of `keep`, or
     /// forgotten (already seen, or reached at the horizon) when `None`.
     fn settle(&mut self, keep: Option<&mut Self::Level>) -> Result<(), Self::Error>;
+    /// Called once, between two expansions, when the search has reached
+    /// the states [`Bfs::interrupt_at`] set; `true` stops it
+    /// ([`Ended::Interrupted`]).
+    fn interrupt(&mut self) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
 }
 
 /// The search's bookkeeping: the tree of states reached and their
@@ -96,6 +125,9 @@ pub(super) struct Bfs<L> {
     horizon: u32,
     /// Distinct states allowed.
     budget: usize,
+    /// Distinct states at which the engine is asked whether to stop
+    /// (`usize::MAX`: never, or asked already).
+    interrupt_at: usize,
 }
 
 impl<L> Bfs<L> {
@@ -106,7 +138,14 @@ impl<L> Bfs<L> {
             cut_by_horizon: false,
             horizon,
             budget,
+            interrupt_at: usize::MAX,
         }
+    }
+
+    /// Asks the engine once, when `states` distinct states are reached,
+    /// whether to go on ([`Expander::interrupt`]).
+    pub(super) fn interrupt_at(&mut self, states: usize) {
+        self.interrupt_at = states;
     }
 
     pub(super) fn horizon(&self) -> u32 {
@@ -150,6 +189,12 @@ impl<L> Bfs<L> {
                 engine.load(&mut frontier, i, id)?;
                 if let Some(end) = self.expand(engine, id, depth, &mut next, &mut next_ids)? {
                     return Ok(end);
+                }
+                if self.seen.len() >= self.interrupt_at {
+                    self.interrupt_at = usize::MAX;
+                    if engine.interrupt()? {
+                        return Ok(Ended::Interrupted { depth });
+                    }
                 }
             }
             if next_ids.is_empty() {

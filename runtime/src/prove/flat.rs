@@ -9,7 +9,8 @@
 //! the words it changed, rebuilt into its words that differ from the
 //! initial state when it is expanded), and the written bytes put back (in
 //! debug builds every put-back is checked whole). `sweep` runs the same
-//! search for the invariant sweep. It also owns the hand-over to the
+//! search for the invariant sweep; `late_bound` says when, during or after
+//! the search, the static bound is consulted. It also owns the hand-over to the
 //! interpreter: a witness the flat search finds is replayed on `Env` (which
 //! names its steps by stable key, and must agree step by step, or the proof is
 //! an `Err`); an instance it cannot decide with a witness is searched again by
@@ -33,11 +34,13 @@ use crate::jit::{
 };
 use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
+use late_bound::{LateBound, BOUND_AFTER};
 use levels::{Level, Rebuilt, NO_PARENT};
 use std::ops::Range;
 use std::sync::Mutex;
 
 mod fingerprint;
+mod late_bound;
 mod levels;
 mod sweep;
 pub use sweep::invariant_sweep;
@@ -98,28 +101,49 @@ impl JitProver {
         // over, and the replay of a witness (a copy): each would otherwise
         // run the instance's setup and render its first page again.
         let env = super::fresh_env(&self.program, instance)?;
-        if let Some(proof) = super::decided_before_search(&self.program, &env, instance, options)? {
+        if let Some(proof) = super::empty_answer(&env, instance) {
             return Ok(proof);
         }
+        let mut bound = LateBound::new(&self.program, &env, instance, options);
         let mut pool = self.pool.clone();
-        let Some(mut search) = self.search(&env, options, &mut pool)? else {
+        let searched = match self.search(&env, options, &mut pool)? {
+            Some(mut search) => {
+                search.bfs.interrupt_at(BOUND_AFTER);
+                let ran = search.run(&mut pool, Some(&mut || bound.consult()));
+                if let Ok(mut counts) = self.memo_counts.lock() {
+                    *counts += search.engine.memo.counts();
+                }
+                match ran {
+                    Ok(ended) => Some((search, ended)),
+                    Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
+                    // A step the flat engine cannot take (a state with more
+                    // form variables or visited pages than the layout holds,
+                    // which a search longer than the task's horizon can
+                    // reach) is one the interpreter can.
+                    Err(_) => None,
+                }
+            }
+            None => None,
+        };
+        let Some((search, ended)) = searched else {
+            // The interpreter searches the whole instance, after the bound
+            // as `prove_instance` does.
+            if let Some(proof) = bound.decide()? {
+                return Ok(proof);
+            }
             return search_instance(&self.program, env, instance, options);
         };
-        // A step the flat engine cannot take (a state with more form
-        // variables or visited pages than the layout holds, which a search
-        // longer than the task's horizon can reach) is one the interpreter
-        // can: let it search the whole instance.
-        let ran = search.run(&mut pool);
-        if let Ok(mut counts) = self.memo_counts.lock() {
-            *counts += search.engine.memo.counts();
-        }
-        let ended = match ran {
-            Ok(ended) => ended,
-            Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
-            Err(_) => return search_instance(&self.program, env, instance, options),
-        };
         match ended {
+            Ended::Interrupted { .. } => bound.decide()?.ok_or_else(|| {
+                ProveError::self_check(
+                    &instance.name,
+                    "the search stopped for a bound that decided nothing".to_string(),
+                )
+            }),
             Ended::Witness { node, label, depth } => {
+                if cfg!(debug_assertions) {
+                    bound.expect_undecided("the flat search found a witness")?;
+                }
                 let path = search.witness(node, label);
                 let witness = self.replay(&search, &env, &path, PathEnd::Success, &mut pool)?;
                 Ok(Proof {
@@ -134,9 +158,10 @@ impl JitProver {
                     engine: Engine::Jit,
                 })
             }
-            Ended::Exhausted { .. } | Ended::Budget { .. } => {
-                self.confirm(instance, options, &search, ended)
-            }
+            Ended::Exhausted { .. } | Ended::Budget { .. } => match bound.decide()? {
+                Some(proof) => Ok(proof),
+                None => self.confirm(instance, options, &search, ended),
+            },
         }
     }
 
@@ -213,11 +238,7 @@ impl JitProver {
         search: &FlatSearch<'_>,
         ended: Ended,
     ) -> R<Proof> {
-        let (verdict, depth) = match ended {
-            Ended::Witness { depth, .. } => (Verdict::Feasible, depth),
-            Ended::Exhausted { depth } => (Verdict::Infeasible, depth),
-            Ended::Budget { depth } => (Verdict::Undecided, depth),
-        };
+        let (verdict, depth) = ended.verdict();
         let plain = Unexplained {
             verdict,
             depth,
@@ -428,16 +449,25 @@ struct Refusal {
 }
 
 /// [`FlatStates`] with the text pool its engine grows while it runs.
-struct Probing<'a, 's> {
+struct Probing<'a, 's, 'i> {
     states: &'a mut FlatStates<'s>,
     pool: &'a mut TextPool,
+    /// Asked whether to stop the search (`Expander::interrupt`).
+    interrupt: Option<&'i mut dyn FnMut() -> R<bool>>,
 }
 
 impl FlatSearch<'_> {
-    fn run(&mut self, pool: &mut TextPool) -> R<Ended> {
+    /// Runs the search; `interrupt`, when given, is asked once whether to
+    /// stop, when the states `Bfs::interrupt_at` set are reached.
+    fn run(
+        &mut self,
+        pool: &mut TextPool,
+        interrupt: Option<&mut dyn FnMut() -> R<bool>>,
+    ) -> R<Ended> {
         let mut probing = Probing {
             states: &mut self.engine,
             pool,
+            interrupt,
         };
         // The engine failing its own check is a failed self-check, which
         // callers report, not a step to leave to the interpreter.
@@ -459,7 +489,7 @@ impl FlatSearch<'_> {
     }
 }
 
-impl bfs::Expander for Probing<'_, '_> {
+impl bfs::Expander for Probing<'_, '_, '_> {
     type Label = usize;
     type Level = Level;
     type Error = ProveError;
@@ -552,6 +582,13 @@ impl bfs::Expander for Probing<'_, '_> {
             })?;
         }
         s.put_back()
+    }
+
+    fn interrupt(&mut self) -> R<bool> {
+        match self.interrupt.as_mut() {
+            Some(ask) => ask(),
+            None => Ok(false),
+        }
     }
 }
 

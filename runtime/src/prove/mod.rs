@@ -188,9 +188,11 @@ pub struct InvariantConflict {
     pub trace: Vec<WitnessStep>,
 }
 
-/// The proof of an instance that needs no search, for both engines: an
-/// expected answer that is `none` (F405), or a goal the static bound rules
-/// out within the horizon (`bounds`).
+/// The proof of an instance that needs no search: an expected answer that
+/// is `none` (F405), or a goal the static bound rules out within the
+/// horizon (`bounds`). The interpreter's prover asks before it searches;
+/// the flat prover asks for the first at once and for the bound later
+/// (`flat/late_bound.rs`).
 fn decided_before_search(
     program: &crate::ir::Program,
     env: &Env<'_>,
@@ -214,7 +216,7 @@ pub(crate) fn fresh_env<'p>(
 
 /// The proof of an instance whose expected answer is `none`: infeasible,
 /// without a search.
-fn empty_answer(env: &Env<'_>, instance: &TaskInstance) -> Option<Proof> {
+pub(crate) fn empty_answer(env: &Env<'_>, instance: &TaskInstance) -> Option<Proof> {
     (*env.expected_answer() == crate::env::Expected::Empty).then(|| Proof {
         instance: instance.clone(),
         verdict: Verdict::Infeasible,

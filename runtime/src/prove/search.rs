@@ -47,11 +47,10 @@ pub(super) fn search_instance(
     // only when there is something to explain.
     let mut search = Search::new(program, env, options, cone, false);
     let ended = search.run();
-    let (verdict, depth) = match ended {
-        Ended::Witness { .. } => return Ok(conclude(&search, ended, instance)),
-        Ended::Exhausted { depth } => (Verdict::Infeasible, depth),
-        Ended::Budget { depth } => (Verdict::Undecided, depth),
-    };
+    if let Ended::Witness { .. } = ended {
+        return Ok(conclude(&search, ended, instance));
+    }
+    let (verdict, depth) = ended.verdict();
     let plain = Unexplained {
         verdict,
         depth,
@@ -191,14 +190,14 @@ fn cone_of(program: &ir::Program, env: &Env<'_>, options: Options) -> Option<Con
 
 /// The proof a finished search amounts to.
 fn conclude(search: &Search<'_>, ended: Ended, instance: &TaskInstance) -> Proof {
-    let (verdict, witness, depth) = match ended {
-        Ended::Witness { node, label, depth } => {
+    let (verdict, depth) = ended.verdict();
+    let witness = match ended {
+        Ended::Witness { node, label, .. } => {
             let mut path = search.path(node);
             path.push(label);
-            (Verdict::Feasible, search.keyed(&path), depth)
+            search.keyed(&path)
         }
-        Ended::Exhausted { depth } => (Verdict::Infeasible, Vec::new(), depth),
-        Ended::Budget { depth } => (Verdict::Undecided, Vec::new(), depth),
+        _ => Vec::new(),
     };
     let explanation = (verdict != Verdict::Feasible && search.engine.observe)
         .then(|| search.explain(verdict, depth));
@@ -292,11 +291,7 @@ pub fn verdict_avoiding(
     }
     let mut search = Search::new(program, env, options, cone, false);
     search.engine.avoid = avoid.clone();
-    Ok(match search.run() {
-        Ended::Witness { .. } => Verdict::Feasible,
-        Ended::Exhausted { .. } => Verdict::Infeasible,
-        Ended::Budget { .. } => Verdict::Undecided,
-    })
+    Ok(search.run().verdict().0)
 }
 
 impl<'p> Search<'p> {
@@ -623,7 +618,7 @@ pub fn invariant_sweep_interp(
     Ok(SweepReport {
         conflicts,
         states: search.bfs.states(),
-        complete: !matches!(ended, Ended::Budget { .. }),
+        complete: ended.complete(),
         engine: super::Engine::Interpreter,
     })
 }

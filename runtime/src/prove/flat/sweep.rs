@@ -13,7 +13,7 @@ use super::{JitProver, PathEnd, R};
 use crate::env::TaskInstance;
 use crate::ir;
 use crate::prove::search::{invariant_sweep_interp, sweep_target};
-use crate::prove::{bfs::Ended, Engine, InvariantConflict, Options, ProveError, SweepReport};
+use crate::prove::{Engine, InvariantConflict, Options, ProveError, SweepReport};
 
 /// Every marker an invariant can refuse within the longest horizon, with
 /// its shortest trace (see `search::sweep_target`), on the flat engine where
@@ -40,7 +40,7 @@ impl JitProver {
             return Ok(None);
         };
         search.engine.refusals = Some(Vec::new());
-        let ended = match search.run(&mut pool) {
+        let ended = match search.run(&mut pool, None) {
             Ok(ended) => ended,
             Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
             Err(_) => return Ok(None),
@@ -78,7 +78,7 @@ impl JitProver {
         Ok(Some(SweepReport {
             conflicts,
             states: search.bfs.states(),
-            complete: !matches!(ended, Ended::Budget { .. }),
+            complete: ended.complete(),
             engine: Engine::Jit,
         }))
     }
