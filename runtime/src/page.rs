@@ -83,6 +83,11 @@ pub struct PageStructure {
     /// Every select's option texts (spans of `texts`), one list after
     /// another; a select's [`ElementInstance::options`] is a span of it.
     pub options: Vec<Span>,
+    /// Each option's word hashes (spans of [`PageStructure::words`]),
+    /// beside [`PageStructure::options`], when words are rendered (empty
+    /// otherwise): a `select` candidate's words, hashed once per render
+    /// rather than each time its action row is written.
+    pub option_words: Vec<Span>,
     /// Every non-empty interpolated value the labels showed, in document
     /// order (a retrieval task's answer candidates, as `View::shown`), when
     /// texts are rendered: spans of `texts`.
@@ -146,6 +151,7 @@ impl PageStructure {
         self.values.clear();
         self.texts.clear();
         self.options.clear();
+        self.option_words.clear();
         self.shown.clear();
         self.words.clear();
     }
@@ -162,6 +168,7 @@ impl PageStructure {
         self.values.extend_from_slice(&other.values);
         self.texts.push_str(&other.texts);
         self.options.extend_from_slice(&other.options);
+        self.option_words.extend_from_slice(&other.option_words);
         self.shown.extend_from_slice(&other.shown);
         self.words.extend_from_slice(&other.words);
     }
@@ -194,6 +201,13 @@ impl PageStructure {
     /// Option `i` of select `e`.
     pub fn option_of(&self, e: &ElementInstance, i: usize) -> Option<&str> {
         e.options.of(&self.options).get(i).map(|&o| self.text_at(o))
+    }
+
+    /// The word hashes of option `i` of select `e`, when words are
+    /// rendered (`None` otherwise).
+    pub fn option_words_of(&self, e: &ElementInstance, i: usize) -> Option<&[u64]> {
+        let at = e.options.of(&self.option_words).get(i)?;
+        Some(self.words_of(*at))
     }
 
     /// The shown values, in order.
@@ -262,6 +276,8 @@ impl PageStructure {
             && self.value_of(a) == other.value_of(b)
             && self.words_of(a.value_words) == other.words_of(b.value_words)
             && self.options_of(a).eq(other.options_of(b))
+            && (0..a.options.len())
+                .all(|i| self.option_words_of(a, i) == other.option_words_of(b, i))
             && a.disabled == b.disabled
             && self.handle_values(&a.handle) == other.handle_values(&b.handle)
     }
@@ -323,6 +339,11 @@ impl Span {
 
     pub fn is_empty(self) -> bool {
         self.end <= self.start
+    }
+
+    /// How many items (or bytes) it covers.
+    pub fn len(self) -> usize {
+        self.end.saturating_sub(self.start) as usize
     }
 }
 

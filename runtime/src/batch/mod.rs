@@ -175,6 +175,9 @@ struct Slot<E> {
     spare_history: Vec<Taken>,
     /// The rows this slot's last observation filled (those past are zero).
     written: write::Written,
+    /// The last alert written and its ids: an alert stays on the page for
+    /// the steps after a refusal, and is tokenized once.
+    alert: (String, Vec<u32>),
     rng: u64,
     ret: f64,
     len: u32,
@@ -348,6 +351,7 @@ impl<E: Engine> BatchEnv<E> {
                 sketches: Vec::new(),
                 spare_history: Vec::new(),
                 written: write::Written::ALL,
+                alert: (String::new(), Vec::new()),
                 rng,
                 ret: 0.0,
                 len: 0,

@@ -135,7 +135,14 @@ pub(super) fn write_observation<E: Engine>(
         .map_or(&[][..], Vec::as_slice);
     slot.tokens.fill_hashes(label, rows.page);
     let alert = slot.engine.alert().unwrap_or("");
-    slot.tokens.fill(alert, rows.alert);
+    let (last, ids) = &mut slot.alert;
+    if last != alert || ids.len() != rows.alert.len() {
+        last.clear();
+        last.push_str(alert);
+        ids.resize(rows.alert.len(), 0);
+        slot.tokens.fill(alert, ids);
+    }
+    rows.alert.copy_from_slice(ids);
     *rows.steps = slot.engine.steps();
     write_history(slot, rows.history_kind, rows.history_text, spec);
     let key = views.as_ref().and_then(|_| slot.engine.view_key());
@@ -197,9 +204,11 @@ fn clear_past<E: Engine>(
 /// Sets the action table's length and its mask (the first `n` rows).
 fn set_action_count(rows: &mut Rows<'_>, n: usize) {
     *rows.action_count = u32::try_from(n).unwrap_or(u32::MAX);
-    for (row, m) in rows.action_mask.iter_mut().enumerate() {
-        *m = u8::from(row < n);
-    }
+    // Two fills rather than a comparison per row: the mask has a row for
+    // every action the table can hold, most of them past `n`.
+    let (on, off) = rows.action_mask.split_at_mut(n.min(rows.action_mask.len()));
+    on.fill(1);
+    off.fill(0);
 }
 
 /// Writes the element rows and the action table from the engine; the

@@ -487,9 +487,10 @@ impl<'s> FlatEnv<'s> {
     }
 
     /// The word hashes of an action's text where they are known without
-    /// hashing it: the typed value's, and an `answer`'s that is an
-    /// element's text when the page's words are rendered (`None`
-    /// otherwise: an interpolated value's, an option's, or none).
+    /// hashing it: the typed value's, and, when the page's words are
+    /// rendered, a `select`'s option's and an `answer`'s that is an
+    /// element's text (`None` otherwise: an interpolated value's, or
+    /// none).
     pub fn action_words(&self, action: &FlatAction) -> Option<&[u64]> {
         match action.kind {
             ActionKind::Type => Some(
@@ -498,6 +499,13 @@ impl<'s> FlatEnv<'s> {
                     .get(action.arg)
                     .map_or(&[], Vec::as_slice),
             ),
+            ActionKind::Select if self.structure.mode().words => {
+                let e = self
+                    .structure
+                    .elements
+                    .get(action.element.checked_sub(1)?)?;
+                self.structure.option_words_of(e, action.arg)
+            }
             ActionKind::Answer if self.structure.mode().words => {
                 let i = *self.answers.get(action.arg)?;
                 let e = candidate_element(&self.structure, i)?;

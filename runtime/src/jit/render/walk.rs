@@ -498,6 +498,19 @@ impl Walk<'_> {
         };
         self.set(slot, value);
         let texts = self.out.push_options(options.iter().map(|o| o.0));
+        if self.out.mode().words {
+            let PageStructure {
+                texts: page_text,
+                words,
+                option_words,
+                ..
+            } = &mut *self.out;
+            for o in &options {
+                let start = words.len();
+                crate::words::each_hash(o.0.of_text(page_text), |h| words.push(h));
+                option_words.push(Span::between(start, words.len()));
+            }
+        }
         let words = self.out.push_values(options.iter().map(|o| o.1));
         options.clear();
         self.out.spare.options = options;
