@@ -14,7 +14,8 @@
 //!
 //! Candidates are the interpreter's: one `select` per distinct option *text*
 //! (the first option with that text kept, as `env::actions` offers them), and
-//! in retrieval tasks the `answer`s from the texts the compiled page shows.
+//! in retrieval tasks the `answer`s from the texts the compiled page shows
+//! (`candidates`, which also gives each candidate's text and words).
 //! [`FlatEnv::new`] refuses an instance whose pages, markers, goal or progress
 //! predicates are not all compiled: play those with `Env`.
 //!
@@ -40,6 +41,7 @@ use crate::layout::{
 use std::sync::Arc;
 
 mod apply;
+mod candidates;
 mod depends;
 mod entries;
 mod error;
@@ -198,22 +200,6 @@ fn put_i64(b: &mut [u8], at: usize, v: i64) -> R<()> {
     put(b, at, &v.to_le_bytes())
 }
 
-/// Text `i` of a page: its shown values, then its elements' texts (the
-/// answer candidates of a retrieval task, before deduplication).
-fn candidate_text(page: &PageStructure, i: u32) -> Option<&str> {
-    match page.shown.get(i as usize) {
-        Some(&s) => Some(page.text_at(s)),
-        None => candidate_element(page, i).map(|e| page.text_of(e)),
-    }
-}
-
-/// The element whose text is candidate `i` of a page (`None` for a shown
-/// value).
-fn candidate_element(page: &PageStructure, i: u32) -> Option<&ElementInstance> {
-    page.elements
-        .get((i as usize).checked_sub(page.shown.len())?)
-}
-
 /// Whether applying an action renders the alert of a refused marker.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Alert {
@@ -344,14 +330,6 @@ impl<'s> FlatEnv<'s> {
     /// The word hashes of the instruction.
     pub fn instruction_words(&self) -> &[u64] {
         &self.start.instruction_words
-    }
-
-    /// Answer candidate `k` of the current page (retrieval tasks; none
-    /// otherwise), which `answer` actions index.
-    pub fn answer(&self, k: usize) -> Option<&str> {
-        self.answers
-            .get(k)
-            .and_then(|&i| candidate_text(&self.structure, i))
     }
 
     /// The initial bytes, copied over the current ones (only what differs
@@ -486,68 +464,6 @@ impl<'s> FlatEnv<'s> {
         self.refresh(pool)
     }
 
-    /// The word hashes of an action's text where they are known without
-    /// hashing it: the typed value's, and, when the page's words are
-    /// rendered, a `select`'s option's and an `answer`'s that is an
-    /// element's text (`None` otherwise: an interpolated value's, or
-    /// none).
-    pub fn action_words(&self, action: &FlatAction) -> Option<&[u64]> {
-        match action.kind {
-            ActionKind::Type => Some(
-                self.start
-                    .typeable_words
-                    .get(action.arg)
-                    .map_or(&[], Vec::as_slice),
-            ),
-            ActionKind::Select if self.structure.mode().words => {
-                let e = self
-                    .structure
-                    .elements
-                    .get(action.element.checked_sub(1)?)?;
-                self.structure.option_words_of(e, action.arg)
-            }
-            ActionKind::Answer if self.structure.mode().words => {
-                let i = *self.answers.get(action.arg)?;
-                let e = candidate_element(&self.structure, i)?;
-                Some(self.structure.words_of(e.text_words))
-            }
-            _ => None,
-        }
-    }
-
-    /// The task's typeable values (what `type` actions index).
-    pub fn typeable_values(&self) -> &[String] {
-        &self.start.typeable
-    }
-
-    /// The text a `type` action types (`None` for other kinds).
-    pub fn typed_text(&self, action: &FlatAction) -> Option<&str> {
-        if action.kind != ActionKind::Type {
-            return None;
-        }
-        Some(
-            self.start
-                .typeable
-                .get(action.arg)
-                .map_or("", String::as_str),
-        )
-    }
-
-    /// The text an action carries, as in `Action::text`: typed, the chosen
-    /// option's, or the answer; `None` for a click.
-    pub fn action_text(&self, action: &FlatAction) -> Option<&str> {
-        match action.kind {
-            ActionKind::Click => None,
-            ActionKind::Type => self.typed_text(action),
-            ActionKind::Select => self
-                .structure
-                .elements
-                .get(action.element.wrapping_sub(1))
-                .and_then(|e| self.structure.option_of(e, action.arg)),
-            ActionKind::Answer => self.answer(action.arg),
-        }
-    }
-
     /// The alert the last step set (the text of the header's alert id in
     /// `pool`, the pool the states are encoded with), if it set one.
     pub fn alert<'p>(&self, pool: &'p TextPool) -> Option<&'p str> {
@@ -654,40 +570,6 @@ impl<'s> FlatEnv<'s> {
             self.list_answers();
         }
         Ok(())
-    }
-
-    /// Answer candidates: the values shown, then element texts, non-empty and
-    /// each once, in that order (`env::actions::candidates`).
-    fn list_answers(&mut self) {
-        // The first of each run of equal texts, found by sorting indices
-        // (ties by position) rather than with a set, so nothing allocates.
-        let page = &self.structure;
-        let count = u32::try_from(page.shown.len() + page.elements.len()).unwrap_or(u32::MAX);
-        let mut order = std::mem::take(&mut self.answer_order);
-        order.clear();
-        order
-            .extend((0..count).filter(|&i| candidate_text(page, i).is_some_and(|t| !t.is_empty())));
-        order.sort_unstable_by(|&a, &b| {
-            let text = |i| candidate_text(page, i).unwrap_or_default();
-            text(a).cmp(text(b)).then(a.cmp(&b))
-        });
-        let mut previous: Option<&str> = None;
-        for &i in &order {
-            let t = candidate_text(page, i);
-            if t != previous {
-                self.answers.push(i);
-                previous = t;
-            }
-        }
-        self.answers.sort_unstable();
-        self.answer_order = order;
-        for arg in 0..self.answers.len() {
-            self.actions.push(FlatAction {
-                kind: ActionKind::Answer,
-                element: 0,
-                arg,
-            });
-        }
     }
 
     /// Takes candidate `index`. An `Err` before the action is applied (an
