@@ -203,11 +203,22 @@ impl PageStructure {
         e.options.of(&self.options).get(i).map(|&o| self.text_at(o))
     }
 
+    /// Select `e`'s options' word hashes, in order, when words are
+    /// rendered (none otherwise).
+    pub fn option_words<'p>(
+        &'p self,
+        e: &ElementInstance,
+    ) -> impl ExactSizeIterator<Item = &'p [u64]> + Clone + 'p {
+        e.options
+            .of(&self.option_words)
+            .iter()
+            .map(|&w| self.words_of(w))
+    }
+
     /// The word hashes of option `i` of select `e`, when words are
     /// rendered (`None` otherwise).
     pub fn option_words_of(&self, e: &ElementInstance, i: usize) -> Option<&[u64]> {
-        let at = e.options.of(&self.option_words).get(i)?;
-        Some(self.words_of(*at))
+        self.option_words(e).nth(i)
     }
 
     /// The shown values, in order.
@@ -227,6 +238,15 @@ impl PageStructure {
         let start = self.options.len();
         self.options.extend(texts);
         Span::between(start, self.options.len())
+    }
+
+    /// Hashes the words of the page's text at `text` onto
+    /// [`PageStructure::words`]; their span.
+    pub fn hash_words(&mut self, text: Span) -> Span {
+        let start = self.words.len();
+        let PageStructure { texts, words, .. } = self;
+        crate::words::each_hash(text.of_text(texts), |h| words.push(h));
+        Span::between(start, self.words.len())
     }
 
     /// The hashes in `span` (empty for a span this structure lacks).
@@ -276,8 +296,7 @@ impl PageStructure {
             && self.value_of(a) == other.value_of(b)
             && self.words_of(a.value_words) == other.words_of(b.value_words)
             && self.options_of(a).eq(other.options_of(b))
-            && (0..a.options.len())
-                .all(|i| self.option_words_of(a, i) == other.option_words_of(b, i))
+            && self.option_words(a).eq(other.option_words(b))
             && a.disabled == b.disabled
             && self.handle_values(&a.handle) == other.handle_values(&b.handle)
     }
@@ -339,11 +358,6 @@ impl Span {
 
     pub fn is_empty(self) -> bool {
         self.end <= self.start
-    }
-
-    /// How many items (or bytes) it covers.
-    pub fn len(self) -> usize {
-        self.end.saturating_sub(self.start) as usize
     }
 }
 

@@ -204,14 +204,10 @@ impl Walk<'_> {
     /// rendered, its words hashed when words are.
     fn shown_at(&mut self, span: Span) -> Shown {
         let out = &mut *self.out;
-        let text = span.of_text(&out.texts);
-        let nonempty = !text.is_empty();
+        let nonempty = !span.of_text(&out.texts).is_empty();
         let mut words = Span::default();
         if out.mode().words {
-            let start = out.words.len();
-            let hashes = &mut out.words;
-            crate::words::each_hash(text, |h| hashes.push(h));
-            words = Span::between(start, out.words.len());
+            words = out.hash_words(span);
         }
         Shown {
             text: if out.mode().texts {
@@ -240,18 +236,15 @@ impl Walk<'_> {
         }
         let text = Span::between(start, self.out.texts.len());
         let mut words = Span::default();
-        if mode.words {
+        if mode.words && mode.texts {
+            // The text is there: its words are its words.
+            words = self.out.hash_words(text);
+        } else if mode.words {
             let begin = self.out.words.len();
             let out = &mut *self.out;
             let hashes = &mut out.words;
-            if mode.texts {
-                // The text is there: its words are its words.
-                crate::words::each_hash(text.of_text(&out.texts), |h| hashes.push(h));
-            } else {
-                let pending = &mut out.spare.pending;
-                nonempty =
-                    calls!(self).label_words(label, self.pool, pending, |h| hashes.push(h))?;
-            }
+            let pending = &mut out.spare.pending;
+            nonempty = calls!(self).label_words(label, self.pool, pending, |h| hashes.push(h))?;
             words = Span::between(begin, self.out.words.len());
         }
         Ok(Shown {
@@ -499,16 +492,9 @@ impl Walk<'_> {
         self.set(slot, value);
         let texts = self.out.push_options(options.iter().map(|o| o.0));
         if self.out.mode().words {
-            let PageStructure {
-                texts: page_text,
-                words,
-                option_words,
-                ..
-            } = &mut *self.out;
             for o in &options {
-                let start = words.len();
-                crate::words::each_hash(o.0.of_text(page_text), |h| words.push(h));
-                option_words.push(Span::between(start, words.len()));
+                let words = self.out.hash_words(o.0);
+                self.out.option_words.push(words);
             }
         }
         let words = self.out.push_values(options.iter().map(|o| o.1));
