@@ -3,13 +3,14 @@
 //! every buffer byte for byte as one that renders every step; and a page
 //! showing a text an episode made is never taken for a state whose bytes
 //! are equal but whose pool means another text by the same id. (Debug
-//! builds also render every remembered page again and demand the same.)
+//! builds also render every remembered page again and demand the same.) A
+//! page is found again whatever the state holds where it does not read.
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
 use std::sync::Arc;
 use wsite_runtime::batch::{BatchEnv, FlatEngine, ObsSpec};
-use wsite_runtime::env::{ActionKind, RewardConfig};
+use wsite_runtime::env::{ActionKind, RewardConfig, TaskInstance};
 use wsite_runtime::jit::{FlatEnv, FlatStart, JitSite, RenderMemo};
 use wsite_runtime::layout::TextPool;
 use wsite_tests::Lcg;
@@ -65,6 +66,25 @@ fn remembering_batches_write_what_rendering_batches_write() {
     assert!(remembered >= 5, "too few sites compared");
 }
 
+/// The site `tests/sites/<name>.wsite`, compiled for the JIT.
+fn test_site(name: &str) -> (JitSite, TextPool, Vec<TaskInstance>) {
+    let file = format!("sites/{name}.wsite");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let program = wsitec::compile_str(name, &text).program.unwrap();
+    wsite_tests::jit_site(&program)
+}
+
+/// The start of the first instance, alone in its family, with the pool
+/// frozen past its texts (as a batch leaves it).
+fn first_start(site: &JitSite, instances: &[TaskInstance], pool: &mut TextPool) -> Arc<FlatStart> {
+    let instance = instances.first().expect("a flat instance");
+    let start = FlatStart::new(site, instance, pool).unwrap();
+    FlatStart::join_family(std::slice::from_ref(&start));
+    pool.freeze();
+    start
+}
+
 /// Types `value` into the page's input, then clicks its button.
 fn type_and_save(env: &mut FlatEnv<'_>, value: &str, pool: &mut TextPool, memo: &mut RenderMemo) {
     let typing = env
@@ -91,14 +111,8 @@ fn texts(env: &FlatEnv<'_>) -> Vec<String> {
 
 #[test]
 fn a_text_made_in_one_pool_is_not_shown_for_another() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sites/greeter.wsite");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let program = wsitec::compile_str("greeter", &text).program.unwrap();
-    let (site, mut pool, instances) = wsite_tests::jit_site(&program);
-    let instance = instances.first().expect("a flat instance");
-    let start = FlatStart::new(&site, instance, &mut pool).unwrap();
-    FlatStart::join_family(std::slice::from_ref(&start));
-    pool.freeze();
+    let (site, mut pool, instances) = test_site("greeter");
+    let start = first_start(&site, &instances, &mut pool);
     let config = RewardConfig::default();
     let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
     let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
@@ -139,4 +153,48 @@ fn a_text_made_in_one_pool_is_not_shown_for_another() {
     let shown = texts(&b);
     assert!(shown.contains(&"Hello bob".to_string()), "{shown:?}");
     assert!(!shown.contains(&"Hello ann".to_string()), "{shown:?}");
+}
+
+/// Clicks the element that says `label`.
+fn click(env: &mut FlatEnv<'_>, label: &str, pool: &mut TextPool, memo: &mut RenderMemo) {
+    let shown = texts(env);
+    let at = env.actions().iter().position(|a| {
+        a.kind == ActionKind::Click && shown.get(a.element - 1).map(String::as_str) == Some(label)
+    });
+    let at = at.unwrap_or_else(|| panic!("no {label:?} among {shown:?}"));
+    env.step_remembering(at, pool, memo).unwrap();
+}
+
+#[test]
+fn a_page_is_found_again_after_writes_it_does_not_read() {
+    let (site, mut pool, instances) = test_site("tally");
+    let start = first_start(&site, &instances, &mut pool);
+    let mut env = FlatEnv::from_start(&site, start, RewardConfig::default(), &mut pool).unwrap();
+    let mut memo = env.render_memo(64);
+
+    // A render is remembered the second time its state is met, and taken
+    // from the memory the third.
+    for label in ["Shop", "Home"].repeat(3) {
+        click(&mut env, label, &mut pool, &mut memo);
+    }
+    assert_eq!(memo.counts().hits, 2, "{:?}", memo.counts());
+
+    // A click on `add` writes a tally row and the session's count, and
+    // Shop shows both: its page is rendered anew.
+    click(&mut env, "Shop", &mut pool, &mut memo);
+    let hits = memo.counts().hits;
+    click(&mut env, "Add", &mut pool, &mut memo);
+    assert_eq!(memo.counts().hits, hits, "Shop after a click is a new page");
+    assert!(
+        texts(&env).contains(&"Tick 0".to_string()),
+        "{:?}",
+        texts(&env)
+    );
+
+    // Home reads neither, so the state the click left renders the Home
+    // page the memory holds, and it is found.
+    let hits = memo.counts().hits;
+    click(&mut env, "Home", &mut pool, &mut memo);
+    assert_eq!(memo.counts().hits, hits + 1, "{:?}", memo.counts());
+    assert_eq!(texts(&env), ["Home", "Shop"]);
 }

@@ -47,6 +47,13 @@ impl ReadWords {
         ReadWords { bits: bits.into() }
     }
 
+    /// Words `j..j + 8` as bits, word `j + i` at bit `i`, for `j` a
+    /// multiple of 8 (the words of one 64-byte line).
+    pub(crate) fn eight_from(&self, j: usize) -> u8 {
+        debug_assert!(j.is_multiple_of(8));
+        self.bits.get(j / 64).map_or(0, |b| (b >> (j % 64)) as u8)
+    }
+
     /// Whether word `j` is in the set.
     pub fn contains(&self, j: usize) -> bool {
         self.bits

@@ -14,17 +14,20 @@
 //! rows no step touches). But a batch's environment knows its bytes as the
 //! initial bytes of the first instance of its family, with the lines where
 //! its own instance's differ and the lines its steps wrote since
-//! (`restart.rs`, [`Lines`]), and that is the key: the family, and each of
-//! those lines' index and bytes inside the identity region. Equal keys mean
-//! equal identity regions, whichever instance of the family is played;
-//! equal regions reached by other writes only miss.
+//! (`restart.rs`, [`Lines`]). Of those lines, the key holds the words
+//! rendering the step's page can read at all (`render/reads.rs`) and that
+//! differ from the first instance's, each as its index and bytes, named by
+//! the family. Equal keys mean equal bytes wherever the render reads,
+//! whichever instance of the family is played, so a page is found again
+//! after writes it does not read (a row added to a cart, seen from the
+//! home page); equal bytes reached by other writes only miss.
 //!
 //! The prover knows its bytes another way: a state it expands is the
 //! search's initial state with the words where it differs, listed in index
-//! order ([`Recall::Differs`]). Its pages are keyed by fewer bytes still:
-//! of those words, the ones rendering the page can read at all
-//! (`render/reads.rs`), with their values. Equal keys mean equal bytes
-//! wherever the render reads, so many distinct states share one page.
+//! order ([`Recall::Differs`]). Its pages are keyed by the same rule: of
+//! those words, the ones rendering the page can read, with their values.
+//! Either way, the page's own word is read by every page, so the keys of
+//! two pages differ, and many distinct states share one page.
 //!
 //! A page is taken from the memory only when its key is equal (compared,
 //! not only hashed), its mode is the same and the pool still means by
@@ -79,6 +82,30 @@ pub(crate) fn memo_slots(capacity: usize) -> usize {
 pub(super) fn new_version() -> u64 {
     static VERSIONS: AtomicU64 = AtomicU64::new(1);
     VERSIONS.fetch_add(1, Ordering::Relaxed)
+}
+
+// A line's words are the eight bits `ReadWords::eight_from` gives.
+const _: () = assert!(super::restart::LINE == 8 * WORD);
+
+/// Whether `a` and `b` hold the same bytes at `bytes` inside `identity`
+/// (bytes past either's end count as the same).
+fn same_within(a: &[u8], b: &[u8], bytes: Range<usize>, identity: &Range<usize>) -> bool {
+    let inside = bytes.start.max(identity.start)..bytes.end.min(identity.end);
+    match (a.get(inside.clone()), b.get(inside)) {
+        (Some(a), Some(b)) => same_bytes(a, b),
+        _ => true,
+    }
+}
+
+/// `a == b`, with a whole word or line compared as a fixed-size array
+/// (inline, where a slice comparison calls `memcmp`).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    fn fixed<const N: usize>(a: &[u8], b: &[u8]) -> Option<bool> {
+        Some(<&[u8; N]>::try_from(a).ok()? == <&[u8; N]>::try_from(b).ok()?)
+    }
+    fixed::<WORD>(a, b)
+        .or_else(|| fixed::<{ super::restart::LINE }>(a, b))
+        .unwrap_or_else(|| a == b)
 }
 
 /// How often the memory had a step's page.
@@ -210,28 +237,40 @@ impl RenderMemo {
 
     /// Copies into `out` the page remembered for the bytes `state`, which
     /// are the initial ones of `family`'s first instance but for the lines
-    /// `family.differs` and `written`, in `mode`, if any, and gives its
-    /// version; otherwise keeps their key for [`RenderMemo::remember`].
+    /// `family.differs` and `written`, counting the words of those lines
+    /// that rendering its page can read (`reads`), in `mode`, if any, and
+    /// gives its version; otherwise keeps their key for
+    /// [`RenderMemo::remember`].
     pub(super) fn recall(
         &mut self,
         (family, written, state): (&Family, &Lines, &[u8]),
+        reads: &ReadWords,
         mode: RenderMode,
         pool: &TextPool,
         out: &mut PageStructure,
     ) -> Option<u64> {
         self.key.clear();
         let identity = self.identity.clone();
-        for (line, bytes) in Lines::each([written, &family.differs]) {
-            let inside = bytes.start.max(identity.start)..bytes.end.min(identity.end);
-            let (Some(now), Some(first)) = (state.get(inside.clone()), family.first.get(inside))
-            else {
+        for (_, line) in Lines::each([written, &family.differs]) {
+            let at = line.start / WORD;
+            let read = reads.eight_from(at);
+            if read == 0 || same_within(state, &family.first, line, &identity) {
                 continue;
-            };
-            // A line back to the first's bytes is left out, as an unwritten
-            // one is: states that are equal have equal keys.
-            if now != first {
-                self.key.extend_from_slice(&(line as u64).to_le_bytes());
-                self.key.extend_from_slice(now);
+            }
+            for j in (0..8).filter(|i| read & (1 << i) != 0).map(|i| at + i) {
+                let word = j * WORD..(j + 1) * WORD;
+                if same_within(state, &family.first, word.clone(), &identity) {
+                    // A word back to the first's bytes is left out, as an
+                    // unwritten one is: states equal wherever the page
+                    // reads have equal keys (the page's own word among
+                    // them, so two pages' keys differ, as in
+                    // `recall_differing`).
+                    continue;
+                }
+                let inside = word.start.max(identity.start)..word.end.min(identity.end);
+                self.key.extend_from_slice(&(j as u64).to_le_bytes());
+                self.key
+                    .extend_from_slice(state.get(inside).unwrap_or_default());
             }
         }
         self.find(family.id, mode, pool, out)
@@ -372,11 +411,14 @@ impl FlatEnv<'_> {
                 let (Some(written), Some(family)) = known else {
                     return (None, None);
                 };
+                let Some(reads) = self.site.page_reads(page, mode.texts || mode.words) else {
+                    return (None, None);
+                };
                 if !(memo.is_on() && memo.consult()) {
                     return (None, None);
                 }
                 let bytes = (family, written, self.state.as_slice());
-                let found = memo.recall(bytes, mode, pool, &mut self.structure);
+                let found = memo.recall(bytes, reads, mode, pool, &mut self.structure);
                 (Some(memo), found)
             }
             Some(Recall::Differs(memo, differs)) => {

@@ -18,7 +18,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The bytes per line tracked.
-const LINE: usize = 64;
+pub(super) const LINE: usize = 64;
 
 /// A set of 64-byte lines of a state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
