@@ -64,10 +64,12 @@ impl Default for RenderMode {
 /// and handle's value words are spans of lists the page shares
 /// ([`PageStructure::paths`], [`PageStructure::texts`],
 /// [`PageStructure::options`], [`PageStructure::values`]) rather than
-/// strings and lists of its own. A search renders a page per state it
-/// expands and a batch one per step: emptying, refilling and copying a
-/// handful of flat lists costs far less than recycling a few small buffers
-/// per element.
+/// strings and lists of its own, and a handle names the fault its
+/// arguments met by position in [`PageStructure::faults`], so an element is
+/// plain data (`Copy`) and a page's elements copy as one block of bytes.
+/// A search renders a page per state it expands and a batch one per step:
+/// emptying, refilling and copying a handful of flat lists costs far less
+/// than recycling a few small buffers per element.
 #[derive(Clone, Debug, Default)]
 pub struct PageStructure {
     pub elements: Vec<ElementInstance>,
@@ -95,6 +97,10 @@ pub struct PageStructure {
     /// The word hashes of every element's text and value, when words are
     /// rendered; elements hold ranges of it.
     pub words: Vec<u64>,
+    /// The faults met evaluating links' and buttons' arguments, which
+    /// their handles name by position ([`FaultAt`]): kept aside so that
+    /// an element is plain data, copied as bytes.
+    pub faults: Vec<ActionFault>,
     /// What renders compute.
     mode: RenderMode,
     /// The lists a walk uses while it renders, kept so that rendering a
@@ -154,6 +160,7 @@ impl PageStructure {
         self.option_words.clear();
         self.shown.clear();
         self.words.clear();
+        self.faults.clear();
     }
 
     /// Makes this structure equal to `other` (its mode as well), reusing
@@ -171,6 +178,19 @@ impl PageStructure {
         self.option_words.extend_from_slice(&other.option_words);
         self.shown.extend_from_slice(&other.shown);
         self.words.extend_from_slice(&other.words);
+        self.faults.extend_from_slice(&other.faults);
+    }
+
+    /// Keeps `fault` aside for a handle to name.
+    pub fn push_fault(&mut self, fault: ActionFault) -> FaultAt {
+        self.faults.push(fault);
+        FaultAt(u32::try_from(self.faults.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    /// The fault a handle names (`None` for a position this structure
+    /// lacks, which no render makes).
+    pub fn fault(&self, at: FaultAt) -> Option<&ActionFault> {
+        self.faults.get(at.0 as usize)
     }
 
     /// The text in `span` of [`PageStructure::texts`] (empty for a span
@@ -306,11 +326,11 @@ impl PageStructure {
         match handle {
             HandleWords::Inert => HandleView::Inert,
             HandleWords::Go(go) => {
-                let go = go.as_ref().map_err(|fault| &**fault);
+                let go = go.as_ref().map_err(|&at| self.fault(at));
                 HandleView::Go(go.map(|(p, s)| (*p, self.values_of(*s))))
             }
             HandleWords::Marker(m, args) => {
-                let args = args.as_ref().map_err(|fault| &**fault);
+                let args = args.as_ref().map_err(|&at| self.fault(at));
                 HandleView::Marker(*m, args.map(|&s| self.values_of(s)))
             }
             HandleWords::Input { value } => HandleView::Input { value: *value },
@@ -364,7 +384,7 @@ impl Span {
 /// One element instance: a fixed-size record whose lists and texts are spans
 /// of its page's (read them through the page: [`PageStructure::text_of`],
 /// [`PageStructure::path_of`], …).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ElementInstance {
     /// The element's id in its page.
     pub id: u32,
@@ -397,14 +417,14 @@ pub struct ElementInstance {
 /// What acting on an element does, values as layout words (`None`: `none`;
 /// texts are ids of the pool the state was encoded with). Lists of words are
 /// spans of the page's [`PageStructure::values`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandleWords {
     /// Headings, texts, images, sections, disabled links and buttons.
     Inert,
     /// The target page and its arguments, or the fault's alert.
-    Go(Result<(PageId, Span), Box<ActionFault>>),
+    Go(Result<(PageId, Span), FaultAt>),
     /// The marker and its arguments, or the fault's alert.
-    Marker(ir::MarkerId, Result<Span, Box<ActionFault>>),
+    Marker(ir::MarkerId, Result<Span, FaultAt>),
     /// The input's current value.
     Input {
         value: Option<i64>,
@@ -419,13 +439,20 @@ pub enum HandleWords {
     },
 }
 
-/// A [`HandleWords`] with its spans resolved: what two pages' handles are
-/// compared by.
+/// Which of its page's [`PageStructure::faults`] a handle's arguments met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultAt(u32);
+
+/// A [`HandleWords`] with its spans and faults resolved: what two pages'
+/// handles are compared by.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HandleView<'p> {
     Inert,
-    Go(Result<(PageId, &'p [Option<i64>]), &'p ActionFault>),
-    Marker(ir::MarkerId, Result<&'p [Option<i64>], &'p ActionFault>),
+    Go(Result<(PageId, &'p [Option<i64>]), Option<&'p ActionFault>>),
+    Marker(
+        ir::MarkerId,
+        Result<&'p [Option<i64>], Option<&'p ActionFault>>,
+    ),
     Input {
         value: Option<i64>,
     },

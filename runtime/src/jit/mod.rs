@@ -68,7 +68,9 @@ pub use cells::JitFrame;
 pub(crate) use marker::Held;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
 pub use render::reads::ReadWords;
-pub use render::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
+pub use render::{
+    ElementInstance, FaultAt, HandleView, HandleWords, PageStructure, RenderMode, Span,
+};
 pub(crate) use step::memo_slots;
 pub use step::{
     FlatAction, FlatEnv, FlatError, FlatStart, MemoCounts, Probe, Recall, RenderMemo, StartPage,

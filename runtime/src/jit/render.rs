@@ -27,7 +27,9 @@ use super::{codegen, JitError, JitFault, Tag};
 use crate::interp::eval::Fault;
 use crate::ir::{self, ElementKind, Expr, PageId, Slot, Ty, Value};
 use crate::layout::{StateLayout, TextPool, WORD};
-pub use crate::page::{ElementInstance, HandleView, HandleWords, PageStructure, RenderMode, Span};
+pub use crate::page::{
+    ElementInstance, FaultAt, HandleView, HandleWords, PageStructure, RenderMode, Span,
+};
 use cranelift_codegen::ir::{Signature, UserFuncName};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::JITModule;

@@ -37,11 +37,11 @@ pub(crate) fn structure(
             Handle::Go(Ok((to, args))) => {
                 HandleWords::Go(Ok((*to, values(&mut page, pool, &mut args.iter())?)))
             }
-            Handle::Go(Err(m)) => HandleWords::Go(Err(Box::new(m.clone()))),
+            Handle::Go(Err(m)) => HandleWords::Go(Err(page.push_fault(m.clone()))),
             Handle::Marker(m, Ok(args)) => {
                 HandleWords::Marker(*m, Ok(values(&mut page, pool, &mut args.iter())?))
             }
-            Handle::Marker(m, Err(e)) => HandleWords::Marker(*m, Err(Box::new(e.clone()))),
+            Handle::Marker(m, Err(e)) => HandleWords::Marker(*m, Err(page.push_fault(e.clone()))),
             Handle::Input { key, ty } => {
                 let v = state.forms.get(key).cloned().unwrap_or_else(|| initial(ty));
                 HandleWords::Input {

@@ -6,6 +6,7 @@
 use super::*;
 use crate::interp::ActionFault;
 use crate::jit::JitSite;
+use crate::page::FaultAt;
 
 fn corrupt(what: &str) -> JitFault {
     JitFault::Input(format!("the state does not fit the layout: {what}"))
@@ -271,14 +272,14 @@ impl Walk<'_> {
 
     /// The arguments' words, appended to the page's shared values (none
     /// are left there when one faults).
-    fn args(&mut self, args: &[F]) -> Result<Result<Span, Box<ActionFault>>, JitFault> {
+    fn args(&mut self, args: &[F]) -> Result<Result<Span, FaultAt>, JitFault> {
         let start = self.out.values.len();
         for &a in args {
             match self.value(a)? {
                 Ok(w) => self.out.values.push(w),
                 Err(f) => {
                     self.out.values.truncate(start);
-                    return Ok(Err(Box::new(ActionFault::new(f, self.program))));
+                    return Ok(Err(self.out.push_fault(ActionFault::new(f, self.program))));
                 }
             }
         }

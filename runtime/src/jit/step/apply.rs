@@ -33,17 +33,17 @@ impl<'s> FlatEnv<'s> {
             };
             return Ok(Applied::Answered(self.start.expected.matches(text)));
         }
-        // The element's handle and the page's shared lists are lent out
-        // while the action runs (nothing it does reads the page structure)
-        // and put back after, so a probe leaves the structure as it was
-        // without copying them.
+        // The page's shared lists are lent out while the action runs
+        // (nothing it does reads them) and put back after, so a probe
+        // leaves the structure as it was without copying them.
         let index = action.element.wrapping_sub(1);
         // `let … else`, not `ok_or`: the error is built only when needed.
-        let Some(el) = self.structure.elements.get_mut(index) else {
+        let Some(&ElementInstance {
+            id, path, handle, ..
+        }) = self.structure.elements.get(index)
+        else {
             return Err(FlatError::NoElement(action.element));
         };
-        let (id, path) = (el.id, el.path);
-        let handle = std::mem::replace(&mut el.handle, HandleWords::Inert);
         let paths = std::mem::take(&mut self.structure.paths);
         let values = std::mem::take(&mut self.structure.values);
         let on = Handle {
@@ -54,9 +54,6 @@ impl<'s> FlatEnv<'s> {
         let applied = self.apply_to(action, id, on, pool, alert);
         self.structure.paths = paths;
         self.structure.values = values;
-        if let Some(el) = self.structure.elements.get_mut(index) {
-            el.handle = handle;
-        }
         applied
     }
 
@@ -79,9 +76,16 @@ impl<'s> FlatEnv<'s> {
                 self.navigate(*page, args.of(values), pool)
             }
             (ActionKind::Click, HandleWords::Go(Err(why)))
-            | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => Ok(Applied::Rejected(
-                (alert == Alert::Render).then(|| why.to_string()),
-            )),
+            | (ActionKind::Click, HandleWords::Marker(_, Err(why))) => {
+                let Some(why) = self.structure.fault(*why) else {
+                    return Err(FlatError::malformed(format!(
+                        "element #{id} names a fault its page does not hold"
+                    )));
+                };
+                Ok(Applied::Rejected(
+                    (alert == Alert::Render).then(|| why.to_string()),
+                ))
+            }
             (ActionKind::Click, HandleWords::Marker(m, Ok(words))) => {
                 let (m, words) = (*m, words.of(values));
                 let def = self
