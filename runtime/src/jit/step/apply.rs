@@ -36,11 +36,10 @@ impl<'s> FlatEnv<'s> {
         // The page's shared lists are lent out while the action runs
         // (nothing it does reads them) and put back after, so a probe
         // leaves the structure as it was without copying them.
-        let index = action.element.wrapping_sub(1);
         // `let … else`, not `ok_or`: the error is built only when needed.
         let Some(&ElementInstance {
             id, path, handle, ..
-        }) = self.structure.elements.get(index)
+        }) = self.element_of(&action)
         else {
             return Err(FlatError::NoElement(action.element));
         };

@@ -23,6 +23,12 @@ fn candidate_element(page: &PageStructure, i: u32) -> Option<&ElementInstance> {
 }
 
 impl FlatEnv<'_> {
+    /// The element `action` acts on (`None` for an answer, or an element
+    /// the page lacks).
+    pub(super) fn element_of(&self, action: &FlatAction) -> Option<&ElementInstance> {
+        self.structure.elements.get(action.element.checked_sub(1)?)
+    }
+
     /// Answer candidate `k` of the current page (retrieval tasks; none
     /// otherwise), which `answer` actions index.
     pub fn answer(&self, k: usize) -> Option<&str> {
@@ -45,10 +51,7 @@ impl FlatEnv<'_> {
                     .map_or(&[], Vec::as_slice),
             ),
             ActionKind::Select if self.structure.mode().words => {
-                let e = self
-                    .structure
-                    .elements
-                    .get(action.element.checked_sub(1)?)?;
+                let e = self.element_of(action)?;
                 self.structure.option_words_of(e, action.arg)
             }
             ActionKind::Answer if self.structure.mode().words => {
@@ -85,9 +88,7 @@ impl FlatEnv<'_> {
             ActionKind::Click => None,
             ActionKind::Type => self.typed_text(action),
             ActionKind::Select => self
-                .structure
-                .elements
-                .get(action.element.wrapping_sub(1))
+                .element_of(action)
                 .and_then(|e| self.structure.option_of(e, action.arg)),
             ActionKind::Answer => self.answer(action.arg),
         }

@@ -87,14 +87,23 @@ pub(super) fn new_version() -> u64 {
 // A line's words are the eight bits `ReadWords::eight_from` gives.
 const _: () = assert!(super::restart::LINE == 8 * WORD);
 
-/// Whether `a` and `b` hold the same bytes at `bytes` inside `identity`
-/// (bytes past either's end count as the same).
-fn same_within(a: &[u8], b: &[u8], bytes: Range<usize>, identity: &Range<usize>) -> bool {
+/// `state`'s bytes at `bytes` inside `identity`, when they differ from
+/// `first`'s there (bytes past either's end count as the same).
+fn changed<'s>(
+    state: &'s [u8],
+    first: &[u8],
+    bytes: Range<usize>,
+    identity: &Range<usize>,
+) -> Option<&'s [u8]> {
     let inside = bytes.start.max(identity.start)..bytes.end.min(identity.end);
-    match (a.get(inside.clone()), b.get(inside)) {
-        (Some(a), Some(b)) => same_bytes(a, b),
-        _ => true,
-    }
+    let (now, then) = (state.get(inside.clone())?, first.get(inside)?);
+    (!same_bytes(now, then)).then_some(now)
+}
+
+/// Appends word `j`, holding `bytes`, to a key.
+fn push_word(key: &mut Vec<u8>, j: usize, bytes: &[u8]) {
+    key.extend_from_slice(&(j as u64).to_le_bytes());
+    key.extend_from_slice(bytes);
 }
 
 /// `a == b`, with a whole word or line compared as a fixed-size array
@@ -254,23 +263,18 @@ impl RenderMemo {
         for (_, line) in Lines::each([written, &family.differs]) {
             let at = line.start / WORD;
             let read = reads.eight_from(at);
-            if read == 0 || same_within(state, &family.first, line, &identity) {
+            if read == 0 || changed(state, &family.first, line, &identity).is_none() {
                 continue;
             }
+            // A word back to the first's bytes is left out, as an unwritten
+            // one is: states equal wherever the page reads have equal keys
+            // (the page's own word among them, so two pages' keys differ,
+            // as in `recall_differing`).
             for j in (0..8).filter(|i| read & (1 << i) != 0).map(|i| at + i) {
                 let word = j * WORD..(j + 1) * WORD;
-                if same_within(state, &family.first, word.clone(), &identity) {
-                    // A word back to the first's bytes is left out, as an
-                    // unwritten one is: states equal wherever the page
-                    // reads have equal keys (the page's own word among
-                    // them, so two pages' keys differ, as in
-                    // `recall_differing`).
-                    continue;
+                if let Some(now) = changed(state, &family.first, word, &identity) {
+                    push_word(&mut self.key, j, now);
                 }
-                let inside = word.start.max(identity.start)..word.end.min(identity.end);
-                self.key.extend_from_slice(&(j as u64).to_le_bytes());
-                self.key
-                    .extend_from_slice(state.get(inside).unwrap_or_default());
             }
         }
         self.find(family.id, mode, pool, out)
@@ -294,8 +298,7 @@ impl RenderMemo {
         // the root's, and so is every word either reads).
         for &j in differs.iter().filter(|&&j| reads.contains(j)) {
             let word = state.get(j * WORD..(j + 1) * WORD).unwrap_or_default();
-            self.key.extend_from_slice(&(j as u64).to_le_bytes());
-            self.key.extend_from_slice(word);
+            push_word(&mut self.key, j, word);
         }
         self.find(SEARCH, mode, pool, out)
     }
