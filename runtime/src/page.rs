@@ -101,11 +101,46 @@ pub struct PageStructure {
     /// their handles name by position ([`FaultAt`]): kept aside so that
     /// an element is plain data, copied as bytes.
     pub faults: Vec<ActionFault>,
+    /// Where a render without texts put the agent's form values, on a page
+    /// whose form variables reach its structure only as whole arguments
+    /// (`ir::rendered::form_use`); empty otherwise. A
+    /// remembered render is made right for other form values through them
+    /// (`jit::render::forms`).
+    pub(crate) form_values: FormValues,
     /// What renders compute.
     mode: RenderMode,
     /// The lists a walk uses while it renders, kept so that rendering a
     /// page step after step allocates (almost) nothing.
     pub(crate) spare: Spare,
+}
+
+/// Where a render put the agent's form values (see
+/// [`PageStructure::form_values`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FormValues {
+    /// The form elements, in document order.
+    pub fields: Vec<FormField>,
+    /// The arguments that are a form element's variable, in the order
+    /// rendered.
+    pub args: Vec<FormArg>,
+}
+
+/// A form element of a page: its position among the page's elements and
+/// its value while the agent has not set it (an input's initial value, a
+/// select's first option; a checkbox is off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FormField {
+    pub element: u32,
+    pub unset: Option<i64>,
+}
+
+/// A handle's argument that is a form element's variable: its position in
+/// [`PageStructure::values`] and the field (a position in
+/// [`FormValues::fields`]) whose value it took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FormArg {
+    pub value: u32,
+    pub field: u32,
 }
 
 /// A loop iteration: the binder's value (a word) and the id it is known by.
@@ -124,6 +159,10 @@ pub(crate) struct Spare {
     pub path: Vec<i64>,
     pub options: Vec<(Span, Option<i64>)>,
     pub keyed: Vec<(Option<i64>, LoopItem)>,
+    /// Per frame slot, the form field (a position in
+    /// [`FormValues::fields`]) that bound it last, while form values are
+    /// noted.
+    pub origins: Vec<u32>,
 }
 
 impl PartialEq for PageStructure {
@@ -161,6 +200,8 @@ impl PageStructure {
         self.shown.clear();
         self.words.clear();
         self.faults.clear();
+        self.form_values.fields.clear();
+        self.form_values.args.clear();
     }
 
     /// Makes this structure equal to `other` (its mode as well), reusing
@@ -179,6 +220,19 @@ impl PageStructure {
         self.shown.extend_from_slice(&other.shown);
         self.words.extend_from_slice(&other.words);
         self.faults.extend_from_slice(&other.faults);
+        let (mine, theirs) = (&mut self.form_values, &other.form_values);
+        mine.fields.extend_from_slice(&theirs.fields);
+        mine.args.extend_from_slice(&theirs.args);
+    }
+
+    /// Takes the shared value words back to their first `len` (a handle's
+    /// arguments dropped), with the form arguments among them.
+    pub(crate) fn truncate_values(&mut self, len: usize) {
+        self.values.truncate(len);
+        let args = &mut self.form_values.args;
+        while args.last().is_some_and(|a| a.value as usize >= len) {
+            args.pop();
+        }
     }
 
     /// Keeps `fault` aside for a handle to name.

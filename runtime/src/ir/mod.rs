@@ -13,6 +13,7 @@
 //! variable in the order lowering meets them.
 
 pub mod reads;
+pub mod rendered;
 pub mod unique;
 
 use crate::value::{Date, Time};

@@ -16,9 +16,10 @@
 //! Reading `id`, a local, a form variable or the navigation (`visited`,
 //! `page is`) touches no location: those are not database or session state.
 
+use super::rendered::Evaluated;
 use super::{
-    Element, ElementKind, Expr, FieldId, MarkerDef, PageCall, PageDef, Program, RowScan, SessionId,
-    Stmt, TableId, TextPart, Ty,
+    Expr, FieldId, MarkerDef, PageCall, PageDef, Program, RowScan, SessionId, Stmt, TableId,
+    TextPart, Ty,
 };
 use std::collections::BTreeSet;
 
@@ -292,113 +293,12 @@ pub fn block_navigates(stmts: &[Stmt]) -> bool {
 /// to it lands. With `texts`, also every text it shows (its title and route
 /// too), since retrieval answers are picked from those.
 pub fn page_reads(program: &Program, page: &PageDef, texts: bool, out: &mut Locs) {
-    // Destructured without `..`: a new part of a page fails to compile here
-    // until its reads are counted. (A page `let` is inlined where it is used.)
-    let PageDef {
-        name: _,
-        params: _,
-        route,
-        guards,
-        title,
-        body,
-        frame: _,
-    } = page;
-    for super::PageGuard { cond, redirect } in guards {
-        expr_reads(program, cond, out);
-        redirect
-            .args
-            .iter()
-            .for_each(|a| expr_reads(program, a, out));
-    }
-    if texts {
-        for parts in route.iter().chain(title.iter()) {
-            text_reads(program, parts, out);
-        }
-    }
-    elements_reads(program, body, texts, out);
-}
-
-fn elements_reads(program: &Program, body: &[Element], texts: bool, out: &mut Locs) {
-    for e in body {
-        let exprs = |items: &mut dyn Iterator<Item = &Expr>, out: &mut Locs| {
-            items.for_each(|x| expr_reads(program, x, out))
-        };
-        let shown: Option<&[TextPart]> = match &e.kind {
-            ElementKind::Heading(p) | ElementKind::Text(p) | ElementKind::Image(p) => Some(p),
-            ElementKind::Link {
-                label,
-                target,
-                disabled,
-            } => {
-                exprs(&mut target.args.iter().chain(disabled.iter()), out);
-                Some(label)
-            }
-            ElementKind::Button {
-                label,
-                action,
-                disabled,
-            } => {
-                let args = match action {
-                    super::Action::Go(call) => &call.args,
-                    super::Action::Marker { args, .. } => args,
-                };
-                exprs(&mut args.iter().chain(disabled.iter()), out);
-                Some(label)
-            }
-            ElementKind::Input { label, .. } | ElementKind::Checkbox { label, .. } => Some(label),
-            ElementKind::SelectList {
-                label, options, ty, ..
-            } => {
-                // Options are chosen by their text, which renders each value.
-                exprs(&mut options.iter(), out);
-                render_reads(program, ty, out);
-                Some(label)
-            }
-            ElementKind::SelectFrom {
-                label, scan, show, ..
-            } => {
-                scan_reads(program, scan, out);
-                // The options' texts are how a `select` names its choice.
-                text_reads(program, show, out);
-                Some(label)
-            }
-            ElementKind::Section { label, body } => {
-                elements_reads(program, body, texts, out);
-                Some(label)
-            }
-            ElementKind::For(f) => {
-                let super::ForElement {
-                    binder_name: _,
-                    source,
-                    order,
-                    limit,
-                    offset,
-                    body,
-                } = f;
-                match source {
-                    super::LoopSource::Rows(scan) => scan_reads(program, scan, out),
-                    super::LoopSource::List { items, filter, .. } => {
-                        exprs(&mut items.iter().chain(filter.as_deref()), out);
-                    }
-                }
-                let counts = limit.iter().chain(offset.iter());
-                exprs(&mut order.iter().map(|(k, _)| k).chain(counts), out);
-                elements_reads(program, body, texts, out);
-                None
-            }
-            ElementKind::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr_reads(program, cond, out);
-                elements_reads(program, then, texts, out);
-                elements_reads(program, otherwise, texts, out);
-                None
-            }
-        };
-        if let (true, Some(parts)) = (texts, shown) {
-            text_reads(program, parts, out);
-        }
-    }
+    super::rendered::page_evaluates(page, texts, &mut |e| match e {
+        Evaluated::Expr(x) | Evaluated::Argument(x) => expr_reads(program, x, out),
+        Evaluated::Text(parts) => text_reads(program, parts, out),
+        Evaluated::Scan(scan) => scan_reads(program, scan, out),
+        Evaluated::Rendered(ty) => render_reads(program, ty, out),
+        // Binding reads nothing of the database or session.
+        Evaluated::FormVariable(_) | Evaluated::LoopBinder(_) => {}
+    });
 }

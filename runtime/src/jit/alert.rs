@@ -84,6 +84,7 @@ pub(crate) fn define(
         slots: &requires_slots,
         symbol: format!("wsite_marker_{m}_requires"),
         funcs: Vec::new(),
+        forms: &[],
     };
     let requires = marker
         .requires

@@ -67,7 +67,7 @@ pub(crate) use crate::layout::word_of;
 pub use cells::JitFrame;
 pub(crate) use marker::Held;
 pub use marker::{encode_world, MarkerOutcome, MarkerRejection, UndoLog};
-pub use render::reads::ReadWords;
+pub use render::reads::{FormsApart, ReadWords};
 pub use render::{
     ElementInstance, FaultAt, HandleView, HandleWords, PageStructure, RenderMode, Span,
 };

@@ -15,6 +15,7 @@
 //! items' type is not evident, an expression the lowering refuses) is
 //! reported as not compiled, never approximated.
 
+pub(crate) mod forms;
 mod guard;
 pub mod reads;
 mod walk;
@@ -62,14 +63,14 @@ enum Node {
         role: &'static str,
         label: Label,
         page: PageId,
-        args: Vec<F>,
+        args: Vec<Arg>,
         disabled: Option<F>,
     },
     Marker {
         id: u32,
         label: Label,
         marker: ir::MarkerId,
-        args: Vec<F>,
+        args: Vec<Arg>,
         disabled: Option<F>,
     },
     Input {
@@ -117,6 +118,16 @@ enum Node {
     },
 }
 
+/// A link's or button's argument.
+#[derive(Clone, Copy, Debug)]
+struct Arg {
+    f: F,
+    /// The form variable the argument is, on a page whose structure can
+    /// be keyed apart from its form variables (`ir::rendered::form_use`);
+    /// `None` otherwise.
+    form: Option<usize>,
+}
+
 /// What a loop goes over.
 #[derive(Debug)]
 enum Source {
@@ -132,6 +143,10 @@ pub(crate) struct DefinedPage {
     guards: Vec<guard::GuardNode>,
     funcs: Vec<DefinedFn>,
     frame: usize,
+    /// Whether the page's structure can be keyed apart from its form
+    /// variables (`ir::rendered::form_use`; the whole arguments are
+    /// [`Arg::form`]).
+    forms_apart: bool,
 }
 
 struct PageNative {
@@ -140,6 +155,7 @@ struct PageNative {
     funcs: Vec<NativeFn>,
     texts: Vec<(u32, Arc<str>)>,
     frame: usize,
+    forms_apart: bool,
 }
 
 /// One page: compiled, or why not.
@@ -169,6 +185,7 @@ pub(crate) fn define_pages(
         .enumerate()
         .map(|(p, page)| {
             let slots = page_slots(program, page)?;
+            let forms = ir::rendered::form_use(page);
             let mut d = Definer {
                 module: &mut *module,
                 ctx: &mut *ctx,
@@ -180,6 +197,7 @@ pub(crate) fn define_pages(
                 slots: &slots,
                 symbol: format!("wsite_page_{p}"),
                 funcs: Vec::new(),
+                forms: forms.as_ref().map_or(&[], |f| f.slots.as_slice()),
             };
             let guards = d.guards(&page.guards)?;
             let body = d.nodes(&page.body)?;
@@ -189,6 +207,7 @@ pub(crate) fn define_pages(
                 guards,
                 funcs,
                 frame: slots.len(),
+                forms_apart: forms.is_some(),
             })
         })
         .collect()
@@ -333,6 +352,9 @@ pub(super) struct Definer<'a> {
     pub slots: &'a [Option<Ty>],
     pub symbol: String,
     pub funcs: Vec<DefinedFn>,
+    /// The page's form variables when its structure can be keyed apart
+    /// from them (`ir::rendered::form_use`), else none.
+    pub forms: &'a [Slot],
 }
 
 fn slot_index(slot: Slot) -> R<usize> {
@@ -419,7 +441,7 @@ impl Definer<'_> {
                 role: "link",
                 label: self.label(label)?,
                 page: target.page,
-                args: self.values(&target.args)?,
+                args: self.arguments(&target.args)?,
                 disabled: self.opt(disabled.as_ref(), true)?,
             },
             ElementKind::Button {
@@ -435,14 +457,14 @@ impl Definer<'_> {
                         role: "button",
                         label,
                         page: call.page,
-                        args: self.values(&call.args)?,
+                        args: self.arguments(&call.args)?,
                         disabled,
                     },
                     ir::Action::Marker { marker, args } => Node::Marker {
                         id,
                         label,
                         marker: *marker,
-                        args: self.values(args)?,
+                        args: self.arguments(args)?,
                         disabled,
                     },
                 }
@@ -547,6 +569,21 @@ impl Definer<'_> {
         })
     }
 
+    fn arguments(&mut self, es: &[Expr]) -> R<Vec<Arg>> {
+        es.iter()
+            .map(|e| {
+                let form = match e {
+                    Expr::Local(s) if self.forms.contains(s) => Some(slot_index(*s)?),
+                    _ => None,
+                };
+                Ok(Arg {
+                    f: self.func(e, false)?,
+                    form,
+                })
+            })
+            .collect()
+    }
+
     fn values(&mut self, es: &[Expr]) -> R<Vec<F>> {
         es.iter().map(|e| self.func(e, false)).collect()
     }
@@ -583,6 +620,7 @@ pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
             funcs,
             texts,
             frame: d.frame,
+            forms_apart: d.forms_apart,
         }
     });
     JitPage { status }

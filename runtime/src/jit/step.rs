@@ -521,8 +521,8 @@ impl<'s> FlatEnv<'s> {
         mode.texts |= self.task.answer.is_some();
         self.structure.set_mode(mode);
         let page = self.page()?;
-        let (memo, recalled) = self.recall(page, mode, pool, memo);
-        self.version = recalled;
+        let (memo, recalled) = self.recall(page, mode, pool, memo)?;
+        self.version = recalled.and_then(|found| found.version);
         if recalled.is_some() {
             if cfg!(debug_assertions) {
                 self.check_kept(pool, "a remembered render differs from the page's own")?;

@@ -269,6 +269,12 @@ impl StateLayout {
         self.page..self.session.words
     }
 
+    /// The form variables' bytes: their count, then their entries (a part
+    /// of [`StateLayout::navigation`]).
+    pub fn forms_region(&self) -> Range<usize> {
+        self.forms.count..self.forms.end()
+    }
+
     /// Appends to `out` the bytes that hold `loc` (`ir::reads`): a table's
     /// rows are its count, highest id and ids; a field is its column, words
     /// and presence bytes, with the table's rows, since a row's cells are

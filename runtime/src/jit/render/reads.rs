@@ -21,10 +21,25 @@ use crate::ir::{self, reads, PageId};
 use crate::layout::{StateLayout, WORD};
 use std::ops::Range;
 
-/// Each page's read words, for renders without texts and with them.
+/// Each page's read words, for renders without texts and with them, and,
+/// for a page whose structure can be keyed apart from its form variables,
+/// for renders without texts but the form variables.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PageReads {
     by_page: Vec<[ReadWords; 2]>,
+    forms_apart: Vec<Option<FormsApart>>,
+}
+
+/// How a render without texts of a page is keyed apart from its form
+/// variables (`ir::rendered::form_use`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormsApart {
+    /// The words the render reads, the form variables' left out.
+    pub reads: ReadWords,
+    /// The form elements (ids, outside every loop) whose values the render
+    /// reads beyond their handles and whole arguments: the key holds their
+    /// values.
+    pub keyed: Vec<u32>,
 }
 
 /// A set of word indices of the state (word `j` is bytes `8j..8j+8`).
@@ -74,7 +89,31 @@ impl PageReads {
                 })
             })
             .collect();
-        PageReads { by_page }
+        let forms_apart = program
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, page)| {
+                let uses = ir::rendered::form_use(page)?;
+                let mut ranges = ranges(program, layout, i, page, false);
+                let forms = layout.forms_region();
+                let navigation = ranges.first_mut()?;
+                if forms.start < navigation.start || forms.end > navigation.end {
+                    return None;
+                }
+                let after = forms.end..navigation.end;
+                navigation.end = forms.start;
+                ranges.push(after);
+                Some(FormsApart {
+                    reads: ReadWords::of(&ranges, layout.size),
+                    keyed: uses.keyed,
+                })
+            })
+            .collect();
+        PageReads {
+            by_page,
+            forms_apart,
+        }
     }
 
     /// The words rendering `page` reads, with texts kept (or their words
@@ -82,6 +121,12 @@ impl PageReads {
     pub(crate) fn get(&self, page: PageId, texts: bool) -> Option<&ReadWords> {
         let both = self.by_page.get(usize::try_from(page).ok()?)?;
         Some(&both[usize::from(texts)])
+    }
+
+    /// How a render of `page` without texts is keyed apart from its form
+    /// variables (`None` for a page whose structure cannot be).
+    pub(crate) fn forms_apart(&self, page: PageId) -> Option<&FormsApart> {
+        self.forms_apart.get(usize::try_from(page).ok()?)?.as_ref()
     }
 }
 
@@ -91,6 +136,17 @@ impl crate::jit::JitSite {
     /// gives the same structure whatever the other words hold.
     pub fn page_reads(&self, page: PageId, texts: bool) -> Option<&ReadWords> {
         self.page_reads.get(page, texts)
+    }
+
+    /// For a page whose structure can be keyed apart from its form
+    /// variables (`ir::rendered::form_use`), the words a render without
+    /// texts reads but the form variables, and the form elements whose
+    /// values it reads beyond their handles and whole arguments: two
+    /// states equal on those words and in those values render the page
+    /// alike but for the other form values, which `refill_forms` writes
+    /// in (`render/forms.rs`). `None` for other pages.
+    pub fn page_reads_forms_apart(&self, page: PageId) -> Option<&FormsApart> {
+        self.page_reads.forms_apart(page)
     }
 }
 

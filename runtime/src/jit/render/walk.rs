@@ -6,7 +6,7 @@
 use super::*;
 use crate::interp::ActionFault;
 use crate::jit::JitSite;
-use crate::page::FaultAt;
+use crate::page::{FaultAt, FormArg, FormField};
 
 fn corrupt(what: &str) -> JitFault {
     JitFault::Input(format!("the state does not fit the layout: {what}"))
@@ -34,7 +34,18 @@ struct Walk<'a> {
     frame: usize,
     path: Vec<i64>,
     out: &'a mut PageStructure,
+    /// Whether the render notes where form values went
+    /// ([`PageStructure::form_values`], `forms.rs`): without texts, on a
+    /// page whose structure can be keyed apart from its form variables
+    /// (`ir::rendered::form_use`).
+    note_forms: bool,
+    /// Per frame slot, the field that bound it last ([`NO_FIELD`]: none),
+    /// while noting.
+    origins: Vec<u32>,
 }
+
+/// No form field bound the slot.
+const NO_FIELD: u32 = u32::MAX;
 
 /// The walk's [`Calls`], borrowing only the fields it needs (so that the
 /// pool and the output stay free).
@@ -106,32 +117,25 @@ impl Walk<'_> {
     /// The agent's value for element `id` at the current path: `Some(word)`
     /// when set (`word` `None` for `none`).
     fn form(&self, id: u32) -> Result<Option<Option<i64>>, JitFault> {
-        let list = self.layout.forms;
-        let n = u32_at(self.state, list.count).ok_or_else(|| corrupt("form count"))?;
-        let n = usize::try_from(n).unwrap_or(usize::MAX);
-        if n > list.capacity {
-            return Err(corrupt("a form count past the capacity"));
+        super::forms::form_entry(self.layout, self.state, id, &self.path)
+    }
+
+    /// Notes form element `field` (the next element pushed), unset
+    /// `unset`, as what binds `slot` from now on, when form values are
+    /// noted.
+    fn note_field(&mut self, slot: usize, unset: Option<i64>) {
+        if !self.note_forms {
+            return;
         }
-        for i in 0..n {
-            let at = list.entry_at(i);
-            if u32_at(self.state, at) != Some(id) {
-                continue;
-            }
-            let same = self.path.len() <= self.layout.form_depth
-                && self
-                    .path
-                    .iter()
-                    .enumerate()
-                    .all(|(k, p)| i64_at(self.state, at + WORD * (1 + k)) == Some(*p));
-            if !same {
-                continue;
-            }
-            let present = u32_at(self.state, at + 4).ok_or_else(|| corrupt("form entry"))?;
-            let word = i64_at(self.state, at + WORD * (1 + self.layout.form_depth))
-                .ok_or_else(|| corrupt("form entry"))?;
-            return Ok(Some((present != 0).then_some(word)));
+        let fields = &mut self.out.form_values.fields;
+        let at = u32::try_from(fields.len()).unwrap_or(NO_FIELD);
+        fields.push(FormField {
+            element: u32::try_from(self.out.elements.len()).unwrap_or(u32::MAX),
+            unset,
+        });
+        if let Some(o) = self.origins.get_mut(slot) {
+            *o = at;
         }
-        Ok(None)
     }
 
     fn push(&mut self, id: u32, role: &'static str, text: Shown, handle: HandleWords) {
@@ -272,13 +276,20 @@ impl Walk<'_> {
 
     /// The arguments' words, appended to the page's shared values (none
     /// are left there when one faults).
-    fn args(&mut self, args: &[F]) -> Result<Result<Span, FaultAt>, JitFault> {
+    fn args(&mut self, args: &[Arg]) -> Result<Result<Span, FaultAt>, JitFault> {
         let start = self.out.values.len();
-        for &a in args {
-            match self.value(a)? {
-                Ok(w) => self.out.values.push(w),
+        for a in args {
+            match self.value(a.f)? {
+                Ok(w) => {
+                    let field = a.form.and_then(|s| self.origins.get(s));
+                    if let Some(&field) = field.filter(|&&f| f != NO_FIELD) {
+                        let value = u32::try_from(self.out.values.len()).unwrap_or(u32::MAX);
+                        self.out.form_values.args.push(FormArg { value, field });
+                    }
+                    self.out.values.push(w);
+                }
                 Err(f) => {
-                    self.out.values.truncate(start);
+                    self.out.truncate_values(start);
                     return Ok(Err(self.out.push_fault(ActionFault::new(f, self.program))));
                 }
             }
@@ -346,9 +357,10 @@ impl Walk<'_> {
                 init,
             } => {
                 let text = self.label(label)?;
-                let value = match self.form(*id)? {
-                    Some(v) => v,
-                    None => match init {
+                let entry = self.form(*id)?;
+                let unset = match (entry, self.note_forms) {
+                    (Some(_), false) => None,
+                    _ => match init {
                         Init::Word(w) => Some(*w),
                         Init::None => None,
                         // Found without allocating in every render but the first.
@@ -361,8 +373,10 @@ impl Walk<'_> {
                         ),
                     },
                 };
+                let value = entry.unwrap_or(unset);
                 let shown = self.shown_value(value, Tag::of_ty(ty), ty)?;
                 self.set(*slot, value);
+                self.note_field(*slot, unset);
                 let h = HandleWords::Input { value };
                 let none = Span::default();
                 self.push_full(*id, "input", text, Some(shown), none, false, h);
@@ -371,6 +385,7 @@ impl Walk<'_> {
                 let text = self.label(label)?;
                 let on = matches!(self.form(*id)?, Some(Some(w)) if w != 0);
                 self.set(*slot, Some(i64::from(on)));
+                self.note_field(*slot, None);
                 let shown = self.out.push_text(if on { "yes" } else { "no" });
                 let shown = self.shown_literal_text(shown);
                 let h = HandleWords::Checkbox { on };
@@ -460,7 +475,7 @@ impl Walk<'_> {
             // Its arguments, the last values written, are no longer needed.
             if let HandleWords::Go(Ok((_, args))) | HandleWords::Marker(_, Ok(args)) = handle {
                 if args.end as usize == self.out.values.len() {
-                    self.out.values.truncate(args.start as usize);
+                    self.out.truncate_values(args.start as usize);
                 }
             }
             HandleWords::Inert
@@ -481,16 +496,15 @@ impl Walk<'_> {
         slot: usize,
         mut options: Vec<(Span, Option<i64>)>,
     ) -> Result<(), JitFault> {
-        let value = match self.form(id)? {
-            Some(v) => v,
-            None => options.first().and_then(|o| o.1),
-        };
+        let unset = options.first().and_then(|o| o.1);
+        let value = self.form(id)?.unwrap_or(unset);
         let shown = match options.iter().find(|o| o.1 == value) {
             // The chosen option's text is the value's.
             Some(&(at, _)) => self.shown_at(at),
             None => self.shown_value(value, Tag::of_ty(ty), ty)?,
         };
         self.set(slot, value);
+        self.note_field(slot, unset);
         let texts = self.out.push_options(options.iter().map(|o| o.0));
         if self.out.mode().words {
             for o in &options {
@@ -725,6 +739,12 @@ impl JitSite {
                 *cp = i64::from(*p != 0);
             }
         }
+        let note_forms = native.forms_apart && out.mode() == RenderMode::STRUCTURE;
+        let mut origins = std::mem::take(&mut out.spare.origins);
+        origins.clear();
+        if note_forms {
+            origins.resize(native.frame, NO_FIELD);
+        }
         let mut walk = Walk {
             program,
             layout,
@@ -735,14 +755,21 @@ impl JitSite {
             frame: native.frame,
             path: std::mem::take(&mut out.spare.path),
             out,
+            note_forms,
+            origins,
         };
         walk.path.clear();
         let walked = walk.all(&native.body);
         let Walk {
-            cells, path, out, ..
+            cells,
+            path,
+            out,
+            origins,
+            ..
         } = walk;
         out.spare.cells = cells;
         out.spare.path = path;
+        out.spare.origins = origins;
         walked
     }
 }

@@ -29,6 +29,13 @@
 //! Either way, the page's own word is read by every page, so the keys of
 //! two pages differ, and many distinct states share one page.
 //!
+//! Without texts (the prover's renders), a page whose structure can be
+//! keyed apart from its form variables (`ir::rendered::form_use`) is keyed
+//! by the words it reads but the form variable list, and by the values of
+//! the few form elements it reads beyond their handles and whole
+//! arguments; the page found has the agent's other form values written
+//! back in (`render/forms.rs`, DECISIONS 109), and carries no version.
+//!
 //! A page is taken from the memory only when its key is equal (compared,
 //! not only hashed), its mode is the same and the pool still means by
 //! every id it held then what it meant ([`TextPool::agrees`]); a render
@@ -244,20 +251,15 @@ impl RenderMemo {
         (self.hash as usize) & self.slots.len().saturating_sub(1)
     }
 
-    /// Copies into `out` the page remembered for the bytes `state`, which
-    /// are the initial ones of `family`'s first instance but for the lines
-    /// `family.differs` and `written`, counting the words of those lines
-    /// that rendering its page can read (`reads`), in `mode`, if any, and
-    /// gives its version; otherwise keeps their key for
-    /// [`RenderMemo::remember`].
-    pub(super) fn recall(
+    /// Starts the key of the bytes `state`, which are the initial ones of
+    /// `family`'s first instance but for the lines `family.differs` and
+    /// `written`: the words of those lines that rendering its page can read
+    /// (`reads`). Gives the family that names it, for [`RenderMemo::find`].
+    fn key_written(
         &mut self,
         (family, written, state): (&Family, &Lines, &[u8]),
         reads: &ReadWords,
-        mode: RenderMode,
-        pool: &TextPool,
-        out: &mut PageStructure,
-    ) -> Option<u64> {
+    ) -> u64 {
         self.key.clear();
         let identity = self.identity.clone();
         for (_, line) in Lines::each([written, &family.differs]) {
@@ -277,22 +279,13 @@ impl RenderMemo {
                 }
             }
         }
-        self.find(family.id, mode, pool, out)
+        family.id
     }
 
-    /// Copies into `out` the page remembered for a state that differs from
-    /// the search's root at words `differs` (in index order) of `state`,
-    /// counting those rendering its page can read (`reads`), in `mode`, if
-    /// any, and gives its version; otherwise keeps their key for
-    /// [`RenderMemo::remember`]. The memory must serve one root only.
-    fn recall_differing(
-        &mut self,
-        (differs, state): (&[usize], &[u8]),
-        reads: &ReadWords,
-        mode: RenderMode,
-        pool: &TextPool,
-        out: &mut PageStructure,
-    ) -> Option<u64> {
+    /// Starts the key of a state that differs from the search's root at
+    /// words `differs` (in index order) of `state`: those rendering its
+    /// page can read (`reads`). The memory must serve one root only.
+    fn key_differing(&mut self, (differs, state): (&[usize], &[u8]), reads: &ReadWords) -> u64 {
         self.key.clear();
         // The page is read: keys of two pages differ (or both pages are
         // the root's, and so is every word either reads).
@@ -300,10 +293,27 @@ impl RenderMemo {
             let word = state.get(j * WORD..(j + 1) * WORD).unwrap_or_default();
             push_word(&mut self.key, j, word);
         }
-        self.find(SEARCH, mode, pool, out)
+        SEARCH
     }
 
-    /// The lookup of the key just built, named by `family`.
+    /// Adds to the key the agent's value `entry` for form element
+    /// `element` (outside every loop): whether it is set, and to what. A
+    /// word index never has the top bit, so these entries stand apart
+    /// from the words'.
+    fn key_form_value(&mut self, element: u32, entry: Option<Option<i64>>) {
+        let (kind, word) = match entry {
+            None => (0, 0),
+            Some(None) => (1, 0),
+            Some(Some(w)) => (2, w),
+        };
+        let tag = (1 << 63) | (u64::from(element) << 2) | kind;
+        self.key.extend_from_slice(&tag.to_le_bytes());
+        self.key.extend_from_slice(&word.to_le_bytes());
+    }
+
+    /// Copies into `out` the page remembered under the key just built,
+    /// named by `family`, in `mode`, if any, and gives its version;
+    /// otherwise keeps the key for [`RenderMemo::remember`].
     fn find(
         &mut self,
         family: u64,
@@ -396,48 +406,78 @@ pub enum Recall<'m> {
     Differs(&'m mut RenderMemo, &'m [usize]),
 }
 
+/// A page found in a memory of renders.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Found {
+    /// The version that names the page ([`FlatEnv::page_version`]), unless
+    /// the agent's form values were written into it: pages of one version
+    /// may then differ.
+    pub version: Option<u64>,
+}
+
 impl FlatEnv<'_> {
     /// Looks the page of the bytes (`page`, rendered in `mode`) up and
     /// copies it into the structure when found. Gives the memory a render
-    /// may then be remembered in (none when no lookup was made) and the
-    /// version found.
+    /// may then be remembered in (none when no lookup was made) and what
+    /// was found.
+    ///
+    /// Without texts, a page whose form variables are read only as whole
+    /// arguments is keyed without them, and the agent's form values are
+    /// written into the page found (`render/forms.rs`): a search's states
+    /// often differ in what was typed alone.
     pub(super) fn recall<'m>(
         &mut self,
         page: crate::ir::PageId,
         mode: RenderMode,
         pool: &TextPool,
         recall: Option<Recall<'m>>,
-    ) -> (Option<&'m mut RenderMemo>, Option<u64>) {
-        match recall {
-            Some(Recall::Written(memo)) => {
+    ) -> R<(Option<&'m mut RenderMemo>, Option<Found>)> {
+        let Some(recall) = recall else {
+            return Ok((None, None));
+        };
+        let apart = match mode == RenderMode::STRUCTURE {
+            true => self.site.page_reads_forms_apart(page),
+            false => None,
+        };
+        let reads = apart.map(|a| &a.reads);
+        let Some(reads) = reads.or_else(|| self.site.page_reads(page, mode.texts || mode.words))
+        else {
+            return Ok((None, None));
+        };
+        let (memo, family) = match recall {
+            Recall::Written(memo) => {
                 let known = (&self.written, self.start.family.get());
                 let (Some(written), Some(family)) = known else {
-                    return (None, None);
-                };
-                let Some(reads) = self.site.page_reads(page, mode.texts || mode.words) else {
-                    return (None, None);
+                    return Ok((None, None));
                 };
                 if !(memo.is_on() && memo.consult()) {
-                    return (None, None);
+                    return Ok((None, None));
                 }
-                let bytes = (family, written, self.state.as_slice());
-                let found = memo.recall(bytes, reads, mode, pool, &mut self.structure);
-                (Some(memo), found)
+                let family = memo.key_written((family, written, self.state.as_slice()), reads);
+                (memo, family)
             }
-            Some(Recall::Differs(memo, differs)) => {
-                let reads = self.site.page_reads(page, mode.texts || mode.words);
-                let Some(reads) = reads else {
-                    return (None, None);
-                };
+            Recall::Differs(memo, differs) => {
                 if !(memo.is_on() && memo.consult()) {
-                    return (None, None);
+                    return Ok((None, None));
                 }
-                let bytes = (differs, self.state.as_slice());
-                let found = memo.recall_differing(bytes, reads, mode, pool, &mut self.structure);
-                (Some(memo), found)
+                let family = memo.key_differing((differs, self.state.as_slice()), reads);
+                (memo, family)
             }
-            None => (None, None),
+        };
+        let layout = self.layout;
+        for &element in apart.map_or(&[][..], |a| &a.keyed) {
+            let entry = crate::jit::render::forms::form_entry(layout, &self.state, element, &[])?;
+            memo.key_form_value(element, entry);
         }
+        let Some(version) = memo.find(family, mode, pool, &mut self.structure) else {
+            return Ok((Some(memo), None));
+        };
+        if apart.is_none() || self.structure.form_values.fields.is_empty() {
+            let version = Some(version);
+            return Ok((Some(memo), Some(Found { version })));
+        }
+        self.site.refill_forms(&self.state, &mut self.structure)?;
+        Ok((Some(memo), Some(Found { version: None })))
     }
 }
 
