@@ -188,7 +188,8 @@ pub struct RenderMemo {
     slots: Vec<Option<Box<Remembered>>>,
     /// The hashes of keys met once, [`SEEN_PER_SLOT`] per slot: a render
     /// is remembered the second time its key is met, so states met once
-    /// (most of them, on a site with a large space) cost no copy.
+    /// (most of them, on a site with a large space) cost no copy; unless
+    /// the memory remembers at first ([`RenderMemo::remembering_at_first`]).
     seen: Vec<u64>,
     /// The key of the state last looked up, and its hash.
     key: Vec<u8>,
@@ -199,6 +200,8 @@ pub struct RenderMemo {
     looked: u32,
     found: u32,
     resting: u32,
+    /// Whether a render is remembered the first time its key is met.
+    at_first: bool,
 }
 
 impl RenderMemo {
@@ -212,6 +215,13 @@ impl RenderMemo {
             seen: vec![0; slots * SEEN_PER_SLOT],
             ..RenderMemo::default()
         }
+    }
+
+    /// This memory, remembering a render the first time its key is met
+    /// rather than the second.
+    pub fn remembering_at_first(mut self) -> RenderMemo {
+        self.at_first = true;
+        self
     }
 
     pub fn is_on(&self) -> bool {
@@ -347,6 +357,9 @@ impl RenderMemo {
     /// before, since its slot of `seen` last held another; it is noted as
     /// met either way.
     pub(super) fn met_before(&mut self) -> bool {
+        if self.at_first {
+            return true;
+        }
         let at = (self.hash as usize) & self.seen.len().saturating_sub(1);
         match self.seen.get_mut(at) {
             Some(seen) if *seen == self.hash => true,
@@ -506,5 +519,38 @@ mod tests {
             memo.measure(i + 1 < WORTH_IT);
         }
         assert!(!memo.consult(), "a window that found too little");
+    }
+
+    #[test]
+    fn a_render_is_remembered_the_second_time_its_key_is_met_or_the_first_when_asked() {
+        let page = PageStructure::default();
+        let pool = TextPool::default();
+        let mut out = PageStructure::default();
+        for (at_first, misses) in [(false, 2), (true, 1)] {
+            let slots = memo_slots(4);
+            let mut memo = RenderMemo {
+                slots: (0..slots).map(|_| None).collect(),
+                seen: vec![0; slots * SEEN_PER_SLOT],
+                ..RenderMemo::default()
+            };
+            if at_first {
+                memo = memo.remembering_at_first();
+            }
+            let mut missed = 0;
+            for _ in 0..3 {
+                memo.key.clear();
+                push_word(&mut memo.key, 7, &[1; WORD]);
+                if memo
+                    .find(SEARCH, RenderMode::STRUCTURE, &pool, &mut out)
+                    .is_none()
+                {
+                    missed += 1;
+                    if memo.met_before() {
+                        memo.remember(RenderMode::STRUCTURE, pool.mark(), &page);
+                    }
+                }
+            }
+            assert_eq!(missed, misses, "remembering at first: {at_first}");
+        }
     }
 }
