@@ -10,13 +10,15 @@
 //! A page whose form variables reach a render without texts only as whole
 //! arguments is keyed without them as well (`page_reads_forms_apart`):
 //! there the form variables are also replaced, by those of other states of
-//! the walk and by none, and the first render with the new form values
-//! written in (`JitSite::refill_forms`) must equal the new state's render.
+//! the walk on the same page and by none, and the first render with the
+//! new form values written in (`JitSite::refill_forms`) must equal the new
+//! state's render.
 //!
 //! `WSITE_READS_SITES` (default 150) sets how many random sites.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::BTreeMap;
 use wsite_runtime::env::{instances, RewardConfig};
 use wsite_runtime::ir::Program;
 use wsite_runtime::jit::{FlatEnv, JitSite, PageStructure, RenderMode};
@@ -46,7 +48,8 @@ fn scrambled(state: &[u8], keep: impl Fn(usize) -> bool, rng: &mut Rng) -> Vec<u
 
 /// Renders the page of `state` in `mode` and again from three scrambled
 /// copies; panics unless all agree. Returns whether the page rendered.
-/// `donors`: form variable regions of other states; `refills` counts the
+/// `donors`: form variable regions of other states on the same page;
+/// `refills` counts the
 /// renders with other form values written in that were checked.
 #[allow(clippy::too_many_arguments)]
 fn check_state(
@@ -138,9 +141,9 @@ fn check_forms_apart(
                 compared += 1;
             }
             // A corrupt form list fails both.
-            Err(_) => assert!(
+            Err(e) => assert!(
                 refill.is_err(),
-                "{what}: page #{page}: only the render failed"
+                "{what}: page #{page}: only the render failed: {e}"
             ),
         }
     }
@@ -162,13 +165,20 @@ fn check_program(what: &str, program: &Program, steps: usize, seed: u64) -> [usi
     let mut rng = Rng::new(seed);
     let mut checked = 0;
     let forms = layout.forms_region();
-    let mut donors = vec![vec![0u8; forms.len()]];
+    // Form variable regions of the walk's states, by page: a state's form
+    // variables are its page's, of their elements' types (navigation
+    // clears them), which the values written in are taken to be.
+    let mut donors: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
     for inst in instances(program) {
         let Ok(mut env) = FlatEnv::new(&site, &inst, RewardConfig::default(), &mut pool) else {
             continue;
         };
         for _ in 0..steps {
             let state = env.state().to_vec();
+            let page = u32::from_le_bytes(state[layout.page..layout.page + 4].try_into().unwrap());
+            let donors = donors
+                .entry(page)
+                .or_insert_with(|| vec![vec![0u8; forms.len()]]);
             donors.push(state[forms.clone()].to_vec());
             for mode in [RenderMode::STRUCTURE, RenderMode::TEXTS, RenderMode::WORDS] {
                 let here = format!("{what} {}", inst.name);
@@ -180,7 +190,7 @@ fn check_program(what: &str, program: &Program, steps: usize, seed: u64) -> [usi
                     &mut pool,
                     mode,
                     rng,
-                    &donors,
+                    donors,
                     &mut refills,
                 );
                 checked += usize::from(checks);

@@ -88,6 +88,14 @@ impl JitSite {
     /// variables: each noted form element's handle, then each noted
     /// argument. Nothing is noted (and nothing changes) on a page whose
     /// form variables reach the structure otherwise.
+    ///
+    /// The values are taken as they are: a step writes a form variable
+    /// only with a value of its element's type, and navigation clears
+    /// them, so they are the page's own. (A render also checks each value
+    /// it shows, such as a text id against the pool; bytes that were never
+    /// a step's can fail a render where they pass here. A memory of
+    /// renders serves only states its engine's steps reached: a search's,
+    /// or a batch's until a load.)
     pub fn refill_forms(&self, state: &[u8], page: &mut PageStructure) -> Result<(), JitFault> {
         let layout = &self.gate.layout;
         let PageStructure {
