@@ -511,8 +511,10 @@ impl<'s> FlatEnv<'s> {
     /// Renders the page of the bytes (taken from `memo` when it has it)
     /// and lists its candidates.
     fn show(&mut self, pool: &mut TextPool, memo: Option<Recall<'_>>) -> R<()> {
-        // The bytes are a new state: what was known of the last is not.
+        // The bytes are a new state: what was known of the last is not
+        // (its page's version either, should the render below fail).
         self.goal_now = None;
+        self.version = None;
         self.probed = false;
         self.actions.clear();
         self.answers.clear();
