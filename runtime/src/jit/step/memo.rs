@@ -434,10 +434,11 @@ impl FlatEnv<'_> {
     /// may then be remembered in (none when no lookup was made) and what
     /// was found.
     ///
-    /// Without texts, a page whose form variables are read only as whole
-    /// arguments is keyed without them, and the agent's form values are
-    /// written into the page found (`render/forms.rs`): a search's states
-    /// often differ in what was typed alone.
+    /// Without texts, a page whose structure can be keyed apart from its
+    /// form variables (`ir::rendered::form_use`) is keyed without their
+    /// list but with the values of its keyed elements, and the agent's form
+    /// values are written into the page found (`render/forms.rs`): a
+    /// search's states often differ in what was typed alone.
     pub(super) fn recall<'m>(
         &mut self,
         page: crate::ir::PageId,
