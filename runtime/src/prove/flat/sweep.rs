@@ -42,8 +42,10 @@ impl JitProver {
         search.engine.refusals = Some(Vec::new());
         let ended = match search.run(&mut pool, None) {
             Ok(ended) => ended,
-            Err(e @ ProveError::SelfCheck { .. }) => return Err(e),
-            Err(_) => return Ok(None),
+            Err(e) => {
+                super::leave_to_interpreter(e, &instance.name)?;
+                return Ok(None);
+            }
         };
         let refusals = search.engine.refusals.take().unwrap_or_default();
         let mut conflicts = Vec::with_capacity(refusals.len());
