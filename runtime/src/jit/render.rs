@@ -15,7 +15,7 @@
 //! items' type is not evident, an expression the lowering refuses) is
 //! reported as not compiled, never approximated.
 
-pub(crate) mod forms;
+mod forms;
 mod guard;
 pub mod reads;
 mod walk;
@@ -164,6 +164,12 @@ pub(crate) struct JitPage {
 }
 
 type R<T> = Result<T, JitError>;
+
+/// A render's failure on bytes that do not fit the layout (the walk's and
+/// the form list's reads).
+fn corrupt(what: &str) -> JitFault {
+    JitFault::Input(format!("the state does not fit the layout: {what}"))
+}
 
 fn unsupported<T>(why: impl Into<String>) -> R<T> {
     Err(JitError::Unsupported(why.into()))

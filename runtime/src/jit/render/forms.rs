@@ -20,13 +20,9 @@
 use super::*;
 use crate::jit::JitSite;
 
-fn corrupt(what: &str) -> JitFault {
-    JitFault::Input(format!("the state does not fit the layout: {what}"))
-}
-
 /// The agent's value for form element `id` at loop path `path`:
 /// `Some(word)` when set (`word` `None` for `none`), `None` when not.
-pub(crate) fn form_entry(
+pub(super) fn form_entry(
     layout: &StateLayout,
     state: &[u8],
     id: u32,

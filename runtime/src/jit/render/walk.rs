@@ -8,10 +8,6 @@ use crate::interp::ActionFault;
 use crate::jit::JitSite;
 use crate::page::{FaultAt, FormArg, FormField};
 
-fn corrupt(what: &str) -> JitFault {
-    JitFault::Input(format!("the state does not fit the layout: {what}"))
-}
-
 /// A text as a render in some mode keeps it.
 #[derive(Clone, Copy)]
 struct Shown {

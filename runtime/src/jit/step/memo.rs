@@ -478,9 +478,8 @@ impl FlatEnv<'_> {
                 (memo, family)
             }
         };
-        let layout = self.layout;
         for &element in apart.map_or(&[][..], |a| &a.keyed) {
-            let entry = crate::jit::render::forms::form_entry(layout, &self.state, element, &[])?;
+            let entry = self.site.form_value(&self.state, element, &[])?;
             memo.key_form_value(element, entry);
         }
         let Some(version) = memo.find(family, mode, pool, &mut self.structure) else {
