@@ -334,10 +334,9 @@ impl<'s> FlatEngine<'s> {
             .cloned()
             .ok_or(BatchError::MissingInstance(first))?;
         let base = pool.len();
-        let mut env = FlatEnv::from_start(site, start, config, &mut pool)?;
         // The writer reads word hashes: no element text is built as a string
         // (a retrieval task's still are, for its answers).
-        env.set_render_mode(RenderMode::WORDS, &mut pool)?;
+        let env = FlatEnv::from_start_in(site, start, config, RenderMode::WORDS, &mut pool)?;
         Ok(FlatEngine {
             env,
             starts,

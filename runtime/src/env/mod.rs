@@ -40,6 +40,7 @@ pub use judge::Judgement;
 pub(crate) use observe::quote;
 pub use observe::{axtree, snake_case};
 pub use page::{Control, InputKind, PageElement};
+pub(crate) use step::Successor;
 pub use writer::{Proposal, ProposalError, SharedWriter, StateWriter, WriteRequest, WriterError};
 
 /// Which reward a step earns (§5.4; the decomposed one is docs/training.md's).

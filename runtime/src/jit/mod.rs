@@ -388,6 +388,8 @@ pub struct JitSite {
     pages: Vec<render::JitPage>,
     /// What rendering each page can read of the bytes.
     page_reads: render::reads::PageReads,
+    /// By task: which steps can change its goal and progress predicates.
+    task_depends: Vec<step::TaskDepends>,
     /// The templates of the code's text expressions with interpolations,
     /// whose addresses the code embeds: kept (and never changed) as long as
     /// the code lives.
@@ -641,6 +643,7 @@ impl JitSite {
             },
             pages,
             page_reads: render::reads::PageReads::of(program, layout),
+            task_depends: step::TaskDepends::of_program(program),
             _templates: templates.into_list(),
         })
     }
@@ -666,6 +669,11 @@ impl JitSite {
             PredicateRef::Alone(i) => self.gate.unique.check(i),
             _ => self.index.get(&what).and_then(|&i| self.predicates.get(i)),
         }
+    }
+
+    /// Which steps can change task `task`'s goal and progress predicates.
+    pub(crate) fn task_depends(&self, task: usize) -> Option<&step::TaskDepends> {
+        self.task_depends.get(task)
     }
 
     pub fn goal(&self, task: usize) -> Option<&JitPredicate> {

@@ -53,6 +53,7 @@ mod restart;
 mod start_page;
 mod typed;
 use depends::Depends;
+pub(crate) use depends::TaskDepends;
 use entries::{clear_list, copy_used, find_where, insert_sorted, remove_at, tails_of, Tail};
 pub use error::FlatError;
 pub(crate) use memo::memo_slots;
@@ -232,12 +233,25 @@ impl<'s> FlatEnv<'s> {
         FlatEnv::from_start(site, start, config, pool)
     }
 
-    /// An engine playing the prepared instance `start`, reset. `pool` must be
-    /// the one `start` was prepared with, or one grown from it.
+    /// An engine playing the prepared instance `start`, reset, rendering
+    /// texts. `pool` must be the one `start` was prepared with, or one grown
+    /// from it.
     pub fn from_start(
         site: &'s JitSite,
         start: Arc<FlatStart>,
         config: RewardConfig,
+        pool: &mut TextPool,
+    ) -> R<FlatEnv<'s>> {
+        FlatEnv::from_start_in(site, start, config, RenderMode::TEXTS, pool)
+    }
+
+    /// [`FlatEnv::from_start`] rendering in `mode` from the first page on
+    /// (one render of the first page, not one with texts and one in `mode`).
+    pub fn from_start_in(
+        site: &'s JitSite,
+        start: Arc<FlatStart>,
+        config: RewardConfig,
+        mode: RenderMode,
         pool: &mut TextPool,
     ) -> R<FlatEnv<'s>> {
         if config.mode == crate::env::RewardMode::Decomposed {
@@ -265,7 +279,7 @@ impl<'s> FlatEnv<'s> {
             alert_text: String::new(),
             marker_args: Vec::new(),
             psi: 0.0,
-            mode: RenderMode::TEXTS,
+            mode,
             undo: UndoLog::new(),
             refusal: None,
             entry: Vec::new(),

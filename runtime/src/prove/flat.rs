@@ -10,38 +10,38 @@
 //! initial state when it is expanded), and the written bytes put back (in
 //! debug builds every put-back is checked whole). `sweep` runs the same
 //! search for the invariant sweep; `late_bound` says when, during or after
-//! the search, the static bound is consulted. It also owns the hand-over to the
-//! interpreter: a witness the flat search finds is replayed on `Env` (which
-//! names its steps by stable key, and must agree step by step, or the proof is
-//! an `Err`); an instance it cannot decide with a witness is searched again by
-//! the interpreter, whose bookkeeping explains the verdict and must confirm
-//! it. Instances `FlatEnv` refuses (code that did not compile) and searches
+//! the search, the static bound is consulted; `replay` plays a witness the
+//! flat search finds on `Env`, which names its steps by stable key and must
+//! end as the search said, or the proof is an `Err`. It also owns the
+//! hand-over to the interpreter: an instance it cannot decide with a
+//! witness is searched again by the interpreter, whose bookkeeping explains
+//! the verdict and must confirm it. Instances `FlatEnv` refuses (code that did not compile) and searches
 //! that meet a state the layout cannot hold are proven by the interpreter
 //! alone.
 
 use super::bfs::{self, Bfs, Tried};
 use super::footprint::Cone;
 use super::search::{explained, prunes, search_instance, Unexplained};
-use super::{step_of, Engine, Options, Proof, ProveError, Verdict, WitnessStep};
+use super::{Engine, Options, Proof, ProveError, Verdict};
 use crate::env::{reward, ActionKind, Env, RewardConfig, TaskInstance};
 use crate::identity::tells_visited;
-use crate::interp::exec::Rejection;
-use crate::interp::gate::Violation;
 use crate::ir;
 use crate::jit::{
     FlatAction, FlatEnv, FlatError, FlatStart, HandleWords, JitSite, MarkerRejection, MemoCounts,
     Recall, RenderMemo, RenderMode,
 };
-use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
+use crate::layout::{StateLayout, TextPool, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use late_bound::{LateBound, BOUND_AFTER};
 use levels::{Level, Rebuilt, NO_PARENT};
+use replay::{clear_header, replay, PathEnd};
 use std::ops::Range;
 use std::sync::Mutex;
 
 mod fingerprint;
 mod late_bound;
 mod levels;
+mod replay;
 mod sweep;
 pub use sweep::invariant_sweep;
 
@@ -143,7 +143,14 @@ impl JitProver {
                     bound.expect_undecided("the flat search found a witness")?;
                 }
                 let path = search.witness(node, label);
-                let witness = self.replay(&search, &env, &path, PathEnd::Success, &mut pool)?;
+                let witness = replay(
+                    &self.site,
+                    &search,
+                    &env,
+                    &path,
+                    PathEnd::Success,
+                    &mut pool,
+                )?;
                 Ok(Proof {
                     instance: instance.clone(),
                     verdict: Verdict::Feasible,
@@ -176,13 +183,13 @@ impl JitProver {
         let Ok(start) = FlatStart::of_env(&self.site, env, pool) else {
             return Ok(None);
         };
-        let Ok(mut parent) = FlatEnv::from_start(&self.site, start, config, pool) else {
-            return Ok(None);
-        };
         // The search reads candidates and handles, never texts: expansions
         // render structure only (a retrieval task's keep their texts, which
         // its answers are).
-        parent.set_render_mode(RenderMode::STRUCTURE, pool)?;
+        let mode = RenderMode::STRUCTURE;
+        let Ok(mut parent) = FlatEnv::from_start_in(&self.site, start, config, mode, pool) else {
+            return Ok(None);
+        };
         let task = env.task();
         let with_visited = tells_visited(task);
         if !with_visited {
@@ -216,7 +223,7 @@ impl JitProver {
                 reload: Vec::new(),
                 // A page without texts copies for far less than it renders
                 // (DECISIONS 110).
-                memo: RenderMemo::new(layout, SEARCH_MEMO).remembering_at_first(),
+                memo: RenderMemo::remembering_at_first(layout, SEARCH_MEMO),
                 parent,
                 page: 0,
                 parent_fingerprint: 0,
@@ -248,79 +255,6 @@ impl JitProver {
         };
         explained(&self.program, instance, options, plain, Engine::Jit)
     }
-
-    /// `search`'s `path` (candidate indices) as keyed steps, replayed on the
-    /// interpreter (from `fresh`, the instance's initial environment) beside
-    /// the flat engine. Both must offer the same candidate at every step,
-    /// and the interpreter's steps must end as `end` says: succeeding at the
-    /// last step and not before, or refused by the invariant at the last
-    /// step and taken before.
-    fn replay(
-        &self,
-        search: &FlatSearch<'_>,
-        fresh: &Env<'_>,
-        path: &[usize],
-        end: PathEnd<'_>,
-        pool: &mut TextPool,
-    ) -> R<Vec<WitnessStep>> {
-        let config = RewardConfig::default();
-        let instance = fresh.instance();
-        let mut env = fresh.clone();
-        let start = search.engine.parent.start().clone();
-        let mut flat = FlatEnv::from_start(&self.site, start, config, pool)?;
-        let mut scratch = flat.state().to_vec();
-        let mut witness = Vec::with_capacity(path.len());
-        let broken = |i: usize, why: &dyn std::fmt::Display| {
-            ProveError::self_check(
-                &instance.name,
-                format!(
-                    "the JIT prover's witness does not replay on the interpreter (step {}: {why})",
-                    i + 1
-                ),
-            )
-        };
-        for (i, &k) in path.iter().enumerate() {
-            let action = env.actions().get(k).cloned();
-            let candidate = flat.actions().get(k).copied();
-            let (Some(action), Some(candidate)) = (action, candidate) else {
-                return Err(broken(i, &format!("no candidate #{k}")));
-            };
-            if env.actions().len() != flat.actions().len()
-                || action.kind != candidate.kind
-                || action.element.unwrap_or(0) != candidate.element
-                || action.text.as_deref() != flat.action_text(&candidate)
-            {
-                return Err(broken(i, &"the engines offer different candidates"));
-            }
-            witness.push(step_of(&env, &action));
-            let succ = env.successor(&action).map_err(|e| broken(i, &e))?;
-            let last = i + 1 == path.len();
-            let as_expected = match end {
-                PathEnd::Success => succ.success == last && (last || !succ.rejected),
-                PathEnd::Refused { invariant } if last => matches!(
-                    &succ.rejection,
-                    Some(Rejection::Gate(Violation::Invariant { name })) if name == invariant
-                ),
-                PathEnd::Refused { .. } => !succ.rejected && !succ.success,
-            };
-            if !as_expected {
-                return Err(broken(i, &"the interpreter's step ends differently"));
-            }
-            // After the last step nothing is compared: its state is not
-            // shown (a render on the interpreter costs more than the
-            // search's steps around it on a small space).
-            if !last {
-                env.load(succ.state);
-                flat.step(k, pool).map_err(|e| broken(i, &e))?;
-                // Back to a zero header, as in the search, so a witness longer
-                // than the task's horizon does not end the flat episode.
-                scratch.copy_from_slice(flat.state());
-                clear_header(&mut scratch);
-                flat.load_state(&scratch, pool).map_err(|e| broken(i, &e))?;
-            }
-        }
-        Ok(witness)
-    }
 }
 
 /// Whether a flat search's failure `e` leaves task `task` to the
@@ -340,21 +274,6 @@ pub(super) fn leave_to_interpreter(e: ProveError, task: &str) -> R<()> {
             format!("the flat search failed: {e}"),
         )),
         _ => Ok(()),
-    }
-}
-
-/// How a replayed path must end.
-#[derive(Clone, Copy)]
-enum PathEnd<'a> {
-    /// The last step succeeds (a witness).
-    Success,
-    /// The last step is a marker that `invariant` refuses (a sweep's trace).
-    Refused { invariant: &'a str },
-}
-
-fn clear_header(state: &mut [u8]) {
-    if let Some(header) = state.get_mut(..HEADER_SIZE) {
-        header.fill(0);
     }
 }
 

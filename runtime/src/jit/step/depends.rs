@@ -16,26 +16,54 @@ use crate::ir::{self, Expr, MarkerId};
 
 /// What can change the value of some task predicates.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct Depends {
+pub(crate) struct Depends {
     /// One of them asks about navigation: every step may change it.
     navigation: bool,
     /// By marker: its commit may change one of them.
     markers: Vec<bool>,
 }
 
+/// What can change a task's goal, and what its progress predicates.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TaskDepends {
+    pub goal: Depends,
+    pub progress: Depends,
+}
+
+impl TaskDepends {
+    /// Every task's, in program order: a property of the program, which
+    /// the site keeps, rather than of an instance (each marker's effects
+    /// are found once, not once per instance prepared).
+    pub fn of_program(program: &ir::Program) -> Vec<TaskDepends> {
+        let writes: Vec<Option<Locs>> = (program.markers.iter())
+            .map(|m| (!m.is_extern).then(|| marker_effects(program, m).writes))
+            .collect();
+        let of = |exprs: &mut dyn Iterator<Item = &Expr>| Depends::of(program, exprs, &writes);
+        (program.tasks.iter())
+            .map(|task| TaskDepends {
+                goal: of(&mut task.goal.iter()),
+                progress: of(&mut task.progress.iter().map(|(_, p)| p)),
+            })
+            .collect()
+    }
+}
+
 impl Depends {
-    /// The dependence of `exprs` (all of them, taken together).
-    pub fn of<'e>(program: &ir::Program, exprs: impl IntoIterator<Item = &'e Expr>) -> Depends {
+    /// The dependence of `exprs` (all of them, taken together), given each
+    /// marker's writes (`None`: an extern marker, taken to touch all).
+    fn of<'e>(
+        program: &ir::Program,
+        exprs: impl IntoIterator<Item = &'e Expr>,
+        writes: &[Option<Locs>],
+    ) -> Depends {
         let mut reads = Locs::new();
         let mut navigation = false;
         for e in exprs {
             expr_reads(program, e, &mut reads);
             navigation |= e.reads_navigation();
         }
-        let markers = program
-            .markers
-            .iter()
-            .map(|m| m.is_extern || touches(&marker_effects(program, m).writes, &reads))
+        let markers = (writes.iter())
+            .map(|w| w.as_ref().is_none_or(|w| touches(w, &reads)))
             .collect();
         Depends {
             navigation,

@@ -208,20 +208,26 @@ impl RenderMemo {
     /// A memory of `capacity` renders (rounded up to a power of two; 0
     /// remembers nothing) for states of `layout`.
     pub fn new(layout: &StateLayout, capacity: usize) -> RenderMemo {
-        let slots = memo_slots(capacity);
-        RenderMemo {
-            identity: layout.identity.clone(),
-            slots: (0..slots).map(|_| None).collect(),
-            seen: vec![0; slots * SEEN_PER_SLOT],
-            ..RenderMemo::default()
-        }
+        RenderMemo::of_identity(layout.identity.clone(), capacity, false)
     }
 
-    /// This memory, remembering a render the first time its key is met
-    /// rather than the second.
-    pub fn remembering_at_first(mut self) -> RenderMemo {
-        self.at_first = true;
-        self
+    /// A memory like [`RenderMemo::new`]'s that remembers a render the
+    /// first time its key is met rather than the second (so it notes no
+    /// keys met once).
+    pub fn remembering_at_first(layout: &StateLayout, capacity: usize) -> RenderMemo {
+        RenderMemo::of_identity(layout.identity.clone(), capacity, true)
+    }
+
+    fn of_identity(identity: Range<usize>, capacity: usize, at_first: bool) -> RenderMemo {
+        let slots = memo_slots(capacity);
+        let seen = if at_first { 0 } else { slots * SEEN_PER_SLOT };
+        RenderMemo {
+            identity,
+            slots: (0..slots).map(|_| None).collect(),
+            seen: vec![0; seen],
+            at_first,
+            ..RenderMemo::default()
+        }
     }
 
     pub fn is_on(&self) -> bool {
@@ -527,15 +533,7 @@ mod tests {
         let pool = TextPool::default();
         let mut out = PageStructure::default();
         for (at_first, misses) in [(false, 2), (true, 1)] {
-            let slots = memo_slots(4);
-            let mut memo = RenderMemo {
-                slots: (0..slots).map(|_| None).collect(),
-                seen: vec![0; slots * SEEN_PER_SLOT],
-                ..RenderMemo::default()
-            };
-            if at_first {
-                memo = memo.remembering_at_first();
-            }
+            let mut memo = RenderMemo::of_identity(0..0, 4, at_first);
             let mut missed = 0;
             for _ in 0..3 {
                 memo.key.clear();

@@ -3,7 +3,7 @@
 //! environment of the instance, after checking that everything its steps
 //! run is compiled.
 
-use super::{Depends, FlatError, FlatStart, TypedInputs, R};
+use super::{FlatError, FlatStart, TypedInputs, R};
 use crate::env::{Env, RewardConfig, TaskInstance};
 use crate::ir;
 use crate::jit::{JitError, JitSite};
@@ -15,11 +15,11 @@ impl FlatStart {
     /// (play it with `Env`): an instance whose goal, progress predicates,
     /// pages or markers are not all compiled.
     pub fn new(site: &JitSite, instance: &TaskInstance, pool: &mut TextPool) -> R<Arc<FlatStart>> {
-        let task = compiled_task(site, instance)?;
+        task_compiled(site, instance)?;
         let program = &site.gate.program;
         let env =
             Env::new(program, instance, RewardConfig::default()).map_err(FlatError::Instance)?;
-        prepare(site, &env, task, pool)
+        prepare(site, &env, pool)
     }
 
     /// [`FlatStart::new`] for the instance `env` plays, from `env` itself,
@@ -27,8 +27,8 @@ impl FlatStart {
     /// `site` was compiled for: the prover has one already, and a second
     /// would run the instance's setup and render its first page again.
     pub(crate) fn of_env(site: &JitSite, env: &Env<'_>, pool: &mut TextPool) -> R<Arc<FlatStart>> {
-        let task = compiled_task(site, env.instance())?;
-        prepare(site, env, task, pool)
+        task_compiled(site, env.instance())?;
+        prepare(site, env, pool)
     }
 
     /// The instance's name (`buy_x1[p=2]`).
@@ -46,20 +46,15 @@ impl FlatStart {
     }
 }
 
-/// The task `instance` plays, when everything its steps run is compiled.
-fn compiled_task<'s>(site: &'s JitSite, instance: &TaskInstance) -> R<&'s ir::TaskDef> {
+/// Whether the task `instance` plays exists and everything its steps run
+/// is compiled.
+fn task_compiled(site: &JitSite, instance: &TaskInstance) -> R<()> {
     let task_index = instance.task;
     let task = (site.gate.program.tasks.get(task_index)).ok_or(FlatError::NoTask(task_index))?;
-    check_compiled(site, task_index, task, &instance.name)?;
-    Ok(task)
+    check_compiled(site, task_index, task, &instance.name)
 }
 
-fn prepare(
-    site: &JitSite,
-    env: &Env<'_>,
-    task: &ir::TaskDef,
-    pool: &mut TextPool,
-) -> R<Arc<FlatStart>> {
+fn prepare(site: &JitSite, env: &Env<'_>, pool: &mut TextPool) -> R<Arc<FlatStart>> {
     let program = &site.gate.program;
     let instance = env.instance();
     let name = &instance.name;
@@ -76,6 +71,7 @@ fn prepare(
             error,
         })?;
     let held = site.invariants_held(&initial, pool);
+    let depends = (site.task_depends(instance.task)).ok_or(FlatError::NoTask(instance.task))?;
     Ok(Arc::new(FlatStart {
         held,
         task_index: instance.task,
@@ -92,8 +88,8 @@ fn prepare(
         instruction: env.instruction().to_string(),
         instruction_words: crate::words::hashes(env.instruction()),
         initial,
-        goal_depends: Depends::of(program, task.goal.iter()),
-        progress_depends: Depends::of(program, task.progress.iter().map(|(_, p)| p)),
+        goal_depends: depends.goal.clone(),
+        progress_depends: depends.progress.clone(),
         family: std::sync::OnceLock::new(),
     }))
 }

@@ -9,7 +9,8 @@
 //! last one refused by the same invariant. A site the flat engine cannot
 //! play, or a search it cannot finish, is swept by the interpreter.
 
-use super::{JitProver, PathEnd, R};
+use super::replay::{replay, PathEnd};
+use super::{JitProver, R};
 use crate::env::TaskInstance;
 use crate::ir;
 use crate::prove::search::{invariant_sweep_interp, sweep_target};
@@ -70,7 +71,7 @@ impl JitProver {
             let end = PathEnd::Refused {
                 invariant: &invariant,
             };
-            let trace = self.replay(&search, &env, &path, end, &mut pool)?;
+            let trace = replay(&self.site, &search, &env, &path, end, &mut pool)?;
             conflicts.push(InvariantConflict {
                 marker,
                 invariant,

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use super::*;
-use crate::layout::{EntryList, TableLayout};
+use crate::layout::{EntryList, TableLayout, HEADER_SIZE};
 
 struct Rng(u64);
 
