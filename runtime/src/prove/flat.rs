@@ -143,14 +143,7 @@ impl JitProver {
                     bound.expect_undecided("the flat search found a witness")?;
                 }
                 let path = search.witness(node, label);
-                let witness = replay(
-                    &self.site,
-                    &search,
-                    &env,
-                    &path,
-                    PathEnd::Success,
-                    &mut pool,
-                )?;
+                let witness = replay(&self.site, &search, env, &path, PathEnd::Success, &mut pool)?;
                 Ok(Proof {
                     instance: instance.clone(),
                     verdict: Verdict::Feasible,

@@ -69,27 +69,27 @@ impl PathEnd<'_> {
 }
 
 /// `path` (candidate indices) as keyed steps, replayed on the interpreter
-/// from `fresh` (the instance's initial environment), which must end as
-/// `end` says; beside it, in a debug build, on `site`'s flat engine.
+/// from `env` (the instance's initial environment, taken: a proof has no
+/// use for it after), which must end as `end` says; beside it, in a debug
+/// build, on `site`'s flat engine.
 pub(super) fn replay(
     site: &JitSite,
     search: &FlatSearch<'_>,
-    fresh: &Env<'_>,
+    mut env: Env<'_>,
     path: &[usize],
     end: PathEnd<'_>,
     pool: &mut TextPool,
 ) -> R<Vec<WitnessStep>> {
-    let instance = fresh.instance();
+    let task = env.instance().name.clone();
     let broken = |i: usize, why: &dyn std::fmt::Display| {
         ProveError::self_check(
-            &instance.name,
+            &task,
             format!(
                 "the JIT prover's witness does not replay on the interpreter (step {}: {why})",
                 i + 1
             ),
         )
     };
-    let mut env = fresh.clone();
     let mut beside = match cfg!(debug_assertions) {
         true => Some(Beside::new(site, search, pool)?),
         false => None,

@@ -71,7 +71,7 @@ impl JitProver {
             let end = PathEnd::Refused {
                 invariant: &invariant,
             };
-            let trace = replay(&self.site, &search, &env, &path, end, &mut pool)?;
+            let trace = replay(&self.site, &search, env.clone(), &path, end, &mut pool)?;
             conflicts.push(InvariantConflict {
                 marker,
                 invariant,
