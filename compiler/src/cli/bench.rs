@@ -710,10 +710,11 @@ const LARGEST_PROOFS: usize = 5;
 /// Unless they have taken this many seconds already.
 const LARGEST_SECONDS: f64 = 0.5;
 
-/// The median of `first` and of up to [`LARGEST_PROOFS`]` - 1` more times
-/// `again` measures (fewer once they add up to [`LARGEST_SECONDS`], or
-/// when `again` fails): one proof of a small space takes a millisecond, which
-/// a single disturbance on a shared machine halves.
+/// The median (of an even count, the slower middle one) of `first` and of
+/// up to [`LARGEST_PROOFS`]` - 1` more times `again` measures (fewer once
+/// they add up to [`LARGEST_SECONDS`], or when `again` fails): one proof
+/// of a small space takes a millisecond, which a single disturbance on a
+/// shared machine halves.
 fn median_seconds(first: f64, mut again: impl FnMut() -> Option<f64>) -> f64 {
     let mut times = vec![first];
     while times.len() < LARGEST_PROOFS && times.iter().sum::<f64>() < LARGEST_SECONDS {

@@ -28,6 +28,7 @@ use crate::interp::exec::{run_setup, World};
 use crate::interp::guard::land;
 use crate::interp::render_text;
 use crate::interp::state::idx;
+use crate::interp::ActionFault;
 use crate::ir::{self, Value};
 use crate::layout::{LayoutError, StateLayout, TextPool};
 use distance::{Distance, DistanceOracle, SharedOracle, Shortest};
@@ -684,6 +685,22 @@ impl<'p> Env<'p> {
     /// The rendered page (for the prover).
     pub(crate) fn view(&self) -> &observe::View {
         &self.view
+    }
+
+    /// The marker `action` would run on the current page, with its
+    /// arguments (or the fault evaluating them met): `None` for an action
+    /// that clicks no marker's button.
+    pub(crate) fn marker_clicked(
+        &self,
+        action: &Action,
+    ) -> Option<(ir::MarkerId, &Result<Vec<Value>, ActionFault>)> {
+        if action.kind != ActionKind::Click {
+            return None;
+        }
+        match self.view.handles.get(action.element?.wrapping_sub(1))? {
+            observe::Handle::Marker(m, args) => Some((*m, args)),
+            _ => None,
+        }
     }
 
     /// The task's frame after `setup` (for the prover's goal conjuncts).

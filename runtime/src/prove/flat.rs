@@ -15,9 +15,9 @@
 //! end as the search said, or the proof is an `Err`. It also owns the
 //! hand-over to the interpreter: an instance it cannot decide with a
 //! witness is searched again by the interpreter, whose bookkeeping explains
-//! the verdict and must confirm it. Instances `FlatEnv` refuses (code that did not compile) and searches
-//! that meet a state the layout cannot hold are proven by the interpreter
-//! alone.
+//! the verdict and must confirm it. Instances `FlatEnv` refuses (code that
+//! did not compile) and searches that meet a state the layout cannot hold
+//! are proven by the interpreter alone.
 
 use super::bfs::{self, Bfs, Tried};
 use super::footprint::Cone;
@@ -98,8 +98,9 @@ impl JitProver {
     pub fn prove(&self, instance: &TaskInstance, options: Options) -> R<Proof> {
         // One interpreter environment of the instance serves the reductions,
         // the search's set-up, the interpreter's search if it must take
-        // over, and the replay of a witness (a copy): each would otherwise
-        // run the instance's setup and render its first page again.
+        // over, and the replay of a witness (which takes it): each would
+        // otherwise run the instance's setup and render its first page
+        // again.
         let env = super::fresh_env(&self.program, instance)?;
         if let Some(proof) = super::empty_answer(&env, instance) {
             return Ok(proof);
@@ -179,9 +180,15 @@ impl JitProver {
         // The search reads candidates and handles, never texts: expansions
         // render structure only (a retrieval task's keep their texts, which
         // its answers are).
+        // The first page failing to render is a failure of the flat
+        // engine like one met during the search (`leave_to_interpreter`).
         let mode = RenderMode::STRUCTURE;
-        let Ok(mut parent) = FlatEnv::from_start_in(&self.site, start, config, mode, pool) else {
-            return Ok(None);
+        let mut parent = match FlatEnv::from_start_in(&self.site, start, config, mode, pool) {
+            Ok(parent) => parent,
+            Err(e) => {
+                leave_to_interpreter(ProveError::Flat(e), &instance.name)?;
+                return Ok(None);
+            }
         };
         let task = env.task();
         let with_visited = tells_visited(task);

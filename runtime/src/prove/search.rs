@@ -451,18 +451,8 @@ impl EnvExpander<'_> {
 
     /// The marker a click triggers, with its arguments (when they evaluated).
     fn marker_of(&self, action: &Action) -> Option<(ir::MarkerId, Vec<ir::Value>)> {
-        if action.kind != ActionKind::Click {
-            return None;
-        }
-        match self
-            .env
-            .view()
-            .handles
-            .get(action.element?.wrapping_sub(1))?
-        {
-            Handle::Marker(m, args) => Some((*m, args.clone().unwrap_or_default())),
-            _ => None,
-        }
+        let (m, args) = self.env.marker_clicked(action)?;
+        Some((m, args.clone().unwrap_or_default()))
     }
 }
 

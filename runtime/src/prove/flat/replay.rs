@@ -8,17 +8,19 @@
 //! another order, the interpreter's steps would be other steps, and the
 //! path would not end as demanded (the proof is then an `Err`); if it ends
 //! as demanded anyway, the steps it names are a true witness of the same
-//! length. A debug build also plays the path on a fresh flat engine with
-//! texts beside it and demands the same candidate at every step (kind,
-//! element and text): the engines' agreement along the path, which the
-//! verdict does not need, is a check of the JIT that the tests run at
-//! volume (DECISIONS 112).
+//! length. A trace must also end by clicking the marker the sweep noted,
+//! since a refusal names only the invariant. A debug build also plays the
+//! path on a fresh flat engine with texts beside it and demands the same
+//! candidate at every step (kind, element and text): the engines'
+//! agreement along the path, which the verdict does not need, is a check
+//! of the JIT that every test's proof makes (DECISIONS 112).
 
 use super::super::{step_of, ProveError, WitnessStep};
 use super::{FlatSearch, R};
 use crate::env::{Action, Env, RewardConfig, Successor};
 use crate::interp::exec::Rejection;
 use crate::interp::gate::Violation;
+use crate::ir;
 use crate::jit::{FlatEnv, JitSite};
 use crate::layout::{TextPool, HEADER_SIZE};
 
@@ -27,8 +29,12 @@ use crate::layout::{TextPool, HEADER_SIZE};
 pub(super) enum PathEnd<'a> {
     /// The last step succeeds (a witness).
     Success,
-    /// The last step is a marker that `invariant` refuses (a sweep's trace).
-    Refused { invariant: &'a str },
+    /// The last step clicks `marker`, which `invariant` refuses (a sweep's
+    /// trace).
+    Refused {
+        invariant: &'a str,
+        marker: ir::MarkerId,
+    },
 }
 
 /// How an interpreter's step ended, as far as a [`PathEnd`] asks.
@@ -51,6 +57,16 @@ impl<'a> From<&'a Successor> for Ending<'a> {
 }
 
 impl PathEnd<'_> {
+    /// Whether a step clicking `clicked` (the marker its action runs, if
+    /// any) may stand where it does: a trace's last step must run the
+    /// marker the sweep noted, since the refusal names only the invariant.
+    fn clicks(self, clicked: Option<ir::MarkerId>, last: bool) -> bool {
+        match self {
+            PathEnd::Refused { marker, .. } if last => clicked == Some(marker),
+            _ => true,
+        }
+    }
+
     /// Whether a step that ended as `step` did (the path's last, or not)
     /// ends as this end demands: a witness succeeds at its last step and
     /// neither succeeds nor is refused before; a trace is refused by the
@@ -59,7 +75,7 @@ impl PathEnd<'_> {
     fn met_by(self, step: Ending<'_>, last: bool) -> bool {
         match self {
             PathEnd::Success => step.success == last && (last || !step.rejected),
-            PathEnd::Refused { invariant } if last => matches!(
+            PathEnd::Refused { invariant, .. } if last => matches!(
                 step.rejection,
                 Some(Rejection::Gate(Violation::Invariant { name })) if name == invariant
             ),
@@ -103,6 +119,12 @@ pub(super) fn replay(
             if !beside.offers(&env, k, &action) {
                 return Err(broken(i, &"the engines offer different candidates"));
             }
+        }
+        if !end.clicks(
+            env.marker_clicked(&action).map(|(m, _)| m),
+            i + 1 == path.len(),
+        ) {
+            return Err(broken(i, &"the last step runs another marker"));
         }
         witness.push(step_of(&env, &action));
         let succ = env.successor(&action).map_err(|e| broken(i, &e))?;
@@ -198,6 +220,7 @@ mod tests {
         let (ours, other) = (by("balanced"), by("other"));
         let end = PathEnd::Refused {
             invariant: "balanced",
+            marker: 3,
         };
         assert!(end.met_by(ending(false, Some(&ours)), true));
         assert!(!end.met_by(ending(false, Some(&other)), true));
@@ -206,5 +229,23 @@ mod tests {
         assert!(end.met_by(ending(false, None), false));
         assert!(!end.met_by(ending(false, Some(&ours)), false));
         assert!(!end.met_by(ending(true, None), false));
+    }
+
+    #[test]
+    fn a_trace_ends_on_the_marker_the_sweep_noted() {
+        let end = PathEnd::Refused {
+            invariant: "balanced",
+            marker: 3,
+        };
+        assert!(end.clicks(Some(3), true));
+        // The same invariant refusing another marker is another pair.
+        assert!(!end.clicks(Some(4), true));
+        assert!(!end.clicks(None, true));
+        // Steps before the last may click anything.
+        assert!(end.clicks(Some(4), false));
+        assert!(end.clicks(None, false));
+        // A witness ends on whatever step succeeds.
+        assert!(PathEnd::Success.clicks(None, true));
+        assert!(PathEnd::Success.clicks(Some(4), true));
     }
 }

@@ -70,6 +70,7 @@ impl JitProver {
             let path = search.witness(r.node, r.candidate);
             let end = PathEnd::Refused {
                 invariant: &invariant,
+                marker: r.marker,
             };
             let trace = replay(&self.site, &search, env.clone(), &path, end, &mut pool)?;
             conflicts.push(InvariantConflict {
