@@ -30,11 +30,11 @@ use crate::jit::{
     FlatAction, FlatEnv, FlatError, FlatStart, HandleWords, JitSite, MarkerRejection, MemoCounts,
     Recall, RenderMemo, RenderMode,
 };
-use crate::layout::{StateLayout, TextPool, WORD};
+use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use late_bound::{LateBound, BOUND_AFTER};
 use levels::{Level, Rebuilt, NO_PARENT};
-use replay::{clear_header, replay, PathEnd};
+use replay::{replay, PathEnd};
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -274,6 +274,15 @@ pub(super) fn leave_to_interpreter(e: ProveError, task: &str) -> R<()> {
             format!("the flat search failed: {e}"),
         )),
         _ => Ok(()),
+    }
+}
+
+/// Zeroes the header of a flat state (step count, flags, alert): the
+/// search and the replay's flat engine hold states so, that a path longer
+/// than the task's horizon does not end the episode.
+fn clear_header(state: &mut [u8]) {
+    if let Some(header) = state.get_mut(..HEADER_SIZE) {
+        header.fill(0);
     }
 }
 

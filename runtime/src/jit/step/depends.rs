@@ -38,11 +38,10 @@ impl TaskDepends {
         let writes: Vec<Option<Locs>> = (program.markers.iter())
             .map(|m| (!m.is_extern).then(|| marker_effects(program, m).writes))
             .collect();
-        let of = |exprs: &mut dyn Iterator<Item = &Expr>| Depends::of(program, exprs, &writes);
         (program.tasks.iter())
             .map(|task| TaskDepends {
-                goal: of(&mut task.goal.iter()),
-                progress: of(&mut task.progress.iter().map(|(_, p)| p)),
+                goal: Depends::of(program, task.goal.iter(), &writes),
+                progress: Depends::of(program, task.progress.iter().map(|(_, p)| p), &writes),
             })
             .collect()
     }

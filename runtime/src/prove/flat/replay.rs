@@ -16,13 +16,13 @@
 //! of the JIT that every test's proof makes (DECISIONS 112).
 
 use super::super::{step_of, ProveError, WitnessStep};
-use super::{FlatSearch, R};
+use super::{clear_header, FlatSearch, R};
 use crate::env::{Action, Env, RewardConfig, Successor};
 use crate::interp::exec::Rejection;
 use crate::interp::gate::Violation;
 use crate::ir;
 use crate::jit::{FlatEnv, JitSite};
-use crate::layout::{TextPool, HEADER_SIZE};
+use crate::layout::TextPool;
 
 /// How a replayed path must end.
 #[derive(Clone, Copy)]
@@ -120,15 +120,12 @@ pub(super) fn replay(
                 return Err(broken(i, &"the engines offer different candidates"));
             }
         }
-        if !end.clicks(
-            env.marker_clicked(&action).map(|(m, _)| m),
-            i + 1 == path.len(),
-        ) {
+        let last = i + 1 == path.len();
+        if !end.clicks(env.marker_clicked(&action).map(|(m, _)| m), last) {
             return Err(broken(i, &"the last step runs another marker"));
         }
         witness.push(step_of(&env, &action));
         let succ = env.successor(&action).map_err(|e| broken(i, &e))?;
-        let last = i + 1 == path.len();
         if !end.met_by(Ending::from(&succ), last) {
             return Err(broken(i, &"the interpreter's step ends differently"));
         }
@@ -179,13 +176,6 @@ impl<'s> Beside<'s> {
         self.scratch.copy_from_slice(self.flat.state());
         clear_header(&mut self.scratch);
         self.flat.load_state(&self.scratch, pool)
-    }
-}
-
-/// Zeroes the header of a flat state (step count, flags, alert).
-pub(super) fn clear_header(state: &mut [u8]) {
-    if let Some(header) = state.get_mut(..HEADER_SIZE) {
-        header.fill(0);
     }
 }
 
