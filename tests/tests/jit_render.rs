@@ -229,3 +229,96 @@ fn compiled_page_structures_and_interpreter_agree_on_every_example() {
         tally.compared
     );
 }
+
+/// A site whose start page shows an enum value (the first of `variants`),
+/// a number and a date, each standing alone in a label.
+fn shown_values_site(variants: &str) -> Program {
+    let first = variants.split(',').next().unwrap_or_default().trim();
+    let text = format!(
+        r#"site Weather {{
+  title "Weather"
+  domain social
+  start Home
+  today @2026-11-30
+}}
+
+enum Mood {{ {variants} }}
+
+table Day {{
+  name: Text
+  mood: Mood
+  rain: Int
+  on: Date
+}}
+
+seed Day [
+  {{ name: "mon", mood: {first}, rain: 3, on: @2026-11-30 }},
+]
+
+page Home at "/" {{
+  for d in Day {{
+    text "{{d.mood}} today"
+    text "rain {{d.rain}} on {{d.on}}"
+  }}
+}}
+
+task look {{
+  say "Look at the weather"
+  goal page is Home
+}}
+"#
+    );
+    let compiled = wsitec::compile_str("weather.wsite", &text);
+    let errors: Vec<_> = compiled
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    compiled.program.expect("a program")
+}
+
+/// The words of values a page showed are kept across renders, keyed by the
+/// value: one structure rendered by two sites whose enums name their
+/// variants differently must not show the first site's names on the second.
+#[test]
+fn a_structure_rendered_by_another_site_shows_that_sites_words() {
+    use wsite_runtime::jit::RenderMode;
+    use wsite_runtime::words::hashes;
+    let mut shared = PageStructure::default();
+    shared.set_mode(RenderMode::WORDS);
+    // The same variant (the first) of the same enum (the first), named
+    // otherwise on the second site; then the first site again.
+    for (variants, shown) in [
+        ("calm, stormy", "calm today"),
+        ("sunny, rainy", "sunny today"),
+        ("calm, stormy", "calm today"),
+    ] {
+        let program = shown_values_site(variants);
+        let layout = StateLayout::for_program(&program).unwrap();
+        let mut pool = TextPool::for_program(&program);
+        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+        let inst = &env::instances(&program)[0];
+        let env = Env::new(&program, inst, RewardConfig::default()).unwrap();
+        let bytes = env.encode_state(&layout, &mut pool).unwrap();
+        let page = env.navigation().page;
+        // Twice on the shared structure (the second finds the values), and
+        // once on a fresh one.
+        for _ in 0..2 {
+            site.render_structure(page, &bytes, &mut pool, &mut shared)
+                .unwrap();
+        }
+        let mut fresh = PageStructure::default();
+        fresh.set_mode(RenderMode::WORDS);
+        site.render_structure(page, &bytes, &mut pool, &mut fresh)
+            .unwrap();
+        let words = |p: &PageStructure| -> Vec<Vec<u64>> {
+            p.elements
+                .iter()
+                .map(|e| p.words_of(e.text_words).to_vec())
+                .collect()
+        };
+        assert_eq!(words(&shared), words(&fresh), "{variants}");
+        assert_eq!(words(&fresh)[0], hashes(shown), "{variants}");
+    }
+}

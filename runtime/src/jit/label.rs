@@ -18,6 +18,7 @@ use crate::interp::eval::Fault;
 use crate::interp::render::FAILED;
 use crate::ir::{self, Ty};
 use crate::layout::{StateLayout, TextPool};
+use crate::words::WordsMemo;
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::sync::Arc;
@@ -222,6 +223,66 @@ impl Calls<'_> {
         Ok(())
     }
 
+    /// For an interpolation `f` standing alone between white space: sends
+    /// its words' hashes to `out` without rendering its text where it can,
+    /// and says whether that text is non-empty. A text value's words are
+    /// the pool's (computed once per text); a value whose text is its word's
+    /// alone (an integer, an amount, a truth value, a date, a time) is
+    /// rendered and hashed once and then found in `memo`. `None` for a
+    /// value of another kind, or a fault: render it as text instead.
+    fn alone_words(
+        &self,
+        f: F,
+        ty: &Ty,
+        pool: &mut TextPool,
+        memo: &mut WordsMemo,
+        scratch: &mut String,
+        out: &mut dyn FnMut(u64),
+    ) -> Result<Option<bool>, JitFault> {
+        let tag = self.tag(f);
+        let Some(kind) = memo_kind(tag, ty) else {
+            return self.pooled_words(f, pool, out);
+        };
+        let w = match self.value(f, pool)? {
+            // `none` shows nothing.
+            Ok(None) => return Ok(Some(false)),
+            Ok(Some(w)) => w,
+            Err(_) => return Ok(None),
+        };
+        if let Some(found) = memo.get(kind, w) {
+            found.hashes.iter().for_each(|&h| out(h));
+            return Ok(Some(found.nonempty));
+        }
+        scratch.clear();
+        let text = TextCtx {
+            program: self.program,
+            layout: self.layout,
+            state: self.state,
+            pool,
+        };
+        text.render_word(Some(w), tag, ty, scratch)?;
+        let mut hashes = [0u64; 4];
+        let mut n = 0;
+        crate::words::each_hash(scratch, |h| {
+            out(h);
+            if let Some(slot) = hashes.get_mut(n) {
+                *slot = h;
+            }
+            n += 1;
+        });
+        let nonempty = !scratch.is_empty();
+        if let Some(kept) = hashes.get(..n) {
+            memo.put(kind, w, kept, nonempty);
+        }
+        // The scratch is the label's pending text, which must stay empty.
+        scratch.clear();
+        Ok(Some(nonempty))
+    }
+
+    /// For a text-valued interpolation `f`: sends its words' hashes (the
+    /// pool's, computed once per text) to `out`, and whether its text is
+    /// non-empty. `None` for a value of another kind, or a fault: render it
+    /// as text instead.
     /// For a text-valued interpolation `f`: sends its words' hashes (the
     /// pool's, computed once per text) to `out`, and whether its text is
     /// non-empty. `None` for a value of another kind, or a fault: render it
@@ -258,6 +319,7 @@ impl Calls<'_> {
         label: &Label,
         pool: &mut TextPool,
         pending: &mut String,
+        memo: &mut WordsMemo,
         out: impl FnMut(u64),
     ) -> Result<bool, JitFault> {
         let mut nonempty = label.has_literal_text;
@@ -270,7 +332,7 @@ impl Calls<'_> {
                 };
                 let p = match to {
                     ValueTo::Pending(p) => p,
-                    ValueTo::Alone(p, out) => match self.pooled_words(*f, pool, out)? {
+                    ValueTo::Alone(p, out) => match self.alone_words(*f, ty, pool, memo, p, out)? {
                         Some(shown) => {
                             nonempty |= shown;
                             return Ok(());
@@ -286,5 +348,29 @@ impl Calls<'_> {
             out,
         )?;
         Ok(nonempty)
+    }
+}
+
+/// The memory's kind for values of `tag` (static type `ty`) whose text is a
+/// function of their word and the site alone (`words::memo`): the tags
+/// whose text is the word's, and each enum type, whose variant names are
+/// the program's. `None` for the others: a text (whose words the pool
+/// keeps), a row (shown by its `name`, which the state holds), an enum
+/// value of another static type (shown as its number), `none`, and enums
+/// past the kinds a byte holds.
+fn memo_kind(tag: Tag, ty: &Ty) -> Option<u8> {
+    /// Kinds from here on are enum types, by id.
+    const FIRST_ENUM: u8 = 16;
+    match tag {
+        Tag::Int => Some(1),
+        Tag::Money => Some(2),
+        Tag::Bool => Some(3),
+        Tag::Date => Some(4),
+        Tag::Time => Some(5),
+        Tag::Enum => match ty.without_optional() {
+            Ty::Enum(e) => u8::try_from(*e).ok()?.checked_add(FIRST_ENUM),
+            _ => None,
+        },
+        Tag::None | Tag::Text | Tag::Row => None,
     }
 }

@@ -368,6 +368,10 @@ impl JitPredicate {
 
 /// A program's predicates compiled into one JIT module.
 pub struct JitSite {
+    /// Unique to the process: what a page's memory of shown values' words
+    /// (`PageStructure`'s, `jit::label`) belongs to, since enum values show
+    /// this program's names.
+    id: u64,
     /// `None` only while being dropped. Behind a mutex so the site is `Sync`:
     /// the module itself is never touched after finalization, except to free
     /// its memory on drop.
@@ -627,7 +631,9 @@ impl JitSite {
             .into_iter()
             .map(|d| render::resolve(&module, d))
             .collect();
+        static SITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Ok(JitSite {
+            id: SITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             module: Mutex::new(Some(module)),
             predicates,
             invariants_at,

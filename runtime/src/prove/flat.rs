@@ -527,7 +527,7 @@ impl bfs::Expander for Probing<'_, '_, '_> {
     fn settle(&mut self, keep: Option<&mut Level>) -> R<()> {
         let s = &mut *self.states;
         if let Some(level) = keep {
-            let step = s.changes.words.iter().map(|&(j, _, after)| (j, after));
+            let step = s.changes.in_order().iter().map(|&(j, _, after)| (j, after));
             level.push(s.position, step, s.pending).ok_or_else(|| {
                 ProveError::compact("a state with more words than a level indexes")
             })?;

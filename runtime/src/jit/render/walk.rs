@@ -244,8 +244,9 @@ impl Walk<'_> {
             let begin = self.out.words.len();
             let out = &mut *self.out;
             let hashes = &mut out.words;
-            let pending = &mut out.spare.pending;
-            nonempty = calls!(self).label_words(label, self.pool, pending, |h| hashes.push(h))?;
+            let (pending, memo) = (&mut out.spare.pending, &mut out.spare.words_memo);
+            nonempty =
+                calls!(self).label_words(label, self.pool, pending, memo, |h| hashes.push(h))?;
             words = Span::between(begin, self.out.words.len());
         }
         Ok(Shown {
@@ -735,6 +736,7 @@ impl JitSite {
                 *cp = i64::from(*p != 0);
             }
         }
+        out.spare.words_memo.serve(self.id);
         let note_forms = native.forms_apart && out.mode() == RenderMode::STRUCTURE;
         let mut origins = std::mem::take(&mut out.spare.origins);
         origins.clear();

@@ -49,7 +49,10 @@ pub(super) fn set_word(bytes: &mut [u8], j: usize, word: u64) {
 }
 
 /// The words a step changed: `(j, before, after)` for each word that
-/// differs, in index order, found from ranges that hold every changed byte.
+/// differs, found from ranges that hold every changed byte; in the order
+/// the ranges name them until [`Changes::in_order`] sorts them. A
+/// fingerprint sums the words' terms in any order; only a state kept (about
+/// half of those probed) needs its words in index order.
 #[derive(Default)]
 pub(super) struct Changes {
     pub(super) words: Vec<(usize, u64, u64)>,
@@ -108,10 +111,15 @@ impl Changes {
                 }
             }
         }
+    }
+
+    /// The words, in index order.
+    pub(super) fn in_order(&mut self) -> &[(usize, u64, u64)] {
         // Writes come mostly in index order already.
         if !self.words.is_sorted_by_key(|&(j, _, _)| j) {
             self.words.sort_unstable_by_key(|&(j, _, _)| j);
         }
+        &self.words
     }
 }
 

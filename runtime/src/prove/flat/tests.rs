@@ -147,7 +147,7 @@ fn states_stored_as_steps_are_rebuilt_whole() {
                 for _ in 0..rng.below(3) {
                     let (child, ranges) = step(&layout, state, &mut rng);
                     changes.collect(state, &child, &ranges);
-                    let step = changes.words.iter().map(|&(j, _, after)| (j, after));
+                    let step = changes.in_order().iter().map(|&(j, _, after)| (j, after));
                     next.push(u32::try_from(i).unwrap(), step, 0).unwrap();
                     reached.push(child);
                 }

@@ -17,6 +17,10 @@
 //! holding `Σ` is lowercased whole, with an allocation: that is what answer
 //! matching always did, and the ids stay the same.
 
+mod memo;
+
+pub use memo::{Remembered, WordsMemo};
+
 /// Padding in token buffers.
 pub const PAD: u32 = 0;
 /// Token ids below this are reserved (padding and markers).
