@@ -163,10 +163,10 @@ pub(crate) struct Spare {
     /// [`FormValues::fields`]) that bound it last, while form values are
     /// noted.
     pub origins: Vec<u32>,
-    /// The words of values lately shown alone in a label, when words are
-    /// rendered (`jit::label`): kept across renders, since a page shows
-    /// many of the values it showed the step before.
-    pub words_memo: crate::words::WordsMemo,
+    /// The texts and words of values lately shown (`jit::label`): kept
+    /// across renders, since a page shows many of the values it showed the
+    /// step before.
+    pub shown_memo: crate::words::ShownMemo,
 }
 
 impl PartialEq for PageStructure {

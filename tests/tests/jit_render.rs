@@ -278,47 +278,53 @@ task look {{
     compiled.program.expect("a program")
 }
 
-/// The words of values a page showed are kept across renders, keyed by the
-/// value: one structure rendered by two sites whose enums name their
-/// variants differently must not show the first site's names on the second.
+/// The texts and words of values a page showed are kept across renders,
+/// keyed by the value: one structure rendered by two sites whose enums name
+/// their variants differently must not show the first site's names on the
+/// second.
 #[test]
 fn a_structure_rendered_by_another_site_shows_that_sites_words() {
     use wsite_runtime::jit::RenderMode;
     use wsite_runtime::words::hashes;
-    let mut shared = PageStructure::default();
-    shared.set_mode(RenderMode::WORDS);
-    // The same variant (the first) of the same enum (the first), named
-    // otherwise on the second site; then the first site again.
-    for (variants, shown) in [
-        ("calm, stormy", "calm today"),
-        ("sunny, rainy", "sunny today"),
-        ("calm, stormy", "calm today"),
-    ] {
-        let program = shown_values_site(variants);
-        let layout = StateLayout::for_program(&program).unwrap();
-        let mut pool = TextPool::for_program(&program);
-        let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
-        let inst = &env::instances(&program)[0];
-        let env = Env::new(&program, inst, RewardConfig::default()).unwrap();
-        let bytes = env.encode_state(&layout, &mut pool).unwrap();
-        let page = env.navigation().page;
-        // Twice on the shared structure (the second finds the values), and
-        // once on a fresh one.
-        for _ in 0..2 {
-            site.render_structure(page, &bytes, &mut pool, &mut shared)
+    for mode in [RenderMode::WORDS, RenderMode::ALL] {
+        let mut shared = PageStructure::default();
+        shared.set_mode(mode);
+        // The same variant (the first) of the same enum (the first), named
+        // otherwise on the second site; then the first site again.
+        for (variants, shown) in [
+            ("calm, stormy", "calm today"),
+            ("sunny, rainy", "sunny today"),
+            ("calm, stormy", "calm today"),
+        ] {
+            let program = shown_values_site(variants);
+            let layout = StateLayout::for_program(&program).unwrap();
+            let mut pool = TextPool::for_program(&program);
+            let site = JitSite::compile(&program, &layout, &mut pool).unwrap();
+            let inst = &env::instances(&program)[0];
+            let env = Env::new(&program, inst, RewardConfig::default()).unwrap();
+            let bytes = env.encode_state(&layout, &mut pool).unwrap();
+            let page = env.navigation().page;
+            // Twice on the shared structure (the second finds the values),
+            // and once on a fresh one.
+            for _ in 0..2 {
+                site.render_structure(page, &bytes, &mut pool, &mut shared)
+                    .unwrap();
+            }
+            let mut fresh = PageStructure::default();
+            fresh.set_mode(mode);
+            site.render_structure(page, &bytes, &mut pool, &mut fresh)
                 .unwrap();
+            let words = |p: &PageStructure| -> Vec<(String, Vec<u64>)> {
+                let text = |e: &ElementInstance| p.text_of(e).to_string();
+                let words = |e: &ElementInstance| p.words_of(e.text_words).to_vec();
+                p.elements.iter().map(|e| (text(e), words(e))).collect()
+            };
+            let what = format!("{variants} in {mode:?}");
+            assert_eq!(words(&shared), words(&fresh), "{what}");
+            assert_eq!(words(&fresh)[0].1, hashes(shown), "{what}");
+            if mode.texts {
+                assert_eq!(words(&fresh)[0].0, shown, "{what}");
+            }
         }
-        let mut fresh = PageStructure::default();
-        fresh.set_mode(RenderMode::WORDS);
-        site.render_structure(page, &bytes, &mut pool, &mut fresh)
-            .unwrap();
-        let words = |p: &PageStructure| -> Vec<Vec<u64>> {
-            p.elements
-                .iter()
-                .map(|e| p.words_of(e.text_words).to_vec())
-                .collect()
-        };
-        assert_eq!(words(&shared), words(&fresh), "{variants}");
-        assert_eq!(words(&fresh)[0], hashes(shown), "{variants}");
     }
 }

@@ -144,7 +144,7 @@ impl Messages {
             frame,
         };
         let mut out = String::new();
-        calls.label(label, pool, &mut out, |_| {})?;
+        calls.label(label, pool, None, &mut out, |_| {})?;
         Ok(out)
     }
 

@@ -18,7 +18,7 @@ use crate::interp::eval::Fault;
 use crate::interp::render::FAILED;
 use crate::ir::{self, Ty};
 use crate::layout::{StateLayout, TextPool};
-use crate::words::WordsMemo;
+use crate::words::{ShownMemo, ShownWords, ValueMemo};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::sync::Arc;
@@ -171,39 +171,59 @@ impl Calls<'_> {
     }
 
     /// Appends the text of interpolation `f` (static type `ty`) as the
-    /// page shows it: its value, or `—` when its evaluation faults.
+    /// page shows it: its value, or `—` when its evaluation faults. A value
+    /// whose text is a function of its word and the site (`memo_kind`) is
+    /// taken from `memo` when it holds it, and put there otherwise.
     fn render_interp(
         &self,
         f: F,
         ty: &Ty,
         pool: &mut TextPool,
+        memo: Option<&mut ValueMemo<String>>,
         out: &mut String,
     ) -> Result<(), JitFault> {
-        match self.value(f, pool)? {
-            Ok(w) => {
-                let text = TextCtx {
-                    program: self.program,
-                    layout: self.layout,
-                    state: self.state,
-                    pool,
-                };
-                text.render_word(w, self.tag(f), ty, out)
-            }
+        let w = match self.value(f, pool)? {
+            Ok(w) => w,
             Err(_) => {
                 out.push_str(FAILED);
-                Ok(())
+                return Ok(());
+            }
+        };
+        let tag = self.tag(f);
+        let key = w.zip(memo_kind(tag, ty));
+        if let (Some((w, kind)), Some(memo)) = (key, memo.as_deref()) {
+            if let Some(text) = memo.get(kind, w) {
+                out.push_str(text);
+                return Ok(());
             }
         }
+        let start = out.len();
+        let text = TextCtx {
+            program: self.program,
+            layout: self.layout,
+            state: self.state,
+            pool,
+        };
+        text.render_word(w, tag, ty, out)?;
+        if let (Some((w, kind)), Some(memo)) = (key, memo) {
+            if let Some(kept) = memo.put(kind, w) {
+                kept.clear();
+                kept.push_str(out.get(start..).unwrap_or_default());
+            }
+        }
+        Ok(())
     }
 
     /// Appends `label`'s text as `interp::render::render_text` renders it:
     /// each interpolation by its value's kind and static type, one whose
     /// evaluation faults as `—`. `shown` gets every other non-empty
     /// interpolated piece (what the interpreter's page renderer keeps).
+    /// `memo`, when given, holds the texts of values shown lately.
     pub fn label(
         &self,
         label: &Label,
         pool: &mut TextPool,
+        mut memo: Option<&mut ValueMemo<String>>,
         out: &mut String,
         mut shown: impl FnMut(std::ops::Range<usize>),
     ) -> Result<(), JitFault> {
@@ -212,7 +232,7 @@ impl Calls<'_> {
                 Part::Lit(s) => out.push_str(s),
                 Part::Interp(f, ty) => {
                     let start = out.len();
-                    self.render_interp(*f, ty, pool, out)?;
+                    self.render_interp(*f, ty, pool, memo.as_deref_mut(), out)?;
                     let piece = out.get(start..).unwrap_or_default();
                     if !piece.is_empty() && piece != FAILED {
                         shown(start..out.len());
@@ -227,15 +247,15 @@ impl Calls<'_> {
     /// its words' hashes to `out` without rendering its text where it can,
     /// and says whether that text is non-empty. A text value's words are
     /// the pool's (computed once per text); a value whose text is its word's
-    /// alone (an integer, an amount, a truth value, a date, a time) is
-    /// rendered and hashed once and then found in `memo`. `None` for a
-    /// value of another kind, or a fault: render it as text instead.
+    /// and the site's alone (`memo_kind`) is rendered and hashed once and
+    /// then found in `memo`. `None` for a value of another kind, or a
+    /// fault: render it as text instead.
     fn alone_words(
         &self,
         f: F,
         ty: &Ty,
         pool: &mut TextPool,
-        memo: &mut WordsMemo,
+        memo: &mut ShownMemo,
         scratch: &mut String,
         out: &mut dyn FnMut(u64),
     ) -> Result<Option<bool>, JitFault> {
@@ -249,8 +269,8 @@ impl Calls<'_> {
             Ok(Some(w)) => w,
             Err(_) => return Ok(None),
         };
-        if let Some(found) = memo.get(kind, w) {
-            found.hashes.iter().for_each(|&h| out(h));
+        if let Some(found) = memo.words.get(kind, w) {
+            found.hashes().iter().for_each(|&h| out(h));
             return Ok(Some(found.nonempty));
         }
         scratch.clear();
@@ -271,8 +291,11 @@ impl Calls<'_> {
             n += 1;
         });
         let nonempty = !scratch.is_empty();
-        if let Some(kept) = hashes.get(..n) {
-            memo.put(kind, w, kept, nonempty);
+        let words = hashes.get(..n).and_then(|h| ShownWords::of(h, nonempty));
+        if let Some(words) = words {
+            if let Some(slot) = memo.words.put(kind, w) {
+                *slot = words;
+            }
         }
         // The scratch is the label's pending text, which must stay empty.
         scratch.clear();
@@ -319,7 +342,7 @@ impl Calls<'_> {
         label: &Label,
         pool: &mut TextPool,
         pending: &mut String,
-        memo: &mut WordsMemo,
+        memo: &mut ShownMemo,
         out: impl FnMut(u64),
     ) -> Result<bool, JitFault> {
         let mut nonempty = label.has_literal_text;
@@ -341,7 +364,7 @@ impl Calls<'_> {
                     },
                 };
                 let start = p.len();
-                self.render_interp(*f, ty, pool, p)?;
+                self.render_interp(*f, ty, pool, Some(&mut memo.texts), p)?;
                 nonempty |= p.len() > start;
                 Ok(())
             },

@@ -368,9 +368,9 @@ impl JitPredicate {
 
 /// A program's predicates compiled into one JIT module.
 pub struct JitSite {
-    /// Unique to the process: what a page's memory of shown values' words
-    /// (`PageStructure`'s, `jit::label`) belongs to, since enum values show
-    /// this program's names.
+    /// Unique to the process: whose values a page structure's memory of
+    /// shown values holds (`words::memo`, `jit::label`), since enum values
+    /// show this program's names.
     id: u64,
     /// `None` only while being dropped. Behind a mutex so the site is `Sync`:
     /// the module itself is never touched after finalization, except to free

@@ -1,67 +1,56 @@
-//! A small memory of the word hashes of values, by the value's kind and
-//! word: what lets a render with words skip turning a number, an amount or
-//! a date into text and hashing it, when the same value was shown lately.
+//! Small memories of what values show, by the value's kind and word: the
+//! text a value renders to, and the hashes of its words. They let a render
+//! skip turning a number, an amount or a date into text (and hashing it)
+//! when the same value was shown lately, which on the examples is most of
+//! the time: a page shows the rows it showed the step before.
 //!
-//! The memory knows nothing of what a kind means. Its user promises that a
-//! value's words are a function of its owner and `(kind, word)` alone: the
-//! JIT's owner is the compiled site, and it keys an interpolation by its
-//! value's tag, only for the tags whose text is the word's alone or the
-//! site's enum names (integers, amounts, truth values, dates, times, enum
-//! variants; see `jit::label`). [`WordsMemo::serve`] forgets everything
-//! when the owner changes. Under that promise an entry found is exact: a
-//! slot answers only for the kind and word it holds, and a value with more
-//! words than a slot keeps is never remembered.
+//! A memory knows nothing of what a kind means. Its user promises that a
+//! value's text is a function of the memory's owner and `(kind, word)`
+//! alone: the JIT's owner is the compiled site, and it keys an
+//! interpolation by its value's tag, only for the tags whose text is the
+//! word's alone or the site's enum names (integers, amounts, truth values,
+//! dates, times, enum variants; see `jit::label`). [`ValueMemo::serve`]
+//! forgets everything when the owner changes. Under that promise an entry
+//! found is exact: a slot answers only for the kind and word it holds.
 //!
-//! The memory is direct-mapped (one slot per key, the later value
-//! replacing the earlier) and allocated on first use, so a structure that
-//! never renders words never pays for it.
+//! A memory is direct-mapped (one slot per key, the later value replacing
+//! the earlier) and allocated on first use, so a page structure that never
+//! renders what it serves never pays for it.
 
-/// Slots in a memory (a power of two): about 6 KiB, so that a batch's
-/// environments each keep one without crowding the cache.
+/// Slots in a memory (a power of two): a few KiB, so that each of a
+/// batch's environments keeps one without crowding the cache.
 const SLOTS: usize = 128;
 
-/// Words a slot keeps: the texts it serves (`-1,234`, `$12.50`, `yes`,
-/// `Mar 3, 2026`, `09:30`) have one to three.
+/// Words a [`ShownWords`] keeps: the texts it serves (`-1,234`, `$12.50`,
+/// `yes`, `Mar 3, 2026`, `09:30`, a variant's name) have one to three.
 const MAX_WORDS: usize = 3;
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
+#[derive(Clone, Debug, Default)]
+struct Slot<T> {
     /// The kind remembered, 0 for an empty slot.
     kind: u8,
-    len: u8,
-    /// Whether the value's text is non-empty (a text of punctuation alone
-    /// has no word).
-    nonempty: bool,
     word: i64,
-    hashes: [u64; MAX_WORDS],
+    value: T,
 }
 
-/// Word hashes by `(kind, word)`; see the module docs.
-#[derive(Clone, Debug, Default)]
-pub struct WordsMemo {
+/// What values of one owner show, by `(kind, word)`; see the module docs.
+#[derive(Clone, Debug)]
+pub struct ValueMemo<T> {
     /// Whose values the slots hold (0: nobody's yet).
     owner: u64,
-    slots: Vec<Slot>,
+    slots: Vec<Slot<T>>,
 }
 
-/// What the memory holds of one value: its words' hashes, and whether its
-/// text is non-empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Remembered<'a> {
-    pub hashes: &'a [u64],
-    pub nonempty: bool,
-}
-
-impl WordsMemo {
-    /// Makes the memory `owner`'s (not 0), forgetting what it holds of
-    /// another owner's values.
-    pub fn serve(&mut self, owner: u64) {
-        if self.owner != owner {
-            self.owner = owner;
-            self.slots.fill(Slot::default());
+impl<T> Default for ValueMemo<T> {
+    fn default() -> Self {
+        ValueMemo {
+            owner: 0,
+            slots: Vec::new(),
         }
     }
+}
 
+impl<T: Clone + Default> ValueMemo<T> {
     /// The slot `(kind, word)` maps to: a multiplicative hash of both.
     fn slot(kind: u8, word: i64) -> usize {
         let mixed = (word as u64 ^ (u64::from(kind) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -69,37 +58,80 @@ impl WordsMemo {
         (mixed >> (64 - SLOTS.trailing_zeros())) as usize
     }
 
-    /// What is remembered of value `word` of `kind` (`kind` is not 0).
-    pub fn get(&self, kind: u8, word: i64) -> Option<Remembered<'_>> {
-        let s = self.slots.get(Self::slot(kind, word))?;
-        (kind != 0 && s.kind == kind && s.word == word).then(|| Remembered {
-            hashes: s.hashes.get(..usize::from(s.len)).unwrap_or_default(),
-            nonempty: s.nonempty,
-        })
+    /// Makes the memory `owner`'s, forgetting what it holds of another
+    /// owner's values.
+    pub fn serve(&mut self, owner: u64) {
+        if self.owner != owner {
+            self.owner = owner;
+            self.slots.iter_mut().for_each(|s| s.kind = 0);
+        }
     }
 
-    /// Remembers that value `word` of `kind` (not 0) has the words `hashes`
-    /// and a text that is `nonempty` or not; a value of more words than a
-    /// slot keeps is not remembered.
-    pub fn put(&mut self, kind: u8, word: i64, hashes: &[u64], nonempty: bool) {
-        if kind == 0 || hashes.len() > MAX_WORDS {
-            return;
+    /// What is remembered of value `word` of `kind` (never anything for
+    /// kind 0).
+    pub fn get(&self, kind: u8, word: i64) -> Option<&T> {
+        let s = self.slots.get(Self::slot(kind, word))?;
+        (kind != 0 && s.kind == kind && s.word == word).then_some(&s.value)
+    }
+
+    /// The slot of value `word` of `kind`, made theirs, for the caller to
+    /// fill whole (it holds whatever the slot held before); `None` for kind
+    /// 0. Claim a slot only once what goes in it is known: a slot claimed
+    /// and left as it was answers for the new key with the old value.
+    pub fn put(&mut self, kind: u8, word: i64) -> Option<&mut T> {
+        if kind == 0 {
+            return None;
         }
         if self.slots.is_empty() {
             self.slots = vec![Slot::default(); SLOTS];
         }
-        let Some(s) = self.slots.get_mut(Self::slot(kind, word)) else {
-            return;
-        };
+        let s = self.slots.get_mut(Self::slot(kind, word))?;
+        s.kind = kind;
+        s.word = word;
+        Some(&mut s.value)
+    }
+}
+
+/// The words of a value's text: their hashes, and whether the text is
+/// non-empty (a text of punctuation alone has no word).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShownWords {
+    len: u8,
+    pub nonempty: bool,
+    hashes: [u64; MAX_WORDS],
+}
+
+impl ShownWords {
+    /// `None` for a text of more words than are kept.
+    pub fn of(hashes: &[u64], nonempty: bool) -> Option<ShownWords> {
         let mut kept = [0; MAX_WORDS];
-        kept[..hashes.len()].copy_from_slice(hashes);
-        *s = Slot {
-            kind,
-            len: hashes.len() as u8,
+        kept.get_mut(..hashes.len())?.copy_from_slice(hashes);
+        Some(ShownWords {
+            len: u8::try_from(hashes.len()).ok()?,
             nonempty,
-            word,
             hashes: kept,
-        };
+        })
+    }
+
+    pub fn hashes(&self) -> &[u64] {
+        self.hashes.get(..usize::from(self.len)).unwrap_or_default()
+    }
+}
+
+/// A page structure's memories of shown values: their texts (for renders
+/// with texts, and for text glued to a value) and their words (for values
+/// standing alone in a render with words).
+#[derive(Clone, Debug, Default)]
+pub struct ShownMemo {
+    pub texts: ValueMemo<String>,
+    pub words: ValueMemo<ShownWords>,
+}
+
+impl ShownMemo {
+    /// Makes both memories `owner`'s ([`ValueMemo::serve`]).
+    pub fn serve(&mut self, owner: u64) {
+        self.texts.serve(owner);
+        self.words.serve(owner);
     }
 }
 
@@ -107,59 +139,64 @@ impl WordsMemo {
 mod tests {
     use super::*;
 
+    fn words(hashes: &[u64]) -> ShownWords {
+        ShownWords::of(hashes, true).expect("few enough words")
+    }
+
     #[test]
     fn a_slot_answers_only_for_its_own_kind_and_word() {
-        let mut memo = WordsMemo::default();
+        let mut memo = ValueMemo::<ShownWords>::default();
         assert_eq!(memo.get(1, 7), None);
-        memo.put(1, 7, &[11, 12], true);
-        let found = memo.get(1, 7).expect("remembered");
-        assert_eq!((found.hashes, found.nonempty), (&[11, 12][..], true));
+        *memo.put(1, 7).expect("a slot") = words(&[11, 12]);
+        assert_eq!(memo.get(1, 7).map(ShownWords::hashes), Some(&[11, 12][..]));
         // Another kind of the same word, another word of the same kind.
         assert_eq!(memo.get(2, 7), None);
         assert_eq!(memo.get(1, 8), None);
         // Kind 0 is never remembered nor found.
-        memo.put(0, 9, &[1], true);
+        assert!(memo.put(0, 9).is_none());
         assert_eq!(memo.get(0, 9), None);
         assert_eq!(memo.get(0, 0), None);
     }
 
     #[test]
     fn a_later_value_replaces_an_earlier_one_in_its_slot() {
-        let mut memo = WordsMemo::default();
+        let mut memo = ValueMemo::<String>::default();
         // Two words that share a slot.
         let first = 3;
+        let slot = ValueMemo::<String>::slot;
         let other = (4..)
-            .find(|&w| WordsMemo::slot(1, w) == WordsMemo::slot(1, first))
+            .find(|&w| slot(1, w) == slot(1, first))
             .expect("a colliding word");
-        memo.put(1, first, &[5], true);
-        memo.put(1, other, &[6, 7, 8], false);
+        memo.put(1, first).expect("a slot").push_str("three");
+        let s = memo.put(1, other).expect("a slot");
+        s.clear();
+        s.push_str("other");
         assert_eq!(memo.get(1, first), None);
-        let found = memo.get(1, other).expect("the later value");
-        assert_eq!((found.hashes, found.nonempty), (&[6, 7, 8][..], false));
+        assert_eq!(memo.get(1, other).map(String::as_str), Some("other"));
     }
 
     #[test]
     fn another_owner_finds_nothing_of_the_last_ones_values() {
-        let mut memo = WordsMemo::default();
+        let mut memo = ShownMemo::default();
         memo.serve(1);
-        memo.put(1, 7, &[11], true);
+        memo.texts.put(1, 7).expect("a slot").push('7');
+        *memo.words.put(1, 7).expect("a slot") = words(&[11]);
         memo.serve(1);
-        assert!(memo.get(1, 7).is_some());
+        assert!(memo.texts.get(1, 7).is_some() && memo.words.get(1, 7).is_some());
         memo.serve(2);
-        assert_eq!(memo.get(1, 7), None);
-        memo.put(1, 7, &[12], true);
+        assert!(memo.texts.get(1, 7).is_none() && memo.words.get(1, 7).is_none());
+        memo.words.put(1, 7).expect("a slot");
         memo.serve(1);
-        assert_eq!(memo.get(1, 7), None);
+        assert_eq!(memo.words.get(1, 7), None);
     }
 
     #[test]
-    fn values_of_too_many_words_and_of_none_are_handled_exactly() {
-        let mut memo = WordsMemo::default();
-        memo.put(2, 1, &[1, 2, 3, 4], true);
-        assert_eq!(memo.get(2, 1), None);
+    fn words_past_the_kept_number_are_not_kept_and_punctuation_is_shown() {
+        assert_eq!(ShownWords::of(&[1, 2, 3, 4], true), None);
+        let three = words(&[1, 2, 3]);
+        assert_eq!(three.hashes(), &[1, 2, 3]);
         // A text of punctuation: no word, yet shown.
-        memo.put(2, 2, &[], true);
-        let found = memo.get(2, 2).expect("remembered");
-        assert_eq!((found.hashes, found.nonempty), (&[][..], true));
+        let none = words(&[]);
+        assert_eq!((none.hashes(), none.nonempty), (&[][..], true));
     }
 }

@@ -19,7 +19,7 @@
 
 mod memo;
 
-pub use memo::{Remembered, WordsMemo};
+pub use memo::{ShownMemo, ShownWords, ValueMemo};
 
 /// Padding in token buffers.
 pub const PAD: u32 = 0;

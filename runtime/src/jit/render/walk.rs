@@ -229,8 +229,14 @@ impl Walk<'_> {
         let start = self.out.texts.len();
         let mut nonempty = false;
         if mode.texts {
-            let PageStructure { texts, shown, .. } = &mut *self.out;
-            calls!(self).label(label, self.pool, texts, |piece| {
+            let PageStructure {
+                texts,
+                shown,
+                spare,
+                ..
+            } = &mut *self.out;
+            let memo = Some(&mut spare.shown_memo.texts);
+            calls!(self).label(label, self.pool, memo, texts, |piece| {
                 shown.push(Span::between(piece.start, piece.end));
             })?;
             nonempty = self.out.texts.len() > start;
@@ -244,7 +250,7 @@ impl Walk<'_> {
             let begin = self.out.words.len();
             let out = &mut *self.out;
             let hashes = &mut out.words;
-            let (pending, memo) = (&mut out.spare.pending, &mut out.spare.words_memo);
+            let (pending, memo) = (&mut out.spare.pending, &mut out.spare.shown_memo);
             nonempty =
                 calls!(self).label_words(label, self.pool, pending, memo, |h| hashes.push(h))?;
             words = Span::between(begin, self.out.words.len());
@@ -262,8 +268,14 @@ impl Walk<'_> {
     fn option_text(&mut self, label: &Label) -> Result<Span, JitFault> {
         let keep = self.out.mode().texts;
         let start = self.out.texts.len();
-        let PageStructure { texts, shown, .. } = &mut *self.out;
-        calls!(self).label(label, self.pool, texts, |piece| {
+        let PageStructure {
+            texts,
+            shown,
+            spare,
+            ..
+        } = &mut *self.out;
+        let memo = Some(&mut spare.shown_memo.texts);
+        calls!(self).label(label, self.pool, memo, texts, |piece| {
             if keep {
                 shown.push(Span::between(piece.start, piece.end));
             }
@@ -736,7 +748,7 @@ impl JitSite {
                 *cp = i64::from(*p != 0);
             }
         }
-        out.spare.words_memo.serve(self.id);
+        out.spare.shown_memo.serve(self.id);
         let note_forms = native.forms_apart && out.mode() == RenderMode::STRUCTURE;
         let mut origins = std::mem::take(&mut out.spare.origins);
         origins.clear();
