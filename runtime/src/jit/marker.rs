@@ -44,7 +44,7 @@ use super::alert;
 use super::codegen;
 use super::frames;
 use super::helpers::JitCtx;
-use super::text::{i64_at, u32_at, Templates};
+use super::text::{i64_at, row_slot, u32_at, Templates};
 use super::{code, JitError, JitFault, JitFrame, JitPredicate, JitSite, PredFn, PredicateRef, Tag};
 use crate::interp::eval::Fault;
 use crate::interp::exec::{alert as exec_alert, Delta};

@@ -12,7 +12,7 @@
 use super::{JitFault, Tag};
 use crate::interp::state::idx;
 use crate::ir::{self, Ty};
-use crate::layout::{StateLayout, TextPool, WORD};
+use crate::layout::{StateLayout, TableLayout, TextPool, WORD};
 use crate::value::{Date, Money, Time};
 use std::cell::RefCell;
 use std::fmt::Write;
@@ -152,7 +152,8 @@ impl TextCtx<'_> {
         Ok(true)
     }
 
-    /// The slot of row `id` in its table (ids are kept in increasing order).
+    /// The slot of row `id` in its table ([`row_slot`]), after checking the
+    /// row count.
     fn row_index(
         &self,
         tl: &crate::layout::TableLayout,
@@ -163,18 +164,39 @@ impl TextCtx<'_> {
         if n > tl.capacity {
             return Err(corrupt("a row count past the capacity"));
         }
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let at = i64_at(self.state, tl.ids + WORD * mid).ok_or_else(|| corrupt("a row id"))?;
-            match at.cmp(&id) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Ok(Some(mid)),
-            }
-        }
-        Ok(None)
+        // The state has the layout's size (checked where the render
+        // starts), so every id slot below the capacity can be read.
+        Ok(row_slot(self.state, tl, n, id))
     }
+}
+
+/// The slot of row `id` among the first `n` rows of the table laid out as
+/// `tl`, `None` when none holds it (or the bytes end first).
+///
+/// Rows are given ids 1, 2, 3… in order (`TableState::issue_id`, and seed
+/// rows from 1), so a row with no deleted row before it sits at slot
+/// `id - 1`: that slot is tried first, then a binary search over the
+/// sorted ids. Ids are distinct, so a slot holding `id` is its slot however
+/// it was found. The compiled lookup (`codegen/rows.rs`) guesses the same
+/// way.
+pub(super) fn row_slot(bytes: &[u8], tl: &TableLayout, n: usize, id: i64) -> Option<usize> {
+    let guess = id.checked_sub(1).and_then(|g| usize::try_from(g).ok());
+    if let Some(g) = guess.filter(|&g| g < n) {
+        if i64_at(bytes, tl.ids + WORD * g) == Some(id) {
+            return Some(g);
+        }
+    }
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let v = i64_at(bytes, tl.ids + WORD * mid)?;
+        match v.cmp(&id) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
 }
 
 /// The little-endian `u32` at `at`, if the bytes reach that far.
@@ -277,5 +299,57 @@ impl Templates {
 
     pub fn into_list(self) -> Vec<Arc<Template>> {
         self.list.into_inner()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `row_slot` against a scan of every slot: tables whose ids start at
+    /// 1 and run without gaps (the guess hits), with rows deleted before,
+    /// between and after, starting past 1, and ids that are no row's.
+    #[test]
+    fn a_row_is_found_at_its_slot_whether_the_guess_hits_or_not() {
+        let tl = TableLayout {
+            count: 0,
+            high: 8,
+            capacity: 8,
+            ids: 16,
+            columns: Vec::new(),
+        };
+        let tables: [&[i64]; 6] = [
+            &[],
+            &[1, 2, 3, 4, 5],
+            &[2, 3, 4],
+            &[1, 3, 4, 7],
+            &[1, 2, 3, 9, 10, 11, 12, 13],
+            &[-4, 0, 2],
+        ];
+        let (mut hits, mut searched) = (0, 0);
+        for ids in tables {
+            let mut bytes = vec![0u8; 16 + WORD * 8];
+            for (slot, id) in ids.iter().enumerate() {
+                let at = 16 + WORD * slot;
+                bytes[at..at + WORD].copy_from_slice(&id.to_le_bytes());
+            }
+            for id in -5..16 {
+                let want = ids.iter().position(|&x| x == id);
+                assert_eq!(
+                    row_slot(&bytes, &tl, ids.len(), id),
+                    want,
+                    "{id} in {ids:?}"
+                );
+                match want {
+                    Some(slot) if i64::try_from(slot + 1) == Ok(id) => hits += 1,
+                    Some(_) => searched += 1,
+                    None => {}
+                }
+            }
+            // A slot past the rows is never read as one.
+            assert_eq!(row_slot(&bytes, &tl, 0, 1), None);
+        }
+        // Both ways of finding a row were taken.
+        assert!(hits > 5 && searched > 5, "{hits} {searched}");
     }
 }

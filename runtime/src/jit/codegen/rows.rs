@@ -1,6 +1,7 @@
-//! Lowering row access: finding a row's slot by its id (a binary search
-//! over the table's sorted ids, `MissingRow` when absent) and reading a
-//! field of a row, as `interp::eval` reads them.
+//! Lowering row access: finding a row's slot by its id (slot `id - 1`
+//! first, where an undeleted row sits, then a binary search over the
+//! table's sorted ids, `MissingRow` when absent) and reading a field of a
+//! row, as `interp::eval` reads them.
 //!
 //! A lookup by a constant id inside a scan (`e.student == Student[1]` in a
 //! goal's `exists`) would search the ids once per row scanned. In code that
@@ -153,9 +154,18 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
-    /// A binary search over `table`'s sorted ids for `id`: the builder ends
-    /// in the block where it was found, with its slot; a miss goes on to
+    /// Row `id`'s slot in `table`'s sorted ids: the builder ends in the
+    /// block where it was found, with its slot; a miss goes on to
     /// `missing`.
+    ///
+    /// Rows are given ids 1, 2, 3… in order (`TableState::issue_id`, and
+    /// seed rows from 1), so until a row is deleted, row `id` sits at slot
+    /// `id - 1`. That slot is tried first; when it holds another id (a row
+    /// before it was deleted) or lies past the rows, a binary search
+    /// follows. Either way the slot found is the one holding `id`, and ids
+    /// are distinct, so the guess changes no answer, only how soon it
+    /// comes: a loop's binder is a row id, and every field read of it
+    /// looked its row up again.
     fn binary_search(&mut self, table: TableId, id: CValue, missing: Block) -> R<CValue> {
         let tl = self.table_layout(table)?.clone();
         let count = self.count(tl.count, tl.capacity)?;
@@ -164,10 +174,23 @@ impl Gen<'_, '_> {
         let zero = self.word(0);
         self.b.def_var(lo, zero);
         self.b.def_var(hi, count);
+        let guess = self.b.create_block();
         let header = self.b.create_block();
         let body = self.b.create_block();
         let found = self.b.create_block();
-        self.b.ins().jump(header, &[]);
+        self.b.append_block_param(found, types::I64);
+
+        // Slot `id - 1`, when it is one of the rows (an id of 0 or less
+        // wraps past every count, unsigned).
+        let g = self.b.ins().iadd_imm_s(id, -1);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, g, count);
+        self.b.ins().brif(inside, guess, &[], header, &[]);
+        self.b.switch_to_block(guess);
+        let at = self.b.ins().ishl_imm_u(g, 3);
+        let at = self.b.ins().iadd(self.state, at);
+        let v = self.state_word(at, tl.ids)?;
+        let hit = self.b.ins().icmp(IntCC::Equal, v, id);
+        self.b.ins().brif(hit, found, &[g.into()], header, &[]);
 
         self.b.switch_to_block(header);
         let l = self.b.use_var(lo);
@@ -188,10 +211,13 @@ impl Gen<'_, '_> {
         self.b.def_var(lo, new_lo);
         self.b.def_var(hi, new_hi);
         let hit = self.b.ins().icmp(IntCC::Equal, v, id);
-        self.b.ins().brif(hit, found, &[], header, &[]);
+        self.b.ins().brif(hit, found, &[mid.into()], header, &[]);
 
         self.b.switch_to_block(found);
-        Ok(mid)
+        let &[slot] = self.b.block_params(found) else {
+            return Err(internal("a found block without its slot"));
+        };
+        Ok(slot)
     }
 
     /// `row.field`: `none` faults, a row that does not exist faults.

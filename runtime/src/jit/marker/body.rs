@@ -105,21 +105,10 @@ pub(crate) fn row_count(bytes: &[u8], layout: &StateLayout, table: usize) -> Opt
     Some(n.min(tl.capacity))
 }
 
-/// The slot of row `id` (binary search over the sorted ids).
+/// The slot of row `id` ([`row_slot`] among the table's rows).
 pub(crate) fn find_row(bytes: &[u8], layout: &StateLayout, table: usize, id: i64) -> Option<usize> {
     let tl = layout.tables.get(table)?;
-    let n = row_count(bytes, layout, table)?;
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let v = i64_at(bytes, tl.ids + WORD * mid)?;
-        match v.cmp(&id) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
-        }
-    }
-    None
+    row_slot(bytes, tl, row_count(bytes, layout, table)?, id)
 }
 
 /// The running body's context.
