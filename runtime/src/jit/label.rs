@@ -115,6 +115,7 @@ pub(super) struct Calls<'a> {
 
 impl Calls<'_> {
     /// Runs function `f`: its raw result and `JitCtx::out`.
+    #[inline]
     fn call(&self, f: F, pool: &mut TextPool) -> Result<(i64, JitCtx), JitFault> {
         let native = self
             .funcs
@@ -144,6 +145,7 @@ impl Calls<'_> {
     }
 
     /// `eval_bool`: the condition, or its fault.
+    #[inline]
     pub fn cond(&self, f: F, pool: &mut TextPool) -> Result<Result<bool, Fault>, JitFault> {
         let (r, ctx) = self.call(f, pool)?;
         Ok(match r {
@@ -154,6 +156,7 @@ impl Calls<'_> {
     }
 
     /// `eval`: the value's word (`None` for `none`), or its fault.
+    #[inline]
     pub fn value(&self, f: F, pool: &mut TextPool) -> Result<Result<Option<i64>, Fault>, JitFault> {
         let (r, ctx) = self.call(f, pool)?;
         Ok(match r {
@@ -163,6 +166,7 @@ impl Calls<'_> {
         })
     }
 
+    #[inline]
     pub fn tag(&self, f: F) -> Tag {
         match self.funcs.get(f).map(|n| n.kind) {
             Some(FnKind::Value(t)) => t,
@@ -219,6 +223,7 @@ impl Calls<'_> {
     /// evaluation faults as `—`. `shown` gets every other non-empty
     /// interpolated piece (what the interpreter's page renderer keeps).
     /// `memo`, when given, holds the texts of values shown lately.
+    #[inline]
     pub fn label(
         &self,
         label: &Label,
