@@ -311,10 +311,6 @@ impl Calls<'_> {
     /// pool's, computed once per text) to `out`, and whether its text is
     /// non-empty. `None` for a value of another kind, or a fault: render it
     /// as text instead.
-    /// For a text-valued interpolation `f`: sends its words' hashes (the
-    /// pool's, computed once per text) to `out`, and whether its text is
-    /// non-empty. `None` for a value of another kind, or a fault: render it
-    /// as text instead.
     fn pooled_words(
         &self,
         f: F,

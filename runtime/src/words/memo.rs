@@ -22,7 +22,7 @@
 const SLOTS: usize = 128;
 
 /// Words a [`ShownWords`] keeps: the texts it serves (`-1,234`, `$12.50`,
-/// `yes`, `Mar 3, 2026`, `09:30`, a variant's name) have one to three.
+/// `yes`, `2026-03-03`, `09:30`, a variant's name) have one to three.
 const MAX_WORDS: usize = 3;
 
 #[derive(Clone, Debug, Default)]
