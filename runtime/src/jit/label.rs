@@ -193,7 +193,22 @@ impl Calls<'_> {
                 return Ok(());
             }
         };
-        let tag = self.tag(f);
+        self.render_value(w, self.tag(f), ty, pool, memo, out)
+    }
+
+    /// Appends the text of value `w` (kind `tag`, static type `ty`): from
+    /// `memo` when its kind's text is a function of its word and the site
+    /// (`memo_kind`) and the memory holds it, rendered and put there
+    /// otherwise.
+    fn render_value(
+        &self,
+        w: Option<i64>,
+        tag: Tag,
+        ty: &Ty,
+        pool: &mut TextPool,
+        memo: Option<&mut ValueMemo<String>>,
+        out: &mut String,
+    ) -> Result<(), JitFault> {
         let key = w.zip(memo_kind(tag, ty));
         if let (Some((w, kind)), Some(memo)) = (key, memo.as_deref()) {
             if let Some(text) = memo.get(kind, w) {
@@ -252,8 +267,8 @@ impl Calls<'_> {
     /// its words' hashes to `out` without rendering its text where it can,
     /// and says whether that text is non-empty. A text value's words are
     /// the pool's (computed once per text); a value whose text is its word's
-    /// and the site's alone (`memo_kind`) is rendered and hashed once and
-    /// then found in `memo`. `None` for a value of another kind, or a
+    /// and the site's alone (`memo_kind`) is rendered (or its text found)
+    /// and hashed once, and then found in `memo`. `None` for a value of another kind, or a
     /// fault: render it as text instead.
     fn alone_words(
         &self,
@@ -279,25 +294,9 @@ impl Calls<'_> {
             return Ok(Some(found.nonempty));
         }
         scratch.clear();
-        let text = TextCtx {
-            program: self.program,
-            layout: self.layout,
-            state: self.state,
-            pool,
-        };
-        text.render_word(Some(w), tag, ty, scratch)?;
-        let mut hashes = [0u64; 4];
-        let mut n = 0;
-        crate::words::each_hash(scratch, |h| {
-            out(h);
-            if let Some(slot) = hashes.get_mut(n) {
-                *slot = h;
-            }
-            n += 1;
-        });
+        self.render_value(Some(w), tag, ty, pool, Some(&mut memo.texts), scratch)?;
         let nonempty = !scratch.is_empty();
-        let words = hashes.get(..n).and_then(|h| ShownWords::of(h, nonempty));
-        if let Some(words) = words {
+        if let Some(words) = ShownWords::hashing(scratch, nonempty, out) {
             if let Some(slot) = memo.words.put(kind, w) {
                 *slot = words;
             }

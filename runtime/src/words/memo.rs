@@ -103,6 +103,7 @@ pub struct ShownWords {
 
 impl ShownWords {
     /// `None` for a text of more words than are kept.
+    #[cfg(test)]
     pub fn of(hashes: &[u64], nonempty: bool) -> Option<ShownWords> {
         let mut kept = [0; MAX_WORDS];
         kept.get_mut(..hashes.len())?.copy_from_slice(hashes);
@@ -111,6 +112,25 @@ impl ShownWords {
             nonempty,
             hashes: kept,
         })
+    }
+
+    /// Sends the hash of each word of `text` (whose non-emptiness is
+    /// `nonempty`) to `each`, and keeps them when there are few enough.
+    pub fn hashing(text: &str, nonempty: bool, mut each: impl FnMut(u64)) -> Option<ShownWords> {
+        let mut kept = Some(ShownWords {
+            len: 0,
+            nonempty,
+            hashes: [0; MAX_WORDS],
+        });
+        super::each_hash(text, |h| {
+            each(h);
+            kept = kept.and_then(|mut k| {
+                *k.hashes.get_mut(usize::from(k.len))? = h;
+                k.len += 1;
+                Some(k)
+            });
+        });
+        kept
     }
 
     pub fn hashes(&self) -> &[u64] {
@@ -193,6 +213,13 @@ mod tests {
     #[test]
     fn words_past_the_kept_number_are_not_kept_and_punctuation_is_shown() {
         assert_eq!(ShownWords::of(&[1, 2, 3, 4], true), None);
+        // Hashing a text sends every word, and keeps them when they fit.
+        for text in ["$1,234.50", "2026-03-03", "a b c", "a b c d", "", "—"] {
+            let mut sent = Vec::new();
+            let kept = ShownWords::hashing(text, !text.is_empty(), |h| sent.push(h));
+            assert_eq!(sent, crate::words::hashes(text), "{text}");
+            assert_eq!(kept, ShownWords::of(&sent, !text.is_empty()), "{text}");
+        }
         let three = words(&[1, 2, 3]);
         assert_eq!(three.hashes(), &[1, 2, 3]);
         // A text of punctuation: no word, yet shown.

@@ -229,16 +229,7 @@ impl Walk<'_> {
         let start = self.out.texts.len();
         let mut nonempty = false;
         if mode.texts {
-            let PageStructure {
-                texts,
-                shown,
-                spare,
-                ..
-            } = &mut *self.out;
-            let memo = Some(&mut spare.shown_memo.texts);
-            calls!(self).label(label, self.pool, memo, texts, |piece| {
-                shown.push(Span::between(piece.start, piece.end));
-            })?;
+            self.label_text(label, true)?;
             nonempty = self.out.texts.len() > start;
         }
         let text = Span::between(start, self.out.texts.len());
@@ -267,6 +258,13 @@ impl Walk<'_> {
     /// as a label's pieces are when texts are rendered.
     fn option_text(&mut self, label: &Label) -> Result<Span, JitFault> {
         let keep = self.out.mode().texts;
+        self.label_text(label, keep)
+    }
+
+    /// `label`'s text, appended to the page's text (values taken from and
+    /// put in the structure's memory of shown texts); its non-empty
+    /// interpolated pieces kept in `shown` when `keep_shown`.
+    fn label_text(&mut self, label: &Label, keep_shown: bool) -> Result<Span, JitFault> {
         let start = self.out.texts.len();
         let PageStructure {
             texts,
@@ -276,7 +274,7 @@ impl Walk<'_> {
         } = &mut *self.out;
         let memo = Some(&mut spare.shown_memo.texts);
         calls!(self).label(label, self.pool, memo, texts, |piece| {
-            if keep {
+            if keep_shown {
                 shown.push(Span::between(piece.start, piece.end));
             }
         })?;
