@@ -148,7 +148,7 @@ fn check_probes(
             .unwrap_or_else(|e| panic!("{what}: probe {k}: {e}"));
         let probed = flat.state()[HEADER_SIZE..].to_vec();
         let mut named = Vec::new();
-        flat.probe_writes(&before, &mut named).unwrap();
+        flat.probe_writes(&before, |r| named.push(r)).unwrap();
         for (i, (a, b)) in flat.state().iter().zip(&before).enumerate() {
             assert!(
                 a == b || named.iter().any(|r| r.contains(&i)),

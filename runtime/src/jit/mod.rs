@@ -378,9 +378,12 @@ pub struct JitSite {
     module: Mutex<Option<JITModule>>,
     predicates: Vec<JitPredicate>,
     index: BTreeMap<PredicateRef, usize>,
-    /// Where the first invariant, and each marker's first `requires`, sit in
-    /// `predicates` (which keeps the order `compile` lowers them in): every
-    /// marker run looks these up, the map costs more than their check.
+    /// Where each task's goal and first progress predicate, the first
+    /// invariant, and each marker's first `requires` sit in `predicates`
+    /// (which keeps the order `compile` lowers them in): every step and
+    /// marker run looks these up, and the map costs more than their check.
+    goals_at: Vec<usize>,
+    progress_at: Vec<usize>,
     invariants_at: usize,
     requires_at: Vec<usize>,
     frame_len: usize,
@@ -611,6 +614,12 @@ impl JitSite {
                 .position(|p| p.what == what)
                 .unwrap_or(predicates.len())
         };
+        let tasks = 0..program.tasks.len();
+        let goals_at = tasks
+            .clone()
+            .map(|t| first(PredicateRef::Goal(t)))
+            .collect();
+        let progress_at = tasks.map(|t| first(PredicateRef::Progress(t, 0))).collect();
         let invariants_at = first(PredicateRef::Invariant(0));
         let requires_at = (0..program.markers.len())
             .map(|m| first(PredicateRef::Requires(m, 0)))
@@ -636,6 +645,8 @@ impl JitSite {
             id: SITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             module: Mutex::new(Some(module)),
             predicates,
+            goals_at,
+            progress_at,
             invariants_at,
             requires_at,
             index,
@@ -683,11 +694,13 @@ impl JitSite {
     }
 
     pub fn goal(&self, task: usize) -> Option<&JitPredicate> {
-        self.predicate(PredicateRef::Goal(task))
+        let first = self.goals_at.get(task).copied().unwrap_or(usize::MAX);
+        self.at(first, 0, PredicateRef::Goal(task))
     }
 
     pub fn progress(&self, task: usize, index: usize) -> Option<&JitPredicate> {
-        self.predicate(PredicateRef::Progress(task, index))
+        let first = self.progress_at.get(task).copied().unwrap_or(usize::MAX);
+        self.at(first, index, PredicateRef::Progress(task, index))
     }
 
     pub fn invariant(&self, index: usize) -> Option<&JitPredicate> {

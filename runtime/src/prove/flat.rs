@@ -30,12 +30,11 @@ use crate::jit::{
     FlatAction, FlatEnv, FlatError, FlatStart, HandleWords, JitSite, MarkerRejection, MemoCounts,
     Recall, RenderMemo, RenderMode,
 };
-use crate::layout::{StateLayout, TextPool, HEADER_SIZE, WORD};
+use crate::layout::{StateLayout, TextPool, HEADER_SIZE};
 use fingerprint::{set_word, word_at, Changes, Fingerprint};
 use late_bound::{LateBound, BOUND_AFTER};
 use levels::{Level, Rebuilt, NO_PARENT};
 use replay::{replay, PathEnd};
-use std::ops::Range;
 use std::sync::Mutex;
 
 mod fingerprint;
@@ -220,7 +219,6 @@ impl JitProver {
                 position: NO_PARENT,
                 rebuilt: Rebuilt::default(),
                 changes: Changes::default(),
-                reload: Vec::new(),
                 // A page without texts copies for far less than it renders
                 // (DECISIONS 110).
                 memo: RenderMemo::remembering_at_first(layout, SEARCH_MEMO),
@@ -228,7 +226,6 @@ impl JitProver {
                 page: 0,
                 parent_fingerprint: 0,
                 pending: 0,
-                writes: Vec::new(),
                 task: instance.name.clone(),
                 checked: 0,
                 refusals: None,
@@ -286,46 +283,6 @@ fn clear_header(state: &mut [u8]) {
     }
 }
 
-/// The bytes of the words in `a` or `b` (each in index order) in a state
-/// of `len` bytes, into `out`: in index order, each word once, neighbours
-/// joined into one range.
-fn word_ranges(a: &[usize], b: &[usize], len: usize, out: &mut Vec<Range<usize>>) {
-    out.clear();
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-    loop {
-        let j = match (a.peek(), b.peek()) {
-            (Some(&&x), Some(&&y)) if x == y => {
-                b.next();
-                a.next();
-                x
-            }
-            (Some(&&x), Some(&&y)) if x < y => {
-                a.next();
-                x
-            }
-            (_, Some(&&y)) => {
-                b.next();
-                y
-            }
-            (Some(&&x), None) => {
-                a.next();
-                x
-            }
-            (None, None) => return,
-        };
-        let bytes = word_bytes(j, len);
-        match out.last_mut() {
-            Some(last) if last.end == bytes.start => last.end = bytes.end,
-            _ => out.push(bytes),
-        }
-    }
-}
-
-/// The bytes of word `j` in a state of `len` bytes.
-fn word_bytes(j: usize, len: usize) -> Range<usize> {
-    j * WORD..((j + 1) * WORD).min(len)
-}
-
 fn u32_at(bytes: &[u8], at: usize) -> R<u32> {
     at.checked_add(4)
         .and_then(|end| bytes.get(at..end))
@@ -369,8 +326,6 @@ struct FlatStates<'s> {
     rebuilt: Rebuilt,
     /// The words the pending successor's step changed.
     changes: Changes,
-    /// The bytes a load copies into the engine.
-    reload: Vec<Range<usize>>,
     /// Pages rendered, keyed by what each page's render reads: many
     /// states show one page alike.
     memo: RenderMemo,
@@ -379,8 +334,6 @@ struct FlatStates<'s> {
     parent_fingerprint: u128,
     /// The fingerprint of the successor pending in `parent`.
     pending: u128,
-    /// Where the pending successor's step wrote.
-    writes: Vec<Range<usize>>,
     /// The task instance, named in a failed self-check.
     task: String,
     /// Successors whose fingerprint a debug build recomputed.
@@ -457,7 +410,6 @@ impl bfs::Expander for Probing<'_, '_, '_> {
         s.position = NO_PARENT;
         s.rebuilt.clear();
         s.changes.words.clear();
-        s.writes.clear();
         s.pending = s.fingerprint.of(&s.scratch);
         Ok(s.pending)
     }
@@ -468,25 +420,31 @@ impl bfs::Expander for Probing<'_, '_, '_> {
         s.parent_fingerprint = *level.fingerprints.get(i).ok_or_else(missing)?;
         s.position = u32::try_from(i).map_err(|_| missing())?;
         // From the state loaded before to this one: its differences from
-        // the initial state undone, this one's applied, and each word either
-        // touched copied into the engine once.
+        // the initial state undone, this one's applied, each word written
+        // into `scratch` and into the engine alike (a word in both lists
+        // twice, the second time right).
         std::mem::swap(&mut s.loaded, &mut s.unloaded);
         s.loaded.clear();
-        for &j in &s.unloaded {
-            set_word(&mut s.scratch, j, word_at(&s.root, j));
-        }
         let words = s
             .rebuilt
             .rebuild(level, i, &s.root)
             .ok_or_else(|| ProveError::compact("a frontier state cannot be rebuilt"))?;
-        for (j, w) in words {
-            set_word(&mut s.scratch, j, w);
-            s.loaded.push(j);
-        }
-        word_ranges(&s.unloaded, &s.loaded, s.scratch.len(), &mut s.reload);
+        let (scratch, root, unloaded, loaded) =
+            (&mut s.scratch, &s.root, &s.unloaded, &mut s.loaded);
+        s.parent.unprobe_with(|state| {
+            for &j in unloaded {
+                let w = word_at(root, j);
+                set_word(scratch, j, w);
+                set_word(state, j, w);
+            }
+            for (j, w) in words {
+                set_word(scratch, j, w);
+                set_word(state, j, w);
+                loaded.push(j);
+            }
+        });
         let recall = Recall::Differs(&mut s.memo, &s.loaded);
-        s.parent
-            .load_changes_for_search(&s.scratch, &s.reload, self.pool, Some(recall))?;
+        s.parent.show_loaded(self.pool, Some(recall))?;
         s.check_same("a load")?;
         s.page = u32_at(&s.scratch, s.page_at)?;
         Ok(())
@@ -509,7 +467,7 @@ impl bfs::Expander for Probing<'_, '_, '_> {
         // state merely reached.
         let probe = s.parent.probe(k, self.pool)?;
         s.note_refusal(&candidate, node, k);
-        s.parent.probe_writes(&s.scratch, &mut s.writes)?;
+        s.collect_changes()?;
         let keep = !probe.success && !probe.rejected && candidate.kind != ActionKind::Answer;
         if !keep {
             s.put_back()?;
@@ -518,7 +476,6 @@ impl bfs::Expander for Probing<'_, '_, '_> {
                 false => Tried::Dead,
             });
         }
-        s.changes.collect(&s.scratch, s.parent.state(), &s.writes);
         s.pending = s.fingerprint.after(s.parent_fingerprint, &s.changes.words);
         s.check_fingerprint()?;
         Ok(Tried::Successor(k, s.pending))
@@ -544,11 +501,28 @@ impl bfs::Expander for Probing<'_, '_, '_> {
 }
 
 impl FlatStates<'_> {
-    /// Puts back the expanded state after a probe: the bytes its step
-    /// wrote. A debug build checks the whole state against `scratch`, which
-    /// also proves the fingerprint update saw every changed byte.
+    /// After a probe from `scratch`: the words it changed, found within
+    /// the ranges the engine names as written (`FlatEnv::probe_writes`).
+    fn collect_changes(&mut self) -> R<()> {
+        let (changes, before, parent) = (&mut self.changes, &self.scratch, &self.parent);
+        changes.begin(before.len());
+        parent.probe_writes(before, |r| changes.look_in(before, parent.state(), r))?;
+        Ok(())
+    }
+
+    /// Puts back the expanded state after a probe: the old value of each
+    /// word it changed ([`FlatStates::collect_changes`]), which costs what
+    /// changed where copying back the ranges written costs what the probe
+    /// may have touched. A debug build checks the whole state against
+    /// `scratch`, which also proves the changes (and so the fingerprint
+    /// update) saw every changed byte.
     fn put_back(&mut self) -> R<()> {
-        self.parent.unprobe_writes(&self.scratch, &self.writes)?;
+        let changed = &self.changes.words;
+        self.parent.unprobe_with(|state| {
+            for &(j, before, _) in changed {
+                set_word(state, j, before);
+            }
+        });
         self.check_same("putting a probe's writes back")
     }
 

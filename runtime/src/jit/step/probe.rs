@@ -100,10 +100,10 @@ impl FlatEnv<'_> {
     /// and its entries from the one inserted on; on a form edit the form
     /// variables' used prefix. An action that did neither named none of
     /// those (a debug build's check that the put-back restores the whole
-    /// state would catch a write this missed).
-    pub fn probe_writes(&self, before: &[u8], out: &mut Vec<Range<usize>>) -> R<()> {
-        out.clear();
-        self.named_writes(|list| entries::count_of(before, list), |r| out.push(r))
+    /// state would catch a write this missed). Each range is given to
+    /// `each`.
+    pub fn probe_writes(&self, before: &[u8], each: impl FnMut(Range<usize>)) -> R<()> {
+        self.named_writes(|list| entries::count_of(before, list), each)
     }
 
     /// The form variables' and the visited set's counts now, as
@@ -153,17 +153,24 @@ impl FlatEnv<'_> {
         Ok(())
     }
 
-    /// `load_for_search` of `bytes`, a state that differs from the engine's
-    /// only within `ranges`: those bytes copied, the page rendered again.
-    pub(crate) fn load_changes_for_search(
-        &mut self,
-        bytes: &[u8],
-        ranges: &[Range<usize>],
-        pool: &mut TextPool,
-        memo: Option<Recall<'_>>,
-    ) -> R<()> {
-        self.unprobe_writes(bytes, ranges)?;
+    /// After [`FlatEnv::unprobe_with`] wrote another state of the search
+    /// into the engine: its page rendered again, as `load_for_search`
+    /// renders it.
+    pub(crate) fn show_loaded(&mut self, pool: &mut TextPool, memo: Option<Recall<'_>>) -> R<()> {
         self.show(pool, memo)
+    }
+
+    /// Puts back the state probed from by `restore`, given the state's
+    /// bytes, which must write back every byte the probe changed (the
+    /// prover's debug builds compare the whole state after): the prover
+    /// restores the words it found changed, which costs what changed where
+    /// copying back every range written costs what a probe may have
+    /// touched. The prover also writes the state it loads next this way
+    /// ([`FlatEnv::show_loaded`]).
+    pub(crate) fn unprobe_with(&mut self, restore: impl FnOnce(&mut [u8])) {
+        self.put_back_probed();
+        self.written = None;
+        restore(&mut self.state);
     }
 
     /// Puts back the state probed from: `ranges` (what `probe_writes` gave)

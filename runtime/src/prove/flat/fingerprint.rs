@@ -63,10 +63,22 @@ pub(super) struct Changes {
 }
 
 impl Changes {
+    /// The words that differ between `before` and `after` within
+    /// `ranges`.
+    #[cfg(test)]
     pub(super) fn collect(&mut self, before: &[u8], after: &[u8], ranges: &[Range<usize>]) {
+        self.begin(before.len());
+        for r in ranges {
+            self.look_in(before, after, r.clone());
+        }
+    }
+
+    /// Forgets the words collected, to collect those of states of `len`
+    /// bytes ([`Changes::look_in`]).
+    pub(super) fn begin(&mut self, len: usize) {
         self.words.clear();
-        if self.stamp.len() < before.len().div_ceil(WORD) {
-            self.stamp = vec![0; before.len().div_ceil(WORD)];
+        if self.stamp.len() < len.div_ceil(WORD) {
+            self.stamp = vec![0; len.div_ceil(WORD)];
             self.generation = 0;
         }
         self.generation = self.generation.wrapping_add(1);
@@ -74,42 +86,65 @@ impl Changes {
             self.stamp.fill(0);
             self.generation = 1;
         }
-        for r in ranges {
-            let words = r.start / WORD..r.end.div_ceil(WORD);
-            let bytes = words.start * WORD..words.end * WORD;
-            // Whole words on both sides (all but a state's cut last word):
-            // compared in 8-byte chunks, without a bounds check each.
-            if let (Some(b), Some(a), Some(marks)) = (
-                before.get(bytes.clone()),
-                after.get(bytes),
-                self.stamp.get_mut(words.clone()),
-            ) {
-                let pairs = b.chunks_exact(WORD).zip(a.chunks_exact(WORD));
-                for ((j, mark), (b, a)) in words.zip(marks.iter_mut()).zip(pairs) {
-                    if *mark == self.generation {
-                        continue;
-                    }
-                    *mark = self.generation;
-                    let (old, new) = (word_at(b, 0), word_at(a, 0));
-                    if old != new {
-                        self.words.push((j, old, new));
-                    }
-                }
-                continue;
-            }
-            for j in words {
-                let Some(mark) = self.stamp.get_mut(j) else {
-                    continue;
-                };
+    }
+
+    /// Notes the words within `r` that differ between `before` and `after`
+    /// (each word once per collection, however the ranges overlap).
+    #[inline]
+    pub(super) fn look_in(&mut self, before: &[u8], after: &[u8], r: Range<usize>) {
+        // Most ranges are one logged write inside one word (a field, a
+        // count, the page id): looked at without the general loop's set-up.
+        let first = r.start / WORD;
+        if r.start < r.end && (r.end - 1) / WORD == first {
+            self.look_at(first, before, after);
+        } else {
+            self.look_in_words(before, after, r);
+        }
+    }
+
+    /// [`Changes::look_in`] for a range of several words (or none).
+    fn look_in_words(&mut self, before: &[u8], after: &[u8], r: Range<usize>) {
+        let words = r.start / WORD..r.end.div_ceil(WORD);
+        let bytes = words.start * WORD..words.end * WORD;
+        // Whole words on both sides (all but a state's cut last word):
+        // compared in 8-byte chunks, without a bounds check each.
+        if let (Some(b), Some(a), Some(marks)) = (
+            before.get(bytes.clone()),
+            after.get(bytes),
+            self.stamp.get_mut(words.clone()),
+        ) {
+            let pairs = b.chunks_exact(WORD).zip(a.chunks_exact(WORD));
+            for ((j, mark), (b, a)) in words.zip(marks.iter_mut()).zip(pairs) {
                 if *mark == self.generation {
                     continue;
                 }
                 *mark = self.generation;
-                let (old, new) = (word_at(before, j), word_at(after, j));
+                let (old, new) = (word_at(b, 0), word_at(a, 0));
                 if old != new {
                     self.words.push((j, old, new));
                 }
             }
+            return;
+        }
+        for j in words {
+            self.look_at(j, before, after);
+        }
+    }
+
+    /// Word `j`, unless already looked at in this collection: noted when it
+    /// differs.
+    #[inline]
+    fn look_at(&mut self, j: usize, before: &[u8], after: &[u8]) {
+        let Some(mark) = self.stamp.get_mut(j) else {
+            return;
+        };
+        if *mark == self.generation {
+            return;
+        }
+        *mark = self.generation;
+        let (old, new) = (word_at(before, j), word_at(after, j));
+        if old != new {
+            self.words.push((j, old, new));
         }
     }
 

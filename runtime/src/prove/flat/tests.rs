@@ -8,7 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use super::*;
-use crate::layout::{EntryList, TableLayout, HEADER_SIZE};
+use crate::layout::{EntryList, TableLayout, HEADER_SIZE, WORD};
+use std::ops::Range;
 
 struct Rng(u64);
 
@@ -200,37 +201,5 @@ fn updated_fingerprints_equal_recomputed_ones_on_layout_states() {
         changes.collect(&state, &next, &ranges);
         let parent = f.of(&state);
         assert_eq!(f.after(parent, &changes.words), f.of(&next));
-    }
-}
-
-/// The words `word_ranges` covers, one by one.
-fn covered(ranges: &[Range<usize>]) -> Vec<usize> {
-    ranges
-        .iter()
-        .flat_map(|r| r.start / WORD..r.end.div_ceil(WORD))
-        .collect()
-}
-
-#[test]
-fn reloads_cover_each_word_of_either_state_once() {
-    let mut rng = Rng(0x5eed);
-    let mut out = Vec::new();
-    for round in 0..3_000 {
-        let words = 1 + rng.below(40);
-        // The last word may be cut short by the state's end.
-        let len = words * WORD - rng.below(WORD - 1);
-        let pick =
-            |rng: &mut Rng| -> Vec<usize> { (0..words).filter(|_| rng.below(2) == 0).collect() };
-        let (a, b) = (pick(&mut rng), pick(&mut rng));
-        word_ranges(&a, &b, len, &mut out);
-        let mut union: Vec<usize> = a.iter().chain(&b).copied().collect();
-        union.sort_unstable();
-        union.dedup();
-        assert_eq!(covered(&out), union, "round {round}");
-        // Ranges are in order, apart (neighbours joined) and inside the state.
-        for pair in out.windows(2) {
-            assert!(pair[0].end < pair[1].start, "round {round}: {out:?}");
-        }
-        assert!(out.iter().all(|r| r.start < r.end && r.end <= len));
     }
 }
