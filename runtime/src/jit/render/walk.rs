@@ -263,7 +263,9 @@ impl Walk<'_> {
 
     /// `label`'s text, appended to the page's text (values taken from and
     /// put in the structure's memory of shown texts); its non-empty
-    /// interpolated pieces kept in `shown` when `keep_shown`.
+    /// interpolated pieces kept in `shown` when `keep_shown`. Always
+    /// inlined (see `Calls::render_value`).
+    #[inline(always)]
     fn label_text(&mut self, label: &Label, keep_shown: bool) -> Result<Span, JitFault> {
         let start = self.out.texts.len();
         let PageStructure {
