@@ -107,6 +107,15 @@ impl<'a> Cx<'a> {
             Expr::Session(s) => self.read(&Cell::Session(*s)),
             Expr::Field { row, table, field } => {
                 let rows = self.eval(frame, row);
+                // One row (a loop's binder, a row parameter): its cell's
+                // value, which is what joining it onto nothing gives,
+                // without the list and the join.
+                if let Abs::Set(s) = &rows {
+                    if let (1, Some(Value::Row(id))) = (s.len(), s.iter().next()) {
+                        let id = self.base.row_key(*table, *id);
+                        return self.read(&Cell::Field(*table, id, *field));
+                    }
+                }
                 self.rows_of(*table, &rows)
                     .into_iter()
                     .fold(Abs::bottom(), |acc, id| {
@@ -220,8 +229,15 @@ impl<'a> Cx<'a> {
                 .filter
                 .as_ref()
                 .is_none_or(|f| self.eval(frame, f).as_truth().may_true);
-            let t = self.eval(frame, body).as_truth();
-            passes && if want { t.may_true } else { t.may_false }
+            // The body is evaluated only for a row that may pass.
+            passes && {
+                let t = self.eval(frame, body).as_truth();
+                if want {
+                    t.may_true
+                } else {
+                    t.may_false
+                }
+            }
         })
     }
 
