@@ -45,6 +45,7 @@ mod candidates;
 mod depends;
 mod entries;
 mod error;
+mod first_page;
 mod memo;
 mod outcome;
 mod prepare;
@@ -169,6 +170,8 @@ pub struct FlatEnv<'s> {
     /// Whether navigating adds to the visited set: only a search whose
     /// task never asks `visited` turns it off (`FlatEnv::forget_visits`).
     visits: bool,
+    /// The page the last `reset` showed, for the next (`first_page.rs`).
+    first: first_page::FirstPage,
 }
 
 type R<T> = Result<T, FlatError>;
@@ -295,9 +298,10 @@ impl<'s> FlatEnv<'s> {
             version: None,
             held: Held::NONE,
             visits: true,
+            first: first_page::FirstPage::default(),
         };
         flat.initial_psi = flat.potential(pool)?;
-        flat.reset(pool)?;
+        flat.reset_rendering(pool)?;
         Ok(flat)
     }
 
@@ -370,8 +374,9 @@ impl<'s> FlatEnv<'s> {
         self.copy_initial_from(&start)
     }
 
-    /// Back to the task's initial state: a copy of its bytes.
-    pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
+    /// Back to the task's initial state, its page rendered (as a new
+    /// engine starts; `reset` keeps the page for the next reset).
+    fn reset_rendering(&mut self, pool: &mut TextPool) -> R<()> {
         self.copy_initial()?;
         self.psi = self.initial_psi;
         self.psi_known = true;
@@ -522,6 +527,14 @@ impl<'s> FlatEnv<'s> {
         self.show(pool, None)
     }
 
+    /// The mode pages are rendered in: the engine's, with texts for a
+    /// retrieval task (whose answers are texts).
+    fn render_mode(&self) -> RenderMode {
+        let mut mode = self.mode;
+        mode.texts |= self.task.answer.is_some();
+        mode
+    }
+
     /// Renders the page of the bytes (taken from `memo` when it has it)
     /// and lists its candidates.
     fn show(&mut self, pool: &mut TextPool, memo: Option<Recall<'_>>) -> R<()> {
@@ -533,8 +546,7 @@ impl<'s> FlatEnv<'s> {
         self.actions.clear();
         self.answers.clear();
         self.structure.clear();
-        let mut mode = self.mode;
-        mode.texts |= self.task.answer.is_some();
+        let mode = self.render_mode();
         self.structure.set_mode(mode);
         let page = self.page()?;
         let (memo, recalled) = self.recall(page, mode, pool, memo)?;

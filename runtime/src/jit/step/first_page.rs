@@ -1,0 +1,92 @@
+//! The page a reset shows, kept so that the next reset of the same engine
+//! copies it instead of rendering it again: an episode of an engine played
+//! on its own (the bench's unbatched steps) ends every few dozen steps, and
+//! its first page is often the site's largest. A batch shares first pages
+//! its own way (`start_page.rs`).
+//!
+//! *Why a copy is the render.* A reset puts back the instance's initial
+//! bytes, so the state is the one the kept page was rendered from. A render
+//! reads the bytes, the render mode and the texts of the pool by id, and
+//! interns the texts it makes (a concatenation, a lowercased name), which
+//! `TextPool::intern` finds when the pool holds them. The page is kept with
+//! the pool's mark taken after its render, so a pool that agrees with the
+//! mark (`TextPool::agrees`: its ids up to the mark mean the same texts)
+//! holds every text that render read or made, under the same ids: the
+//! render would give the same page and intern nothing. The kept page is
+//! offered only for the same prepared instance (the same `FlatStart`) in
+//! the same mode; anything else renders, and the new page is kept instead.
+//! A debug build renders the page again and demands the same structure.
+
+use super::*;
+use crate::layout::PoolMark;
+
+/// The page a reset rendered, its candidates and the pool's mark after it.
+#[derive(Default)]
+pub(super) struct FirstPage {
+    /// The instance whose initial bytes were rendered (`None`: nothing
+    /// kept).
+    start: Option<Arc<FlatStart>>,
+    mark: Option<PoolMark>,
+    structure: PageStructure,
+    actions: Vec<FlatAction>,
+    answers: Vec<u32>,
+}
+
+impl FlatEnv<'_> {
+    /// Back to the task's initial state: a copy of its bytes, and its page
+    /// copied from the one the last reset kept when it is this state's
+    /// (module docs), rendered and kept otherwise.
+    pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
+        self.copy_initial()?;
+        self.psi = self.initial_psi;
+        self.psi_known = true;
+        let mut first = std::mem::take(&mut self.first);
+        let shown = self.show_kept(&first, pool);
+        let shown = match shown {
+            Ok(true) => Ok(()),
+            Ok(false) => self.refresh(pool).map(|()| self.keep(&mut first, pool)),
+            Err(e) => Err(e),
+        };
+        self.first = first;
+        shown
+    }
+
+    /// Shows `first`'s page when it was rendered from this state, with
+    /// this pool's texts, in this mode; `false` when it was not.
+    fn show_kept(&mut self, first: &FirstPage, pool: &mut TextPool) -> R<bool> {
+        let mode = self.render_mode();
+        let (Some(start), Some(mark)) = (&first.start, &first.mark) else {
+            return Ok(false);
+        };
+        if !Arc::ptr_eq(start, &self.start) || first.structure.mode() != mode || !pool.agrees(mark)
+        {
+            return Ok(false);
+        }
+        // What `show` forgets of the state before.
+        self.goal_now = None;
+        self.version = None;
+        self.probed = false;
+        self.structure.copy_from(&first.structure);
+        self.actions.clone_from(&first.actions);
+        self.answers.clone_from(&first.answers);
+        if cfg!(debug_assertions) {
+            let texts = pool.len();
+            self.check_kept(pool, "a kept first page differs from its render")?;
+            if pool.len() != texts {
+                return Err(FlatError::malformed(
+                    "a kept first page lacks texts its render interns",
+                ));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Keeps the page just rendered from the initial bytes in `first`.
+    fn keep(&self, first: &mut FirstPage, pool: &TextPool) {
+        first.start = Some(self.start.clone());
+        first.mark = Some(pool.mark());
+        first.structure.copy_from(&self.structure);
+        first.actions.clone_from(&self.actions);
+        first.answers.clone_from(&self.answers);
+    }
+}
