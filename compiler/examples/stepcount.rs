@@ -19,6 +19,11 @@
 //! `STEPCOUNT_MEMO=K` sets the pages each thread remembers (0: none,
 //! `BatchEnv::set_render_memo`).
 //!
+//! `stepcount rounds N SITES…` plays the bench's unbatched loop (an engine
+//! per instance, in turn, each reset when its episode ends) for N turns and
+//! prints how many were resets (`--toggle-collect='stepcount::rounds*'`,
+//! divided by the turns that were steps).
+//!
 //! `stepcount prove N SITES…` proves, with the JIT prover, the instance of
 //! each site whose search stores the most states, N times; count it with
 //! `--toggle-collect='stepcount::proved*'` and divide by the states printed.
@@ -71,6 +76,26 @@ fn single(flat: &mut FlatEnv<'_>, pool: &mut TextPool, steps: usize) {
     }
 }
 
+/// The bench's unbatched loop: one engine per instance, taken in turn, each
+/// reset when its episode is over (or has no candidate); `ticks` turns in
+/// all. The resets.
+#[inline(never)]
+fn rounds(flats: &mut [FlatEnv<'_>], pool: &mut TextPool, ticks: usize) -> usize {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut resets = 0;
+    for t in 0..ticks {
+        let flat = &mut flats[t % flats.len()];
+        let n = flat.actions().len();
+        if n == 0 || flat.done() {
+            flat.reset(pool).expect("a reset");
+            resets += 1;
+            continue;
+        }
+        black_box(flat.step(next(&mut seed, n), pool).expect("a step"));
+    }
+    resets
+}
+
 #[inline(never)]
 fn proved(prover: &JitProver, instance: &TaskInstance, times: usize) -> usize {
     let mut states = 0;
@@ -98,7 +123,7 @@ fn largest(prover: &JitProver, program: &Program) -> TaskInstance {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: stepcount batch|single|prove N SITES…";
+    let usage = "usage: stepcount batch|single|rounds|prove N SITES…";
     let mode = args.next().expect(usage);
     let n: usize = args.next().and_then(|n| n.parse().ok()).expect(usage);
     for path in args {
@@ -132,6 +157,14 @@ fn main() {
                     100.0 * counts.rows_share()
                 );
                 n * BATCH
+            }
+            "rounds" => {
+                let mut flats: Vec<FlatEnv<'_>> = (all.iter())
+                    .filter_map(|i| FlatEnv::new(&site, i, config, &mut pool).ok())
+                    .collect();
+                let resets = rounds(&mut flats, &mut pool, n);
+                println!("{path}: {resets} of {n} turns were resets");
+                n - resets
             }
             "single" => {
                 let first = all.first().expect("an instance");
