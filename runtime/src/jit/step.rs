@@ -377,10 +377,37 @@ impl<'s> FlatEnv<'s> {
     /// Back to the task's initial state, its page rendered (as a new
     /// engine starts; `reset` keeps the page for the next reset).
     fn reset_rendering(&mut self, pool: &mut TextPool) -> R<()> {
+        self.back_to_initial()?;
+        self.refresh(pool)
+    }
+
+    /// The task's initial bytes and Ψ, the page not yet shown.
+    fn back_to_initial(&mut self) -> R<()> {
         self.copy_initial()?;
         self.psi = self.initial_psi;
         self.psi_known = true;
-        self.refresh(pool)
+        Ok(())
+    }
+
+    /// Shows a page kept from a render of the state now in the bytes, with
+    /// its candidates and answers, as `show` would have rendered it (the
+    /// kept pages of `start_page.rs` and `first_page.rs`).
+    fn show_copy(
+        &mut self,
+        structure: &PageStructure,
+        actions: &[FlatAction],
+        answers: &[u32],
+        version: Option<u64>,
+    ) {
+        // What `show` forgets of the state before.
+        self.goal_now = None;
+        self.version = version;
+        self.probed = false;
+        self.structure.copy_from(structure);
+        self.actions.clear();
+        self.actions.extend_from_slice(actions);
+        self.answers.clear();
+        self.answers.extend_from_slice(answers);
     }
 
     /// Puts the episode in the state `bytes` (of this site's layout, encoded

@@ -7,8 +7,8 @@
 //! expanded state, its successor fingerprinted from the bytes its step
 //! wrote (`fingerprint`), stored only when new, as its step (`levels`:
 //! the words it changed, rebuilt into its words that differ from the
-//! initial state when it is expanded), and the written bytes put back (in
-//! debug builds every put-back is checked whole). `sweep` runs the same
+//! initial state when it is expanded), and the words it changed put back
+//! (in debug builds every put-back is checked whole). `sweep` runs the same
 //! search for the invariant sweep; `late_bound` says when, during or after
 //! the search, the static bound is consulted; `replay` plays a witness the
 //! flat search finds on `Env`, which names its steps by stable key and must
@@ -503,11 +503,25 @@ impl bfs::Expander for Probing<'_, '_, '_> {
 impl FlatStates<'_> {
     /// After a probe from `scratch`: the words it changed, found within
     /// the ranges the engine names as written (`FlatEnv::probe_writes`).
+    /// A range past the state's end is an error, as copying it back was:
+    /// its bytes could not be compared, nor put back.
     fn collect_changes(&mut self) -> R<()> {
         let (changes, before, parent) = (&mut self.changes, &self.scratch, &self.parent);
         changes.begin(before.len());
-        parent.probe_writes(before, |r| changes.look_in(before, parent.state(), r))?;
-        Ok(())
+        let mut outside = None;
+        parent.probe_writes(before, |r| {
+            if r.end > before.len() {
+                outside = Some(r.clone());
+            }
+            changes.look_in(before, parent.state(), r);
+        })?;
+        match outside {
+            Some(r) => Err(ProveError::compact(format!(
+                "a probe named bytes {}..{} outside the state",
+                r.start, r.end
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Puts back the expanded state after a probe: the old value of each

@@ -37,9 +37,7 @@ impl FlatEnv<'_> {
     /// copied from the one the last reset kept when it is this state's
     /// (module docs), rendered and kept otherwise.
     pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
-        self.copy_initial()?;
-        self.psi = self.initial_psi;
-        self.psi_known = true;
+        self.back_to_initial()?;
         let mut first = std::mem::take(&mut self.first);
         let shown = self.show_kept(&first, pool);
         let shown = match shown {
@@ -62,13 +60,7 @@ impl FlatEnv<'_> {
         {
             return Ok(false);
         }
-        // What `show` forgets of the state before.
-        self.goal_now = None;
-        self.version = None;
-        self.probed = false;
-        self.structure.copy_from(&first.structure);
-        self.actions.clone_from(&first.actions);
-        self.answers.clone_from(&first.answers);
+        self.show_copy(&first.structure, &first.actions, &first.answers, None);
         if cfg!(debug_assertions) {
             let texts = pool.len();
             self.check_kept(pool, "a kept first page differs from its render")?;

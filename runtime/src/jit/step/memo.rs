@@ -50,7 +50,8 @@
 //! batch gives each thread one for its environments), since the key names
 //! the family and the pool check holds for any pool. A batch consults one
 //! in [`FlatEnv::step_remembering`], a prover's search its own in its
-//! loads (`FlatEnv::load_changes_for_search`); probes render nothing.
+//! loads (`FlatEnv::show_loaded`, after the load wrote its words with
+//! `FlatEnv::unprobe_with`); probes render nothing.
 
 use super::*;
 use crate::jit::render::reads::ReadWords;

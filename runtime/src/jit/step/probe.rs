@@ -37,9 +37,11 @@ impl FlatEnv<'_> {
     /// it succeeded or was rejected, as `step` would, but leaves the header
     /// alone and renders nothing, so the engine keeps the page structure and
     /// candidates of the state it was in. Only `state`, `probe_writes`,
-    /// [`FlatEnv::unprobe`] (or `unprobe_writes`) and `load_state` may
-    /// follow: the prover reads the successor's bytes, then puts the state
-    /// back and probes the next candidate.
+    /// [`FlatEnv::unprobe`] (or `unprobe_writes`, or `unprobe_with`, which
+    /// the prover uses) and `load_state` (or `unprobe_with` writing another
+    /// state, then `show_loaded`) may follow: the prover reads the
+    /// successor's bytes, then puts the state back and probes the next
+    /// candidate.
     pub fn probe(&mut self, index: usize, pool: &mut TextPool) -> R<Probe> {
         // `let … else` rather than `ok_or`, which builds (and drops) the
         // error on every probe.

@@ -81,12 +81,12 @@ impl<'s> FlatEnv<'s> {
         self.initial_psi = page.psi;
         self.psi = page.psi;
         self.psi_known = true;
-        self.goal_now = None;
-        self.probed = false;
-        self.structure.copy_from(&page.structure);
-        self.version = Some(page.version);
-        self.actions.clone_from(&page.actions);
-        self.answers.clone_from(&page.answers);
+        self.show_copy(
+            &page.structure,
+            &page.actions,
+            &page.answers,
+            Some(page.version),
+        );
         if cfg!(debug_assertions) {
             if self.potential(pool)?.to_bits() != page.psi.to_bits() {
                 return Err(FlatError::malformed("a kept start page has another Ψ"));
