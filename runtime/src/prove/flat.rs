@@ -503,25 +503,32 @@ impl bfs::Expander for Probing<'_, '_, '_> {
 impl FlatStates<'_> {
     /// After a probe from `scratch`: the words it changed, found within
     /// the ranges the engine names as written (`FlatEnv::probe_writes`).
-    /// A range past the state's end is an error, as copying it back was:
-    /// its bytes could not be compared, nor put back.
+    /// A debug build also fails on a range past the state's end, as
+    /// copying it back did: its bytes could be neither compared nor put
+    /// back. (Checked in a second pass: the check inside the comparing
+    /// closure cost release builds 5% of a proof.)
     fn collect_changes(&mut self) -> R<()> {
         let (changes, before, parent) = (&mut self.changes, &self.scratch, &self.parent);
         changes.begin(before.len());
-        let mut outside = None;
-        parent.probe_writes(before, |r| {
-            if r.end > before.len() {
-                outside = Some(r.clone());
+        parent.probe_writes(before, |r| changes.look_in(before, parent.state(), r))?;
+        if cfg!(debug_assertions) {
+            let mut outside = None;
+            parent.probe_writes(before, |r| {
+                if r.end > before.len() {
+                    outside = Some(r);
+                }
+            })?;
+            if let Some(r) = outside {
+                return Err(ProveError::self_check(
+                    &self.task,
+                    format!(
+                        "a probe named bytes {}..{} outside the state",
+                        r.start, r.end
+                    ),
+                ));
             }
-            changes.look_in(before, parent.state(), r);
-        })?;
-        match outside {
-            Some(r) => Err(ProveError::compact(format!(
-                "a probe named bytes {}..{} outside the state",
-                r.start, r.end
-            ))),
-            None => Ok(()),
         }
+        Ok(())
     }
 
     /// Puts back the expanded state after a probe: the old value of each
