@@ -1,8 +1,9 @@
 //! The page a reset shows, kept so that the next reset of the same engine
 //! copies it instead of rendering it again: an episode of an engine played
-//! on its own (the bench's unbatched steps) ends every few dozen steps, and
-//! its first page is often the site's largest. A batch shares first pages
-//! its own way (`start_page.rs`).
+//! on its own ends every few steps under a random policy (2.5–4.7 in the
+//! bench's unbatched loop on the examples), and its first page is often
+//! the site's largest. A batch shares first pages its own way
+//! (`start_page.rs`).
 //!
 //! *Why a copy is the render.* A reset puts back the instance's initial
 //! bytes, so the state is the one the kept page was rendered from. A render
