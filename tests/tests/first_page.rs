@@ -3,7 +3,9 @@
 //! meant then. The start page below passes a text its render makes
 //! (`lower(n.body)`) as a link's argument, so the page holds that text's id:
 //! after a reset with a pool whose next ids hold other texts, a copied page
-//! would name the wrong text, and the page must be rendered anew.
+//! would name the wrong text, and the page must be rendered anew. A copied
+//! page carries a version (`FlatEnv::page_version`) and a rendered one
+//! none, so the test also sees which way each reset went.
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
@@ -73,13 +75,20 @@ fn a_reset_copies_its_first_page_only_for_a_pool_that_agrees() {
     let mut flat = FlatEnv::new(&site, instance, config, &mut pool).unwrap();
     let first = link_arguments(&flat);
     assert_eq!(first.len(), 2, "two links with an argument each");
+    assert_eq!(flat.page_version(), None, "the constructor renders");
 
-    // Resets with the same pool show the same page, rendered or kept.
+    // Resets with the same pool show the same page: the first renders and
+    // keeps it, the others copy it.
+    let mut versions = Vec::new();
     for _ in 0..3 {
         flat.step(0, &mut pool).unwrap();
         flat.reset(&mut pool).unwrap();
         assert_eq!(link_arguments(&flat), first);
+        versions.push(flat.page_version());
     }
+    assert_eq!(versions[0], None, "the first reset renders");
+    assert!(versions[1].is_some(), "the second reset copies");
+    assert_eq!(versions[1], versions[2], "both copies are of one page");
     let texts: Vec<Arc<str>> = first
         .iter()
         .map(|id| {
@@ -95,6 +104,7 @@ fn a_reset_copies_its_first_page_only_for_a_pool_that_agrees() {
     other.intern(&Arc::from("something else"));
     other.intern(&Arc::from("and more"));
     flat.reset(&mut other).unwrap();
+    assert_eq!(flat.page_version(), None, "another pool renders");
     let shown = link_arguments(&flat);
     assert_ne!(
         shown, first,
@@ -103,7 +113,12 @@ fn a_reset_copies_its_first_page_only_for_a_pool_that_agrees() {
     for (id, text) in shown.iter().zip(&texts) {
         assert_eq!(other.get(u32::try_from(id.unwrap()).unwrap()), Some(text));
     }
-    // Back to the first pool: its page again.
+    // Back to the first pool: its page again, rendered (the page kept
+    // last is the other pool's), then copied.
     flat.reset(&mut pool).unwrap();
     assert_eq!(link_arguments(&flat), first);
+    assert_eq!(flat.page_version(), None);
+    flat.reset(&mut pool).unwrap();
+    assert_eq!(link_arguments(&flat), first);
+    assert!(flat.page_version().is_some());
 }

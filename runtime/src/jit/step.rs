@@ -316,10 +316,10 @@ impl<'s> FlatEnv<'s> {
     }
 
     /// A name for the page and candidates shown, when the page was taken
-    /// from a memory of renders (and left as it was by refused steps
-    /// since) and the episode goes on: two engines of one prepared
-    /// instance showing pages of one version show equal pages and offer
-    /// equal candidates. `None` otherwise.
+    /// from a memory of renders or copied by a reset (and left as it was
+    /// by refused steps since) and the episode goes on: two engines of one
+    /// prepared instance showing pages of one version show equal pages and
+    /// offer equal candidates. `None` otherwise.
     pub fn page_version(&self) -> Option<u64> {
         self.version.filter(|_| !self.done())
     }

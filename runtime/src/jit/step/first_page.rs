@@ -16,7 +16,9 @@
 //! render would give the same page and intern nothing. The kept page is
 //! offered only for the same prepared instance (the same `FlatStart`) in
 //! the same mode; anything else renders, and the new page is kept instead.
-//! A debug build renders the page again and demands the same structure.
+//! A copied page has the kept page's version (`FlatEnv::page_version`), as
+//! a page taken from a memory of renders has. A debug build renders the
+//! page again and demands the same structure.
 
 use super::*;
 use crate::layout::PoolMark;
@@ -31,6 +33,9 @@ pub(super) struct FirstPage {
     structure: PageStructure,
     actions: Vec<FlatAction>,
     answers: Vec<u32>,
+    /// The kept page's version (`FlatEnv::page_version`): every reset onto
+    /// it shows the same page and candidates.
+    version: u64,
 }
 
 impl FlatEnv<'_> {
@@ -61,7 +66,8 @@ impl FlatEnv<'_> {
         {
             return Ok(false);
         }
-        self.show_copy(&first.structure, &first.actions, &first.answers, None);
+        let version = Some(first.version);
+        self.show_copy(&first.structure, &first.actions, &first.answers, version);
         if cfg!(debug_assertions) {
             let texts = pool.len();
             self.check_kept(pool, "a kept first page differs from its render")?;
@@ -81,5 +87,6 @@ impl FlatEnv<'_> {
         first.structure.copy_from(&self.structure);
         first.actions.clone_from(&self.actions);
         first.answers.clone_from(&self.answers);
+        first.version = memo::new_version();
     }
 }
