@@ -176,6 +176,17 @@ pub struct FlatEnv<'s> {
 
 type R<T> = Result<T, FlatError>;
 
+/// A rendered page, its candidates and answers, kept to be shown again
+/// (`start_page.rs`, `first_page.rs`): every engine showing it under its
+/// version shows the same page and candidates (`FlatEnv::page_version`).
+#[derive(Default)]
+struct KeptPage {
+    structure: PageStructure,
+    actions: Vec<FlatAction>,
+    answers: Vec<u32>,
+    version: u64,
+}
+
 fn outside(at: usize) -> FlatError {
     FlatError::malformed(format!("offset {at} is outside the state"))
 }
@@ -389,25 +400,25 @@ impl<'s> FlatEnv<'s> {
         Ok(())
     }
 
-    /// Shows a page kept from a render of the state now in the bytes, with
-    /// its candidates and answers, as `show` would have rendered it (the
-    /// kept pages of `start_page.rs` and `first_page.rs`).
-    fn show_copy(
-        &mut self,
-        structure: &PageStructure,
-        actions: &[FlatAction],
-        answers: &[u32],
-        version: Option<u64>,
-    ) {
+    /// The page shown, its candidates and answers, kept under a new version
+    /// to be shown again by [`FlatEnv::show_copy`].
+    fn keep_page(&self, kept: &mut KeptPage) {
+        kept.structure.copy_from(&self.structure);
+        kept.actions.clone_from(&self.actions);
+        kept.answers.clone_from(&self.answers);
+        kept.version = memo::new_version();
+    }
+
+    /// Shows `kept`, a page kept from a render of the state now in the
+    /// bytes, as `show` would have rendered it, under its version.
+    fn show_copy(&mut self, kept: &KeptPage) {
         // What `show` forgets of the state before.
         self.goal_now = None;
-        self.version = version;
+        self.version = Some(kept.version);
         self.probed = false;
-        self.structure.copy_from(structure);
-        self.actions.clear();
-        self.actions.extend_from_slice(actions);
-        self.answers.clear();
-        self.answers.extend_from_slice(answers);
+        self.structure.copy_from(&kept.structure);
+        self.actions.clone_from(&kept.actions);
+        self.answers.clone_from(&kept.answers);
     }
 
     /// Puts the episode in the state `bytes` (of this site's layout, encoded

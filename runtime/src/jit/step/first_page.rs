@@ -23,19 +23,12 @@
 use super::*;
 use crate::layout::PoolMark;
 
-/// The page a reset rendered, its candidates and the pool's mark after it.
+/// The page a reset rendered, with the instance whose initial bytes it
+/// rendered and the pool's mark after it (`None`: nothing kept yet).
 #[derive(Default)]
 pub(super) struct FirstPage {
-    /// The instance whose initial bytes were rendered (`None`: nothing
-    /// kept).
-    start: Option<Arc<FlatStart>>,
-    mark: Option<PoolMark>,
-    structure: PageStructure,
-    actions: Vec<FlatAction>,
-    answers: Vec<u32>,
-    /// The kept page's version (`FlatEnv::page_version`): every reset onto
-    /// it shows the same page and candidates.
-    version: u64,
+    of: Option<(Arc<FlatStart>, PoolMark)>,
+    page: KeptPage,
 }
 
 impl FlatEnv<'_> {
@@ -45,11 +38,9 @@ impl FlatEnv<'_> {
     pub fn reset(&mut self, pool: &mut TextPool) -> R<()> {
         self.back_to_initial()?;
         let mut first = std::mem::take(&mut self.first);
-        let shown = self.show_kept(&first, pool);
-        let shown = match shown {
-            Ok(true) => Ok(()),
+        let shown = match self.show_kept(&first, pool) {
             Ok(false) => self.refresh(pool).map(|()| self.keep(&mut first, pool)),
-            Err(e) => Err(e),
+            copied => copied.map(|_| ()),
         };
         self.first = first;
         shown
@@ -58,16 +49,17 @@ impl FlatEnv<'_> {
     /// Shows `first`'s page when it was rendered from this state, with
     /// this pool's texts, in this mode; `false` when it was not.
     fn show_kept(&mut self, first: &FirstPage, pool: &mut TextPool) -> R<bool> {
-        let mode = self.render_mode();
-        let (Some(start), Some(mark)) = (&first.start, &first.mark) else {
+        let Some((start, mark)) = &first.of else {
             return Ok(false);
         };
-        if !Arc::ptr_eq(start, &self.start) || first.structure.mode() != mode || !pool.agrees(mark)
+        let mode = self.render_mode();
+        if !Arc::ptr_eq(start, &self.start)
+            || first.page.structure.mode() != mode
+            || !pool.agrees(mark)
         {
             return Ok(false);
         }
-        let version = Some(first.version);
-        self.show_copy(&first.structure, &first.actions, &first.answers, version);
+        self.show_copy(&first.page);
         if cfg!(debug_assertions) {
             let texts = pool.len();
             self.check_kept(pool, "a kept first page differs from its render")?;
@@ -82,11 +74,7 @@ impl FlatEnv<'_> {
 
     /// Keeps the page just rendered from the initial bytes in `first`.
     fn keep(&self, first: &mut FirstPage, pool: &TextPool) {
-        first.start = Some(self.start.clone());
-        first.mark = Some(pool.mark());
-        first.structure.copy_from(&self.structure);
-        first.actions.clone_from(&self.actions);
-        first.answers.clone_from(&self.answers);
-        first.version = memo::new_version();
+        first.of = Some((self.start.clone(), pool.mark()));
+        self.keep_page(&mut first.page);
     }
 }

@@ -23,16 +23,11 @@ pub struct StartPage<'s> {
     start: Arc<FlatStart>,
     mode: RenderMode,
     psi: f64,
-    structure: PageStructure,
-    actions: Vec<FlatAction>,
-    answers: Vec<u32>,
+    page: KeptPage,
     /// The pool's length before the restart, and the texts the restart
     /// interned past it.
     pool_len: usize,
     interned: Vec<Arc<str>>,
-    /// The page's version (`memo.rs`): every restart onto it shows the
-    /// same page and candidates.
-    version: u64,
 }
 
 impl<'s> FlatEnv<'s> {
@@ -40,19 +35,16 @@ impl<'s> FlatEnv<'s> {
     /// (now `pool`), to be offered back to [`FlatEnv::restart_kept`]. Only
     /// meaningful right after `restart`, before any step.
     pub fn start_page(&self, pool_len: usize, pool: &TextPool) -> StartPage<'s> {
-        let mut structure = PageStructure::default();
-        structure.copy_from(&self.structure);
+        let mut page = KeptPage::default();
+        self.keep_page(&mut page);
         StartPage {
             site: self.site,
             start: self.start.clone(),
             mode: self.mode,
             psi: self.initial_psi,
-            structure,
-            actions: self.actions.clone(),
-            answers: self.answers.clone(),
+            page,
             pool_len,
             interned: pool.since(pool_len),
-            version: memo::new_version(),
         }
     }
 
@@ -81,12 +73,7 @@ impl<'s> FlatEnv<'s> {
         self.initial_psi = page.psi;
         self.psi = page.psi;
         self.psi_known = true;
-        self.show_copy(
-            &page.structure,
-            &page.actions,
-            &page.answers,
-            Some(page.version),
-        );
+        self.show_copy(&page.page);
         if cfg!(debug_assertions) {
             if self.potential(pool)?.to_bits() != page.psi.to_bits() {
                 return Err(FlatError::malformed("a kept start page has another Ψ"));
