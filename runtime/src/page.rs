@@ -167,6 +167,9 @@ pub(crate) struct Spare {
     /// across renders, since a page shows many of the values it showed the
     /// step before.
     pub shown_memo: crate::words::ShownMemo,
+    /// The words of texts hashed lately ([`PageStructure::hash_words`]),
+    /// kept across renders: select options above all.
+    pub text_words: crate::words::TextWords,
 }
 
 impl PartialEq for PageStructure {
@@ -322,8 +325,14 @@ impl PageStructure {
     /// [`PageStructure::words`]; their span.
     pub fn hash_words(&mut self, text: Span) -> Span {
         let start = self.words.len();
-        let PageStructure { texts, words, .. } = self;
-        crate::words::each_hash(text.of_text(texts), |h| words.push(h));
+        let PageStructure {
+            texts,
+            words,
+            spare,
+            ..
+        } = self;
+        let memo = &mut spare.text_words;
+        memo.each_hash(text.of_text(texts), |h| words.push(h));
         Span::between(start, self.words.len())
     }
 

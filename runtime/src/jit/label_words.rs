@@ -115,7 +115,30 @@ pub(super) fn word_plan<'a>(parts: impl IntoIterator<Item = Piece<'a>>) -> Vec<W
     if segs.iter().any(|s| matches!(s, Segment::Value(_))) {
         ops.push(WordOp::Flush);
     }
-    ops
+    without_trimmed_glue(ops)
+}
+
+/// `ops` without the glue that begins or ends a run of pending text and
+/// that the words' trim drops whatever the run holds
+/// ([`crate::words::trims_away`]: `(`, `@`, `),` and the like). The words
+/// are the same, and a value left alone between white space has its words
+/// found rather than its text rendered and hashed (`ValueTo::Alone`):
+/// `@{handle}` and `({count} unread)` are common.
+fn without_trimmed_glue(ops: Vec<WordOp>) -> Vec<WordOp> {
+    let mut kept: Vec<WordOp> = Vec::with_capacity(ops.len());
+    for (k, op) in ops.iter().enumerate() {
+        if let WordOp::Glue(glue) = op {
+            // Pending text starts after a flush, fixed words or the start
+            // (glue after a value continues its run), and ends at a flush.
+            let starts = matches!(kept.last(), None | Some(WordOp::Flush | WordOp::Words(_)));
+            let ends = matches!(ops.get(k + 1), Some(WordOp::Flush));
+            if (starts || ends) && crate::words::trims_away(glue) {
+                continue;
+            }
+        }
+        kept.push(op.clone());
+    }
+    kept
 }
 
 fn glue(ops: &mut Vec<WordOp>, text: &str) {
@@ -234,6 +257,41 @@ mod tests {
         assert_eq!(planned(&parts, &values), rendered(&parts, &values));
     }
 
+    #[test]
+    fn glue_the_trim_drops_at_a_runs_ends_leaves_the_value_alone() {
+        let parts = [lit("by (@"), value(), lit("), "), value(), lit(":")];
+        let plan = word_plan(parts);
+        assert_eq!(
+            plan,
+            [
+                WordOp::Words(crate::words::hashes("by").into()),
+                WordOp::Value(1),
+                WordOp::Flush,
+                WordOp::Value(3),
+                WordOp::Flush,
+            ]
+        );
+        // Glue inside a run, with a kept character, or not ASCII stays.
+        let parts = [
+            value(),
+            lit("-"),
+            value(),
+            lit(" c/"),
+            value(),
+            lit("“"),
+            value(),
+        ];
+        let plan = word_plan(parts);
+        let glued = |g: &str| plan.contains(&WordOp::Glue(Arc::from(g)));
+        assert!(glued("-") && glued("c/") && glued("“"), "{plan:?}");
+        for values in [
+            ["ΑΣ", "", "Σ", "", "x y", "", "AΣ"],
+            ["", "", " ", "", "", "", ""],
+        ] {
+            assert_eq!(planned(&parts, &values), rendered(&parts, &values));
+        }
+    }
+
     /// A small deterministic generator (no dependency on a crate).
     fn next(seed: &mut u64) -> u64 {
         *seed = seed
@@ -246,7 +304,7 @@ mod tests {
     fn random_labels_hash_as_their_rendered_text() {
         let pieces = [
             "", " ", "a", "Ab", "-", "$", "x y", " q ", "\t", "ΣΑΣ", "σ.", "İ", "1,2", "..",
-            "Z\u{a0}z",
+            "Z\u{a0}z", "(", ")", "@", "'", "Σ", ":", "“",
         ];
         let mut seed = 7;
         for _ in 0..20_000 {

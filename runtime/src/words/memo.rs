@@ -155,6 +155,66 @@ impl ShownMemo {
     }
 }
 
+/// Slots in a [`TextWords`] (a power of two).
+const TEXT_SLOTS: usize = 256;
+
+/// Texts longer than this are hashed every time: a select's options and a
+/// shown value are shorter, and keeping long texts would crowd the cache.
+const MAX_TEXT: usize = 160;
+
+#[derive(Clone, Debug, Default)]
+struct TextSlot {
+    /// `xxh3` of `text`.
+    hash: u64,
+    text: String,
+    words: Vec<u64>,
+}
+
+/// The word hashes of texts met lately, keyed by the whole text (compared,
+/// not only hashed), so an entry found is exact without any promise from
+/// its user: a text's words are a function of the text alone. Finding a
+/// short text costs a fast hash and a comparison; splitting, trimming,
+/// lowercasing and hashing its words costs several times that, and far
+/// more for a word with a character past ASCII (`—`, `·`). A select's
+/// options are the texts it serves: a page shows the same accounts or
+/// sizes step after step. Direct-mapped and allocated on first use, as
+/// [`ValueMemo`] is.
+#[derive(Clone, Debug, Default)]
+pub struct TextWords {
+    slots: Vec<TextSlot>,
+}
+
+impl TextWords {
+    /// Sends the hash of each word of `text` to `each`, as
+    /// [`super::each_hash`] would, from memory when `text` was met lately.
+    pub fn each_hash(&mut self, text: &str, mut each: impl FnMut(u64)) {
+        if text.len() > MAX_TEXT {
+            return super::each_hash(text, each);
+        }
+        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        if self.slots.is_empty() {
+            self.slots = vec![TextSlot::default(); TEXT_SLOTS];
+        }
+        // The top bits are the best mixed; TEXT_SLOTS is a power of two.
+        let at = (hash >> (64 - TEXT_SLOTS.trailing_zeros())) as usize;
+        let Some(slot) = self.slots.get_mut(at) else {
+            return super::each_hash(text, each);
+        };
+        if slot.hash == hash && slot.text == text {
+            slot.words.iter().for_each(|&h| each(h));
+            return;
+        }
+        slot.words.clear();
+        super::each_hash(text, |h| {
+            slot.words.push(h);
+            each(h);
+        });
+        slot.hash = hash;
+        slot.text.clear();
+        slot.text.push_str(text);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +268,30 @@ mod tests {
         memo.words.put(1, 7).expect("a slot");
         memo.serve(1);
         assert_eq!(memo.words.get(1, 7), None);
+    }
+
+    #[test]
+    fn remembered_text_words_are_the_texts_words_whatever_the_slots_held() {
+        let mut memo = TextWords::default();
+        let long = "word ".repeat(MAX_TEXT);
+        let texts = [
+            "Everyday Checking (****1234) — $1,234.56",
+            "",
+            "Money in",
+            "—",
+            &long,
+        ];
+        // Enough texts that many share a slot, each met several times.
+        let many: Vec<String> = (0..3 * TEXT_SLOTS)
+            .map(|i| format!("Opt·{i} Σ{i}Σ"))
+            .collect();
+        for round in 0..3 {
+            for text in texts.iter().copied().chain(many.iter().map(String::as_str)) {
+                let mut sent = Vec::new();
+                memo.each_hash(text, |h| sent.push(h));
+                assert_eq!(sent, crate::words::hashes(text), "{text} in round {round}");
+            }
+        }
     }
 
     #[test]

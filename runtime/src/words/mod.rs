@@ -19,7 +19,7 @@
 
 mod memo;
 
-pub use memo::{ShownMemo, ShownWords, ValueMemo};
+pub use memo::{ShownMemo, ShownWords, TextWords, ValueMemo};
 
 /// Padding in token buffers.
 pub const PAD: u32 = 0;
@@ -197,6 +197,17 @@ const CLASS: [u8; 128] = {
 
 fn class(b: u8) -> u8 {
     CLASS.get(usize::from(b)).copied().unwrap_or(0)
+}
+
+/// Whether `glue` is ASCII that a word's trim always drops: no white space,
+/// no letter, digit nor `$`. Such text at either end of a white-space-free
+/// run changes none of its words: the trim takes it off whatever the run
+/// holds, it never splits the run, and it is never cased, so it cannot
+/// turn a final `Σ` into `ς` or back (`str::to_lowercase` looks past
+/// uncased characters only to find a cased one). The JIT's word plans leave
+/// it out (`jit::label_words`).
+pub(crate) fn trims_away(glue: &str) -> bool {
+    glue.bytes().all(|b| b.is_ascii() && class(b) == 0)
 }
 
 /// The words of ASCII `bytes`, split and trimmed in one pass (not yet
