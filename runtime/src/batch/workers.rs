@@ -13,9 +13,19 @@
 //! After the spell they sleep as rayon's workers do, so a long pause between
 //! steps (a policy's forward pass) gets its cores back. Everything here is
 //! safe Rust: the shares borrow the batch through a rayon scope.
+//!
+//! Spinning pays only while every thread has a core. When another process
+//! takes one, a spinning worker spends its turns on the shared core
+//! spinning, and a caller spinning on its own core keeps the kernel from
+//! moving the waiting worker there: each step then waits for the other
+//! process's time slice, and two threads stepped a batch 4–11 times slower
+//! than one. So a caller that finishes its share before a worker has even
+//! started its own ([`LATE_GRACE`] after) takes that as a busy machine: it
+//! sleeps until the share is done instead of spinning, and the next
+//! [`BUSY_STEPS`] steps keep no worker awake. Then the spell is tried again.
 
 use super::BatchError;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -29,6 +39,15 @@ pub const DEFAULT_WARM: Duration = Duration::from_micros(250);
 /// wait is about as long as the difference between two shares.
 const CALLER_SPIN: Duration = Duration::from_millis(2);
 
+/// How long a caller done with its share waits, spinning, for a worker to
+/// start its own before it takes the machine for busy: far longer than a
+/// worker awake takes to see its share, shorter than a scheduler's slice.
+const LATE_GRACE: Duration = Duration::from_micros(50);
+
+/// Steps after a late worker during which no worker is kept awake and the
+/// caller does not spin.
+const BUSY_STEPS: u32 = 256;
+
 /// The caller's thread and, for more than one thread, a pool of the rest.
 pub(super) struct Workers {
     /// `threads − 1` workers; `None` for one thread.
@@ -39,6 +58,8 @@ pub(super) struct Workers {
     /// How long the caller spins for the workers' shares (zero with more
     /// threads than cores).
     caller_spin: Duration,
+    /// Steps left during which the machine is taken for busy (no spinning).
+    busy: AtomicU32,
 }
 
 impl Workers {
@@ -64,6 +85,7 @@ impl Workers {
             epoch: Arc::new(AtomicU64::new(0)),
             warm: if fits { DEFAULT_WARM } else { Duration::ZERO },
             caller_spin: if fits { CALLER_SPIN } else { Duration::ZERO },
+            busy: AtomicU32::new(0),
         })
     }
 
@@ -99,9 +121,14 @@ impl Workers {
         // locks are never contended.
         let theirs: Vec<Mutex<Option<J>>> = jobs.map(|j| Mutex::new(Some(j))).collect();
         let results: Vec<Mutex<Option<R>>> = theirs.iter().map(|_| Mutex::new(None)).collect();
-        let running = AtomicUsize::new(pool.current_num_threads());
+        let workers = pool.current_num_threads();
+        let running = AtomicUsize::new(workers);
+        let started = AtomicUsize::new(0);
+        let busy = self.busy.load(Ordering::Relaxed);
+        self.busy.store(busy.saturating_sub(1), Ordering::Relaxed);
         let mine = pool.in_place_scope(|scope| {
             scope.spawn_broadcast(|_, ctx| {
+                started.fetch_add(1, Ordering::AcqRel);
                 let _done = Finished(&running);
                 let k = ctx.index();
                 let job = theirs.get(k).and_then(|cell| cell.lock().ok()?.take());
@@ -114,11 +141,23 @@ impl Workers {
             });
             // Queued behind the share, so a worker goes from its share
             // straight to spinning, never through rayon's sleep.
-            self.keep_warm(pool);
+            if busy == 0 {
+                self.keep_warm(pool);
+            }
             // Only now end the last spell: a worker that stops spinning finds
             // its share already queued.
             self.epoch.fetch_add(1, Ordering::AcqRel);
             let mine = first.map(&work);
+            if busy > 0 {
+                return mine;
+            }
+            let all_started = || started.load(Ordering::Acquire) == workers;
+            spin_while(self.caller_spin.min(LATE_GRACE), || !all_started());
+            if !all_started() {
+                // A worker has no core: sleep, so that it may take ours.
+                self.busy.store(BUSY_STEPS, Ordering::Relaxed);
+                return mine;
+            }
             // The scope would sleep until the workers are done; spin first.
             spin_while(self.caller_spin, || running.load(Ordering::Acquire) > 0);
             mine
@@ -233,6 +272,31 @@ mod tests {
         assert!(caught.is_err());
         // The pool still works afterwards.
         assert_eq!(workers.run(vec![1, 2], |j| j + 1), vec![2, 3]);
+    }
+
+    #[test]
+    fn a_worker_late_to_its_share_makes_the_next_steps_spin_not() {
+        let workers = Workers::new(2).unwrap();
+        let pool = workers.pool.as_ref().expect("a worker");
+        // The worker is held by another job until long after the caller is
+        // done with its share and its grace.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (holding, is_holding) = std::sync::mpsc::channel::<()>();
+        pool.spawn(move || {
+            let _ = holding.send(());
+            let _ = held.recv();
+        });
+        is_holding.recv().unwrap();
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            let _ = release.send(());
+        });
+        assert_eq!(workers.run(vec![1, 2], |j| j * 10), vec![10, 20]);
+        assert_eq!(workers.busy.load(Ordering::Relaxed), BUSY_STEPS);
+        releaser.join().unwrap();
+        // The busy steps count down, and still run every share.
+        assert_eq!(workers.run(vec![3, 4], |j| j * 10), vec![30, 40]);
+        assert_eq!(workers.busy.load(Ordering::Relaxed), BUSY_STEPS - 1);
     }
 
     #[test]
