@@ -268,7 +268,7 @@ impl Calls<'_> {
         Ok(())
     }
 
-    /// For an interpolation `f` standing alone between white space: sends
+    /// For an interpolation `f` standing alone between white space: appends
     /// its words' hashes to `out` without rendering its text where it can,
     /// and says whether that text is non-empty. A text value's words are
     /// the pool's (computed once per text); a value whose text is its word's
@@ -282,7 +282,7 @@ impl Calls<'_> {
         pool: &mut TextPool,
         memo: &mut ShownMemo,
         scratch: &mut String,
-        out: &mut dyn FnMut(u64),
+        out: &mut Vec<u64>,
     ) -> Result<Option<bool>, JitFault> {
         let tag = self.tag(f);
         let Some(kind) = memo_kind(tag, ty) else {
@@ -295,13 +295,13 @@ impl Calls<'_> {
             Err(_) => return Ok(None),
         };
         if let Some(found) = memo.words.get(kind, w) {
-            found.hashes().iter().for_each(|&h| out(h));
+            out.extend_from_slice(found.hashes());
             return Ok(Some(found.nonempty));
         }
         scratch.clear();
         self.render_value(Some(w), tag, ty, pool, Some(&mut memo.texts), scratch)?;
         let nonempty = !scratch.is_empty();
-        if let Some(words) = ShownWords::hashing(scratch, nonempty, out) {
+        if let Some(words) = ShownWords::hashing(scratch, nonempty, |h| out.push(h)) {
             if let Some(slot) = memo.words.put(kind, w) {
                 *slot = words;
             }
@@ -311,7 +311,7 @@ impl Calls<'_> {
         Ok(Some(nonempty))
     }
 
-    /// For a text-valued interpolation `f`: sends its words' hashes (the
+    /// For a text-valued interpolation `f`: appends its words' hashes (the
     /// pool's, computed once per text) to `out`, and whether its text is
     /// non-empty. `None` for a value of another kind, or a fault: render it
     /// as text instead.
@@ -319,7 +319,7 @@ impl Calls<'_> {
         &self,
         f: F,
         pool: &mut TextPool,
-        out: &mut dyn FnMut(u64),
+        out: &mut Vec<u64>,
     ) -> Result<Option<bool>, JitFault> {
         if self.tag(f) != Tag::Text {
             return Ok(None);
@@ -335,11 +335,11 @@ impl Calls<'_> {
         let Some(hashes) = pool.word_hashes(id) else {
             return Ok(None);
         };
-        hashes.iter().for_each(|&h| out(h));
+        out.extend_from_slice(hashes);
         Ok(Some(nonempty))
     }
 
-    /// Sends the hash of each word of `label`'s text to `out`, hashing only
+    /// Appends the hash of each word of `label`'s text to `out`, hashing only
     /// what its interpolations touch (`label_words`); `pending` is scratch.
     /// Whether the text is non-empty.
     pub fn label_words(
@@ -348,7 +348,7 @@ impl Calls<'_> {
         pool: &mut TextPool,
         pending: &mut String,
         memo: &mut ShownMemo,
-        out: impl FnMut(u64),
+        out: &mut Vec<u64>,
     ) -> Result<bool, JitFault> {
         let mut nonempty = label.has_literal_text;
         run_plan(

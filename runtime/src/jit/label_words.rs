@@ -152,36 +152,36 @@ pub(super) enum ValueTo<'a> {
     /// Appended to the pending text.
     Pending(&'a mut String),
     /// Alone between white space (nothing pending before it, its words
-    /// complete after it): its word hashes may be sent to `out` instead, or
-    /// its text appended to the pending text as usual.
-    Alone(&'a mut String, &'a mut dyn FnMut(u64)),
+    /// complete after it): its word hashes may be appended to the hashes
+    /// instead, or its text appended to the pending text as usual.
+    Alone(&'a mut String, &'a mut Vec<u64>),
 }
 
 /// Runs `plan` over values rendered by `value(i, to)` (which appends part
-/// `i`'s text to the pending text, or sends its words' hashes when it
-/// stands alone), sending each word's hash to `out`. `pending` is scratch,
-/// left empty.
+/// `i`'s text to the pending text, or its words' hashes when it stands
+/// alone), appending each word's hash to `out` (a literal's as one copy).
+/// `pending` is scratch, left empty.
 pub(super) fn run_plan<E>(
     plan: &[WordOp],
     pending: &mut String,
     mut value: impl FnMut(usize, ValueTo<'_>) -> Result<(), E>,
-    mut out: impl FnMut(u64),
+    out: &mut Vec<u64>,
 ) -> Result<(), E> {
     pending.clear();
     for (k, op) in plan.iter().enumerate() {
         match op {
-            WordOp::Words(hashes) => hashes.iter().for_each(|&h| out(h)),
+            WordOp::Words(hashes) => out.extend_from_slice(hashes),
             WordOp::Glue(text) => pending.push_str(text),
             WordOp::Value(i) => {
                 let alone = pending.is_empty() && matches!(plan.get(k + 1), Some(WordOp::Flush));
                 let to = match alone {
-                    true => ValueTo::Alone(pending, &mut out),
+                    true => ValueTo::Alone(pending, &mut *out),
                     false => ValueTo::Pending(pending),
                 };
                 value(*i, to)?;
             }
             WordOp::Flush => {
-                crate::words::each_hash(pending, &mut out);
+                crate::words::each_hash(pending, |h| out.push(h));
                 pending.clear();
             }
         }
@@ -206,13 +206,13 @@ mod tests {
                     ValueTo::Pending(p) => p.push_str(values[i]),
                     // Half the values that stand alone send their hashes.
                     ValueTo::Alone(_, out) if values[i].len().is_multiple_of(2) => {
-                        crate::words::each_hash(values[i], &mut *out)
+                        crate::words::each_hash(values[i], |h| out.push(h))
                     }
                     ValueTo::Alone(p, _) => p.push_str(values[i]),
                 }
                 Ok(())
             },
-            |h| out.push(h),
+            &mut out,
         )
         .unwrap();
         out

@@ -242,8 +242,7 @@ impl Walk<'_> {
             let out = &mut *self.out;
             let hashes = &mut out.words;
             let (pending, memo) = (&mut out.spare.pending, &mut out.spare.shown_memo);
-            nonempty =
-                calls!(self).label_words(label, self.pool, pending, memo, |h| hashes.push(h))?;
+            nonempty = calls!(self).label_words(label, self.pool, pending, memo, hashes)?;
             words = Span::between(begin, self.out.words.len());
         }
         Ok(Shown {
