@@ -18,7 +18,7 @@ use crate::interp::eval::Fault;
 use crate::interp::render::FAILED;
 use crate::ir::{self, Ty};
 use crate::layout::{StateLayout, TextPool};
-use crate::words::{ShownMemo, ShownWords, ValueMemo};
+use crate::words::{ShownMemo, ShownWords, TextWords, ValueMemo};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::sync::Arc;
@@ -340,20 +340,21 @@ impl Calls<'_> {
     }
 
     /// Appends the hash of each word of `label`'s text to `out`, hashing only
-    /// what its interpolations touch (`label_words`); `pending` is scratch.
+    /// what its interpolations touch (`label_words`); `scratch` is the pending
+    /// text and the memory of pending texts' words.
     /// Whether the text is non-empty.
     pub fn label_words(
         &self,
         label: &Label,
         pool: &mut TextPool,
-        pending: &mut String,
+        scratch: (&mut String, &mut TextWords),
         memo: &mut ShownMemo,
         out: &mut Vec<u64>,
     ) -> Result<bool, JitFault> {
         let mut nonempty = label.has_literal_text;
         run_plan(
             &label.words,
-            pending,
+            scratch,
             |i, to| {
                 let Some(Part::Interp(f, ty)) = label.parts.get(i) else {
                     return Err(JitFault::Input("internal: a word plan out of step".into()));

@@ -15,6 +15,7 @@
 //! The differential tests (here and in `tests/tests/observe_tokens.rs`)
 //! demand it.
 
+use crate::words::TextWords;
 use std::sync::Arc;
 
 /// One step of a label's word plan.
@@ -160,10 +161,11 @@ pub(super) enum ValueTo<'a> {
 /// Runs `plan` over values rendered by `value(i, to)` (which appends part
 /// `i`'s text to the pending text, or its words' hashes when it stands
 /// alone), appending each word's hash to `out` (a literal's as one copy).
-/// `pending` is scratch, left empty.
+/// `pending` is scratch, left empty; the words of a pending text met lately
+/// are found in `texts` (a glued text such as `c/{slug}` repeats).
 pub(super) fn run_plan<E>(
     plan: &[WordOp],
-    pending: &mut String,
+    (pending, texts): (&mut String, &mut TextWords),
     mut value: impl FnMut(usize, ValueTo<'_>) -> Result<(), E>,
     out: &mut Vec<u64>,
 ) -> Result<(), E> {
@@ -180,8 +182,10 @@ pub(super) fn run_plan<E>(
                 };
                 value(*i, to)?;
             }
+            // After a value that stood alone, nothing is pending.
+            WordOp::Flush if pending.is_empty() => {}
             WordOp::Flush => {
-                crate::words::each_hash(pending, |h| out.push(h));
+                texts.each_hash(pending, |h| out.push(h));
                 pending.clear();
             }
         }
@@ -195,12 +199,18 @@ mod tests {
 
     /// Hashes through the plan, each interpolation `i` showing `values[i]`.
     fn planned(parts: &[Piece<'_>], values: &[&str]) -> Vec<u64> {
+        planned_with(parts, values, &mut TextWords::default())
+    }
+
+    /// [`planned`], the words of pending texts found in `texts` when met
+    /// before.
+    fn planned_with(parts: &[Piece<'_>], values: &[&str], texts: &mut TextWords) -> Vec<u64> {
         let plan = word_plan(parts.iter().copied());
         let mut out = Vec::new();
         let mut pending = String::new();
         run_plan::<()>(
             &plan,
-            &mut pending,
+            (&mut pending, texts),
             |i, to| {
                 match to {
                     ValueTo::Pending(p) => p.push_str(values[i]),
@@ -307,6 +317,9 @@ mod tests {
             "Z\u{a0}z", "(", ")", "@", "'", "Σ", ":", "“",
         ];
         let mut seed = 7;
+        // One memory of pending texts' words for all the labels: what it
+        // finds must be what hashing finds.
+        let mut texts = TextWords::default();
         for _ in 0..20_000 {
             let n = 1 + next(&mut seed) as usize % 6;
             // (is a literal, text) per part.
@@ -325,7 +338,7 @@ mod tests {
                 .map(|(is_lit, t)| if *is_lit { "" } else { t.as_str() })
                 .collect();
             assert_eq!(
-                planned(&parts, &values),
+                planned_with(&parts, &values, &mut texts),
                 rendered(&parts, &values),
                 "{parts:?} {values:?}"
             );

@@ -241,8 +241,10 @@ impl Walk<'_> {
             let begin = self.out.words.len();
             let out = &mut *self.out;
             let hashes = &mut out.words;
-            let (pending, memo) = (&mut out.spare.pending, &mut out.spare.shown_memo);
-            nonempty = calls!(self).label_words(label, self.pool, pending, memo, hashes)?;
+            let spare = &mut out.spare;
+            let scratch = (&mut spare.pending, &mut spare.text_words);
+            let memo = &mut spare.shown_memo;
+            nonempty = calls!(self).label_words(label, self.pool, scratch, memo, hashes)?;
             words = Span::between(begin, self.out.words.len());
         }
         Ok(Shown {
