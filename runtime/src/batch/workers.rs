@@ -19,10 +19,14 @@
 //! spinning, and a caller spinning on its own core keeps the kernel from
 //! moving the waiting worker there: each step then waits for the other
 //! process's time slice, and two threads stepped a batch 4–11 times slower
-//! than one. So a caller that finishes its share before a worker has even
-//! started its own ([`LATE_GRACE`] after) takes that as a busy machine: it
-//! sleeps until the share is done instead of spinning, and the next
-//! [`BUSY_STEPS`] steps keep no worker awake. Then the spell is tried again.
+//! than one. So a caller that finishes its share before a worker that was
+//! in its spell has even started its own ([`LATE_GRACE`] after) takes that
+//! as a busy machine: it sleeps until the share is done instead of
+//! spinning, and the next [`BUSY_STEPS`] steps keep no worker awake. Then
+//! the spell is tried again. A worker not kept awake (the first step, a
+//! step after a longer pause than the spell, the step that ends a busy
+//! spell) is not judged: waking it from sleep takes tens of microseconds
+//! on any machine.
 
 use super::BatchError;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -60,6 +64,10 @@ pub(super) struct Workers {
     caller_spin: Duration,
     /// Steps left during which the machine is taken for busy (no spinning).
     busy: AtomicU32,
+    /// When the workers' spell after the last step is surely still on
+    /// (nanoseconds from `born`; 0: no spell was kept).
+    spell_ends: AtomicU64,
+    born: Instant,
 }
 
 impl Workers {
@@ -86,6 +94,8 @@ impl Workers {
             warm: if fits { DEFAULT_WARM } else { Duration::ZERO },
             caller_spin: if fits { CALLER_SPIN } else { Duration::ZERO },
             busy: AtomicU32::new(0),
+            spell_ends: AtomicU64::new(0),
+            born: Instant::now(),
         })
     }
 
@@ -126,6 +136,9 @@ impl Workers {
         let started = AtomicUsize::new(0);
         let busy = self.busy.load(Ordering::Relaxed);
         self.busy.store(busy.saturating_sub(1), Ordering::Relaxed);
+        // Only a worker in its spell is expected to start at once.
+        let spelled = self.now() < self.spell_ends.load(Ordering::Relaxed);
+        let spell = busy == 0 && !self.warm.is_zero();
         let mine = pool.in_place_scope(|scope| {
             scope.spawn_broadcast(|_, ctx| {
                 started.fetch_add(1, Ordering::AcqRel);
@@ -141,7 +154,7 @@ impl Workers {
             });
             // Queued behind the share, so a worker goes from its share
             // straight to spinning, never through rayon's sleep.
-            if busy == 0 {
+            if spell {
                 self.keep_warm(pool);
             }
             // Only now end the last spell: a worker that stops spinning finds
@@ -152,16 +165,27 @@ impl Workers {
                 return mine;
             }
             let all_started = || started.load(Ordering::Acquire) == workers;
-            spin_while(self.caller_spin.min(LATE_GRACE), || !all_started());
-            if !all_started() {
-                // A worker has no core: sleep, so that it may take ours.
-                self.busy.store(BUSY_STEPS, Ordering::Relaxed);
-                return mine;
+            if spelled {
+                spin_while(self.caller_spin.min(LATE_GRACE), || !all_started());
+                if !all_started() {
+                    // A worker has no core: sleep, so that it may take ours
+                    // (its spell, queued above, is its last for a while).
+                    self.busy.store(BUSY_STEPS, Ordering::Relaxed);
+                    return mine;
+                }
             }
             // The scope would sleep until the workers are done; spin first.
             spin_while(self.caller_spin, || running.load(Ordering::Acquire) > 0);
             mine
         });
+        // The workers spin from the end of their shares, before now: half
+        // the spell is surely left.
+        let kept = spell && self.busy.load(Ordering::Relaxed) == 0;
+        let ends = match kept {
+            true => self.now().saturating_add(duration_nanos(self.warm / 2)),
+            false => 0,
+        };
+        self.spell_ends.store(ends, Ordering::Relaxed);
         mine.into_iter()
             .chain(
                 results
@@ -169,6 +193,11 @@ impl Workers {
                     .filter_map(|cell| cell.into_inner().ok().flatten()),
             )
             .collect()
+    }
+
+    /// Nanoseconds since the workers were made.
+    fn now(&self) -> u64 {
+        duration_nanos(self.born.elapsed())
     }
 
     /// Gives every worker a job that spins until the step after the one
@@ -200,6 +229,10 @@ impl Drop for Finished<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+fn duration_nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Spins while `busy()` holds, for at most `limit`.
@@ -274,12 +307,10 @@ mod tests {
         assert_eq!(workers.run(vec![1, 2], |j| j + 1), vec![2, 3]);
     }
 
-    #[test]
-    fn a_worker_late_to_its_share_makes_the_next_steps_spin_not() {
-        let workers = Workers::new(2).unwrap();
+    /// Holds `workers`' one worker with another job until the returned
+    /// thread releases it, 200 ms from now.
+    fn hold_the_worker(workers: &Workers) -> std::thread::JoinHandle<()> {
         let pool = workers.pool.as_ref().expect("a worker");
-        // The worker is held by another job until long after the caller is
-        // done with its share and its grace.
         let (release, held) = std::sync::mpsc::channel::<()>();
         let (holding, is_holding) = std::sync::mpsc::channel::<()>();
         pool.spawn(move || {
@@ -287,16 +318,44 @@ mod tests {
             let _ = held.recv();
         });
         is_holding.recv().unwrap();
-        let releaser = std::thread::spawn(move || {
+        std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             let _ = release.send(());
-        });
+        })
+    }
+
+    #[test]
+    fn a_worker_late_to_its_share_in_its_spell_makes_the_next_steps_spin_not() {
+        let workers = Workers::new(2).unwrap();
+        let releaser = hold_the_worker(&workers);
+        // As if the last step had just kept the worker spinning.
+        workers
+            .spell_ends
+            .store(workers.now() + 10_000_000_000, Ordering::Relaxed);
         assert_eq!(workers.run(vec![1, 2], |j| j * 10), vec![10, 20]);
         assert_eq!(workers.busy.load(Ordering::Relaxed), BUSY_STEPS);
+        assert_eq!(
+            workers.spell_ends.load(Ordering::Relaxed),
+            0,
+            "no spell kept"
+        );
         releaser.join().unwrap();
         // The busy steps count down, and still run every share.
         assert_eq!(workers.run(vec![3, 4], |j| j * 10), vec![30, 40]);
         assert_eq!(workers.busy.load(Ordering::Relaxed), BUSY_STEPS - 1);
+    }
+
+    #[test]
+    fn a_worker_not_kept_awake_is_not_judged_late() {
+        let workers = Workers::new(2).unwrap();
+        // The first step: no spell was kept, so a slow start says nothing.
+        let releaser = hold_the_worker(&workers);
+        assert_eq!(workers.run(vec![1, 2], |j| j + 1), vec![2, 3]);
+        assert_eq!(workers.busy.load(Ordering::Relaxed), 0);
+        releaser.join().unwrap();
+        // That step kept a spell (where the workers have cores to spin on).
+        let spelled = workers.spell_ends.load(Ordering::Relaxed) > 0;
+        assert_eq!(spelled, !workers.warm.is_zero());
     }
 
     #[test]

@@ -8,12 +8,14 @@
 //! their hashes are computed here. The rest of a literal — the characters
 //! between an interpolation and the nearest white space — glue onto the
 //! interpolated value's text, and that pending text is split and hashed
-//! when white space (or the label's end) closes it. The result is, word for
-//! word, the hashes of the label's rendered text (`Calls::label`): white
-//! space never changes under lowercasing, and lowercasing one word looks no
-//! further than its own letters, so cutting at white space changes nothing.
-//! The differential tests (here and in `tests/tests/observe_tokens.rs`)
-//! demand it.
+//! when white space (or the label's end) closes it. Glue at either end of
+//! such a run that the words' trim always drops (`(`, `@`, `):`) is left out
+//! ([`crate::words::trims_away`]), so a value it wrapped stands alone. The
+//! result is, word for word, the hashes of the label's rendered text
+//! (`Calls::label`): white space never changes under lowercasing, and
+//! lowercasing one word looks no further than its own letters, so cutting
+//! at white space changes nothing. The differential tests (here and in
+//! `tests/tests/observe_tokens.rs`) demand it.
 
 use crate::words::TextWords;
 use std::sync::Arc;

@@ -202,10 +202,13 @@ fn class(b: u8) -> u8 {
 /// Whether `glue` is ASCII that a word's trim always drops: no white space,
 /// no letter, digit nor `$`. Such text at either end of a white-space-free
 /// run changes none of its words: the trim takes it off whatever the run
-/// holds, it never splits the run, and it is never cased, so it cannot
-/// turn a final `Σ` into `ς` or back (`str::to_lowercase` looks past
-/// uncased characters only to find a cased one). The JIT's word plans leave
-/// it out (`jit::label_words`).
+/// holds, and it never splits the run. Nor can it decide whether a capital
+/// sigma is final: `str::to_lowercase` looks from the sigma past
+/// case-ignorable characters for a cased letter, and a look that reaches
+/// this text either skips it (`.`, `'`, `:`) to the run's end or stops at
+/// it (`(`, `-`), finding no cased letter either way, as it would find
+/// none at the run's end without it. The JIT's word plans leave it out
+/// (`jit::label_words`).
 pub(crate) fn trims_away(glue: &str) -> bool {
     glue.bytes().all(|b| b.is_ascii() && class(b) == 0)
 }
