@@ -92,7 +92,9 @@ impl<'a, 's> PageWriter<'a, 's> {
         let mut lines = vec![format!("  heading \"{}\"", sig.name)];
         if let Some((name, Ty::Row(_) | Ty::OptRow(_))) = &sig.param {
             if self.rng.chance(50) {
-                lines.push(format!("  text \"Row {{{name}}}\""));
+                // Punctuation glued to the value: the JIT's word plans
+                // drop what the words' trim drops (`label_words`).
+                lines.push(format!("  text \"Row ({{{name}}}):\""));
             }
         }
         for intent in &intents {
@@ -183,7 +185,7 @@ impl<'a, 's> PageWriter<'a, 's> {
                 out.push(format!("{head} {{"));
                 let inner = scope.with(&x, Ty::Row(t));
                 if self.rng.chance(40) {
-                    out.push(format!("{pad}  text \"{{{x}}}\""));
+                    out.push(format!("{pad}  text \"#{{{x}}}.\""));
                 }
                 self.wrapped(intent, &inner, depth + 1, out);
                 out.push(format!("{pad}}}"));
