@@ -134,11 +134,7 @@ impl Workers {
         let workers = pool.current_num_threads();
         let running = AtomicUsize::new(workers);
         let started = AtomicUsize::new(0);
-        let busy = self.busy.load(Ordering::Relaxed);
-        self.busy.store(busy.saturating_sub(1), Ordering::Relaxed);
-        // Only a worker in its spell is expected to start at once.
-        let spelled = self.now() < self.spell_ends.load(Ordering::Relaxed);
-        let spell = busy == 0 && !self.warm.is_zero();
+        let pace = self.pace();
         let mine = pool.in_place_scope(|scope| {
             scope.spawn_broadcast(|_, ctx| {
                 started.fetch_add(1, Ordering::AcqRel);
@@ -154,18 +150,18 @@ impl Workers {
             });
             // Queued behind the share, so a worker goes from its share
             // straight to spinning, never through rayon's sleep.
-            if spell {
+            if !pace.quiet {
                 self.keep_warm(pool);
             }
             // Only now end the last spell: a worker that stops spinning finds
             // its share already queued.
             self.epoch.fetch_add(1, Ordering::AcqRel);
             let mine = first.map(&work);
-            if busy > 0 {
+            if pace.quiet {
                 return mine;
             }
             let all_started = || started.load(Ordering::Acquire) == workers;
-            if spelled {
+            if pace.judge {
                 spin_while(self.caller_spin.min(LATE_GRACE), || !all_started());
                 if !all_started() {
                     // A worker has no core: sleep, so that it may take ours
@@ -178,14 +174,7 @@ impl Workers {
             spin_while(self.caller_spin, || running.load(Ordering::Acquire) > 0);
             mine
         });
-        // The workers spin from the end of their shares, before now: half
-        // the spell is surely left.
-        let kept = spell && self.busy.load(Ordering::Relaxed) == 0;
-        let ends = match kept {
-            true => self.now().saturating_add(duration_nanos(self.warm / 2)),
-            false => 0,
-        };
-        self.spell_ends.store(ends, Ordering::Relaxed);
+        self.note_spell(pace);
         mine.into_iter()
             .chain(
                 results
@@ -193,6 +182,36 @@ impl Workers {
                     .filter_map(|cell| cell.into_inner().ok().flatten()),
             )
             .collect()
+    }
+
+    /// How the step about to start paces its threads (module docs); a
+    /// busy step is counted down.
+    fn pace(&self) -> Pace {
+        let busy = self.busy.load(Ordering::Relaxed);
+        if busy > 0 {
+            self.busy.store(busy - 1, Ordering::Relaxed);
+            return Pace {
+                quiet: true,
+                judge: false,
+            };
+        }
+        Pace {
+            quiet: false,
+            judge: self.now() < self.spell_ends.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Notes, after a step, until when its spell is surely on (none when the
+    /// step was quiet, found a late worker, or keeps no spell at all). The
+    /// workers spin from the end of their shares, before now: half the
+    /// spell is surely left.
+    fn note_spell(&self, pace: Pace) {
+        let kept = !pace.quiet && !self.warm.is_zero() && self.busy.load(Ordering::Relaxed) == 0;
+        let ends = match kept {
+            true => self.now().saturating_add(duration_nanos(self.warm / 2)),
+            false => 0,
+        };
+        self.spell_ends.store(ends, Ordering::Relaxed);
     }
 
     /// Nanoseconds since the workers were made.
@@ -220,6 +239,16 @@ impl Drop for Workers {
     fn drop(&mut self) {
         self.epoch.fetch_add(1, Ordering::AcqRel);
     }
+}
+
+/// How one step paces its threads.
+#[derive(Clone, Copy)]
+struct Pace {
+    /// A busy machine: no spell is kept, and the caller does not spin.
+    quiet: bool,
+    /// The workers are in the last step's spell, so one that has not
+    /// started its share soon after the caller's is taken for late.
+    judge: bool,
 }
 
 /// Counts a worker out when its share is done, panicking or not.

@@ -269,7 +269,7 @@ impl Calls<'_> {
     }
 
     /// For an interpolation `f` standing alone between white space (or glue
-    /// the words' trim drops, `label_words::without_trimmed_glue`): appends
+    /// the words' trim drops, `label_words::glue`): appends
     /// its words' hashes to `out` without rendering its text where it can,
     /// and says whether that text is non-empty. A text value's words are
     /// the pool's (computed once per text); a value whose text is its word's

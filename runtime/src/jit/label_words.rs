@@ -90,11 +90,13 @@ pub(super) fn word_plan<'a>(parts: impl IntoIterator<Item = Piece<'a>>) -> Vec<W
         if open {
             match rest.find(char::is_whitespace) {
                 None => {
-                    glue(&mut ops, rest);
+                    // The label's last literal ends the run; another
+                    // value continues it.
+                    glue(&mut ops, rest, segs.get(k + 1).is_none());
                     continue;
                 }
                 Some(at) => {
-                    glue(&mut ops, &rest[..at]);
+                    glue(&mut ops, &rest[..at], true);
                     ops.push(WordOp::Flush);
                     open = false;
                     rest = &rest[at..];
@@ -113,39 +115,24 @@ pub(super) fn word_plan<'a>(parts: impl IntoIterator<Item = Piece<'a>>) -> Vec<W
         if !hashes.is_empty() {
             ops.push(WordOp::Words(hashes.into_boxed_slice()));
         }
-        glue(&mut ops, tail);
+        // The tail begins the run of the value that follows.
+        glue(&mut ops, tail, true);
     }
     if segs.iter().any(|s| matches!(s, Segment::Value(_))) {
         ops.push(WordOp::Flush);
     }
-    without_trimmed_glue(ops)
+    ops
 }
 
-/// `ops` without the glue that begins or ends a run of pending text and
-/// that the words' trim drops whatever the run holds
-/// ([`crate::words::trims_away`]: `(`, `@`, `),` and the like). The words
-/// are the same, and a value left alone between white space has its words
-/// found rather than its text rendered and hashed (`ValueTo::Alone`):
-/// `@{handle}` and `({count} unread)` are common.
-fn without_trimmed_glue(ops: Vec<WordOp>) -> Vec<WordOp> {
-    let mut kept: Vec<WordOp> = Vec::with_capacity(ops.len());
-    for (k, op) in ops.iter().enumerate() {
-        if let WordOp::Glue(glue) = op {
-            // Pending text starts after a flush, fixed words or the start
-            // (glue after a value continues its run), and ends at a flush.
-            let starts = matches!(kept.last(), None | Some(WordOp::Flush | WordOp::Words(_)));
-            let ends = matches!(ops.get(k + 1), Some(WordOp::Flush));
-            if (starts || ends) && crate::words::trims_away(glue) {
-                continue;
-            }
-        }
-        kept.push(op.clone());
-    }
-    kept
-}
-
-fn glue(ops: &mut Vec<WordOp>, text: &str) {
-    if !text.is_empty() {
+/// Glues `text` onto the pending text, unless it is empty, or it begins or
+/// ends a run of pending text (`at_edge`) and the words' trim drops it
+/// whatever the run holds ([`crate::words::trims_away`]: `(`, `@`, `),`
+/// and the like). Left out, it changes no word, and a value it wrapped
+/// stands alone, its words found rather than its text rendered and hashed
+/// (`ValueTo::Alone`): `@{handle}` and `({count} unread)` are common.
+fn glue(ops: &mut Vec<WordOp>, text: &str, at_edge: bool) {
+    let dropped = at_edge && crate::words::trims_away(text);
+    if !text.is_empty() && !dropped {
         ops.push(WordOp::Glue(Arc::from(text)));
     }
 }

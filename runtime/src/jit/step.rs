@@ -409,13 +409,20 @@ impl<'s> FlatEnv<'s> {
         kept.version = memo::new_version();
     }
 
+    /// The bytes are a new state: what was known of the last (its goal,
+    /// whether a probe left it, its page's version) is not, should showing
+    /// the new one fail.
+    fn forget_shown_state(&mut self) {
+        self.goal_now = None;
+        self.version = None;
+        self.probed = false;
+    }
+
     /// Shows `kept`, a page kept from a render of the state now in the
     /// bytes, as `show` would have rendered it, under its version.
     fn show_copy(&mut self, kept: &KeptPage) {
-        // What `show` forgets of the state before.
-        self.goal_now = None;
+        self.forget_shown_state();
         self.version = Some(kept.version);
-        self.probed = false;
         self.structure.copy_from(&kept.structure);
         self.actions.clone_from(&kept.actions);
         self.answers.clone_from(&kept.answers);
@@ -576,11 +583,7 @@ impl<'s> FlatEnv<'s> {
     /// Renders the page of the bytes (taken from `memo` when it has it)
     /// and lists its candidates.
     fn show(&mut self, pool: &mut TextPool, memo: Option<Recall<'_>>) -> R<()> {
-        // The bytes are a new state: what was known of the last is not
-        // (its page's version either, should the render below fail).
-        self.goal_now = None;
-        self.version = None;
-        self.probed = false;
+        self.forget_shown_state();
         self.actions.clear();
         self.answers.clear();
         self.structure.clear();
