@@ -17,7 +17,8 @@
 //! instructions by the steps (N × 32 batched, N single). The batched mode
 //! prints the share of steps whose page (and rows) the batch remembered;
 //! `STEPCOUNT_MEMO=K` sets the pages each thread remembers (0: none,
-//! `BatchEnv::set_render_memo`).
+//! `BatchEnv::set_render_memo`), `STEPCOUNT_BATCH=B` the environments
+//! (32 by default) and `STEPCOUNT_THREADS=T` the threads (1 by default).
 //!
 //! `stepcount rounds N SITES…` plays the bench's unbatched loop (an engine
 //! per instance, in turn, each reset when its episode ends) for N turns and
@@ -121,6 +122,11 @@ fn largest(prover: &JitProver, program: &Program) -> TaskInstance {
     best.expect("an instance").1
 }
 
+/// A number from the environment variable `name`, if set.
+fn env_number(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|n| n.parse().ok())
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = "usage: stepcount batch|single|rounds|prove N SITES…";
@@ -140,13 +146,13 @@ fn main() {
         let steps = match mode.as_str() {
             "batch" => {
                 let spec = ObsSpec::default();
-                let mut batch = BatchEnv::jit(&site, &all, BATCH, spec, config, 1, 1, &mut pool)
-                    .expect("a batch");
+                let threads = env_number("STEPCOUNT_THREADS").unwrap_or(1);
+                let size = env_number("STEPCOUNT_BATCH").unwrap_or(BATCH);
+                let mut batch =
+                    BatchEnv::jit(&site, &all, size, spec, config, 1, threads, &mut pool)
+                        .expect("a batch");
                 // `STEPCOUNT_MEMO=N`: remember N pages (0: render every page).
-                if let Some(n) = std::env::var("STEPCOUNT_MEMO")
-                    .ok()
-                    .and_then(|n| n.parse().ok())
-                {
+                if let Some(n) = env_number("STEPCOUNT_MEMO") {
                     batch.set_render_memo(n);
                 }
                 batched(&mut batch, n);
@@ -156,7 +162,7 @@ fn main() {
                     100.0 * counts.found_share(),
                     100.0 * counts.rows_share()
                 );
-                n * BATCH
+                n * size
             }
             "rounds" => {
                 let mut flats: Vec<FlatEnv<'_>> = (all.iter())

@@ -366,6 +366,22 @@ impl PageStructure {
         Span::between(start, self.values.len())
     }
 
+    /// Every layout word the structure holds: its handles' argument and
+    /// option values and current values, its loop paths and its form
+    /// fields' values while unset. A text among them is an id of the pool
+    /// the page was rendered with.
+    pub(crate) fn held_words(&self) -> impl Iterator<Item = i64> + '_ {
+        let current = self.elements.iter().filter_map(|e| match e.handle {
+            HandleWords::Input { value } | HandleWords::Select { value, .. } => value,
+            _ => None,
+        });
+        let unset = self.form_values.fields.iter().filter_map(|f| f.unset);
+        (self.values.iter().flatten().copied())
+            .chain(self.paths.iter().copied())
+            .chain(current)
+            .chain(unset)
+    }
+
     /// Whether element `a` of this page holds what element `b` of `other`
     /// does, spans compared by what they cover.
     pub fn same_element(

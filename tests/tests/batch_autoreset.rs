@@ -7,6 +7,7 @@
 
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
+use wsite_runtime::batch::tokens::Tokenizer;
 use wsite_runtime::batch::{Autoreset, BatchEnv, Dtype, Engine, InterpEngine, ObsSpec};
 use wsite_runtime::env::{self, RewardConfig};
 use wsite_runtime::ir::Program;
@@ -264,4 +265,42 @@ fn final_observations_are_the_same_on_both_engines() {
         }
     }
     assert!(finals > 0, "no final observation was compared");
+}
+
+#[test]
+fn the_instruction_row_is_the_playing_instances_after_every_reset() {
+    let spec = ObsSpec::default();
+    let width = spec.instruction_tokens;
+    let mut switched = 0;
+    for (name, program) in wsite_tests::example_programs() {
+        let instances = env::instances(&program);
+        // Each instance's instruction, as its row should hold it.
+        let tokens = Tokenizer::new(spec.vocab);
+        let expected: Vec<Vec<u32>> = (instances.iter())
+            .map(|i| {
+                let e = env::Env::new(&program, i, RewardConfig::default()).unwrap();
+                let mut row = vec![0; width];
+                tokens.fill(e.instruction(), &mut row);
+                row
+            })
+            .collect();
+        let mut b = batch(&program, 4, 8);
+        let mut rng = Lcg(4);
+        let mut last: Vec<usize> = (0..4).map(|i| b.instance_of(i).unwrap()).collect();
+        for step in 0..300 {
+            let rows = random_rows(&b, &mut rng);
+            b.step(&rows).unwrap();
+            for (i, was) in last.iter_mut().enumerate() {
+                let now = b.instance_of(i).unwrap();
+                switched += usize::from(expected[now] != expected[*was]);
+                *was = now;
+                let row = &b.buffers().instruction[i * width..(i + 1) * width];
+                assert_eq!(row, &expected[now][..], "{name}: step {step}: env {i}");
+            }
+        }
+    }
+    assert!(
+        switched > 10,
+        "too few episodes changed the instruction ({switched})"
+    );
 }

@@ -13,6 +13,7 @@ use wsite_runtime::batch::{BatchEnv, FlatEngine, ObsSpec};
 use wsite_runtime::env::{ActionKind, RewardConfig, TaskInstance};
 use wsite_runtime::jit::{FlatEnv, FlatStart, JitSite, RenderMemo};
 use wsite_runtime::layout::TextPool;
+use wsite_runtime::page::HandleView;
 use wsite_tests::Lcg;
 
 /// A JIT batch of 16 environments over `instances`, on two threads.
@@ -153,6 +154,67 @@ fn a_text_made_in_one_pool_is_not_shown_for_another() {
     let shown = texts(&b);
     assert!(shown.contains(&"Hello bob".to_string()), "{shown:?}");
     assert!(!shown.contains(&"Hello ann".to_string()), "{shown:?}");
+}
+
+#[test]
+fn a_page_reading_no_text_an_episode_made_is_found_from_another_pool() {
+    let (site, mut pool, instances) = test_site("greeter");
+    let start = first_start(&site, &instances, &mut pool);
+    let config = RewardConfig::default();
+    let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
+    let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
+    let mut b = FlatEnv::from_start(&site, start, config, &mut pool_b).unwrap();
+    let mut memo = a.render_memo(64);
+
+    // `a` saves a note, a text its pool alone holds, then meets About
+    // twice: the second render is remembered.
+    type_and_save(&mut a, "ann", &mut pool_a, &mut memo);
+    assert!(pool_a.len() > pool.len(), "no text was made");
+    for label in ["About", "Home", "About"] {
+        click(&mut a, label, &mut pool_a, &mut memo);
+    }
+    assert_eq!(memo.counts().hits, 0, "{:?}", memo.counts());
+
+    // About reads no note, so `b`, whose pool shares only the frozen
+    // texts with `a`'s, finds it; Home shows `a`'s note, and is rendered.
+    click(&mut b, "About", &mut pool_b, &mut memo);
+    assert_eq!(memo.counts().hits, 1, "About was not shared");
+    assert_eq!(texts(&b), ["About", "Greeter keeps notes.", "Home"]);
+    click(&mut b, "Home", &mut pool_b, &mut memo);
+    assert!(!texts(&b).contains(&"Hello ann".to_string()));
+}
+
+#[test]
+fn a_page_holding_a_text_an_episode_made_is_not_shared() {
+    let (site, mut pool, instances) = test_site("shouter");
+    let start = first_start(&site, &instances, &mut pool);
+    let config = RewardConfig::default();
+    let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
+    // The first id past the frozen texts says something else in `b`'s
+    // pool, so `b`'s first render of Home derives `HI` under the next.
+    pool_b.intern(&Arc::from("other")).unwrap();
+    let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
+    let mut b = FlatEnv::from_start(&site, start, config, &mut pool_b).unwrap();
+    assert_ne!(pool_a.find("HI"), pool_b.find("HI"));
+    let mut memo = a.render_memo(64);
+    for label in ["About", "Home", "About", "Home"] {
+        click(&mut a, label, &mut pool_a, &mut memo);
+    }
+    assert_eq!(memo.counts().hits, 0, "{:?}", memo.counts());
+
+    // About holds no text id: shared. Home's button holds `a`'s id of
+    // `HI`: rendered anew, and the shout says `HI` in `b`'s pool too.
+    click(&mut b, "About", &mut pool_b, &mut memo);
+    assert_eq!(memo.counts().hits, 1, "About was not shared");
+    click(&mut b, "Home", &mut pool_b, &mut memo);
+    assert_eq!(memo.counts().hits, 1, "Home was shared");
+    let shout = b.structure().elements[1].handle;
+    let shouted = b.structure().handle_values(&shout);
+    let id = pool_b.find("HI").map(i64::from);
+    assert!(
+        matches!(shouted, HandleView::Marker(_, Ok([Some(w)])) if Some(*w) == id),
+        "{shouted:?}"
+    );
 }
 
 /// Clicks the element that says `label`.

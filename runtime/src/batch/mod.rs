@@ -670,6 +670,8 @@ fn step_one<E: Engine>(
 
 /// Starts episode of instance `instance` in `slot`, forgetting the last one.
 fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), BatchError> {
+    // The instruction row is the last episode's.
+    slot.written.instruction = None;
     slot.engine.begin(instance)?;
     slot.instance = instance;
     slot.finished = false;

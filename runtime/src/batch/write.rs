@@ -62,10 +62,14 @@ fn page_label(page: &ir::PageDef) -> String {
 /// own: most pages fill a fraction of the rows, and zeroing the rest of
 /// them on every step was the writer's largest single cost. Only the writer
 /// writes these rows (Python's views of the observation are read-only).
+///
+/// The instruction row likewise holds the episode's instruction once it
+/// is written (`Some`, with whether it fit), until the next episode begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Written {
     elements: usize,
     actions: usize,
+    pub(super) instruction: Option<bool>,
 }
 
 impl Written {
@@ -73,6 +77,7 @@ impl Written {
     pub(super) const ALL: Written = Written {
         elements: usize::MAX,
         actions: usize::MAX,
+        instruction: None,
     };
 }
 
@@ -124,8 +129,16 @@ pub(super) fn write_observation<E: Engine>(
     views: Option<&mut ViewMemo>,
 ) {
     let mut cut = 0u8;
-    let (instruction, words) = (slot.engine.instruction(), slot.engine.instruction_words());
-    if !slot.tokens.fill_text(instruction, words, rows.instruction) {
+    let fits = match slot.written.instruction {
+        Some(fits) => fits,
+        None => {
+            let (text, words) = (slot.engine.instruction(), slot.engine.instruction_words());
+            let fits = slot.tokens.fill_text(text, words, rows.instruction);
+            slot.written.instruction = Some(fits);
+            fits
+        }
+    };
+    if !fits {
         cut |= CUT_INSTRUCTION;
     }
     let label = slot
@@ -197,7 +210,7 @@ fn clear_past<E: Engine>(
         stale.actions,
         0,
     );
-    slot.written = Written { elements, actions };
+    (slot.written.elements, slot.written.actions) = (elements, actions);
     set_action_count(rows, actions);
 }
 

@@ -98,6 +98,9 @@ pub struct FlatStart {
     instruction: String,
     instruction_words: Vec<u64>,
     initial: Vec<u8>,
+    /// The pool's texts once `initial` and the frame were encoded: every
+    /// text id they hold is below.
+    texts: usize,
     /// The invariants that hold on `initial`, so on every state its steps
     /// reach (`marker::Held`).
     held: Held,
@@ -603,7 +606,8 @@ impl<'s> FlatEnv<'s> {
             // A render that added texts made ids the pool may later forget.
             if let Some(memo) = memo.filter(|_| pool.len() == mark.texts()) {
                 if memo.met_before() {
-                    memo.remember(mode, mark, &self.structure);
+                    let kept = self.mark_to_keep(page, mark, memo);
+                    memo.remember(mode, kept, &self.structure);
                 }
             }
         }

@@ -126,6 +126,29 @@ impl PoolMark {
     pub fn texts(&self) -> usize {
         self.len
     }
+
+    /// How many of them were frozen: ids every pool sharing the frozen
+    /// part gives the same texts.
+    pub fn frozen_texts(&self) -> usize {
+        self.frozen_len
+    }
+
+    /// Whether `word`, taken as a text id, names one of the pool's texts
+    /// past the frozen ones: an id a pool of another lineage may give
+    /// another text, or none.
+    pub fn is_unshared(&self, word: i64) -> bool {
+        usize::try_from(word).is_ok_and(|id| id >= self.frozen_len && id < self.len)
+    }
+
+    /// This mark narrowed to the frozen texts, for what was computed from
+    /// none of the ids past them: every pool sharing the frozen part agrees
+    /// with it ([`TextPool::agrees`]), the marked pool's lineage as well.
+    pub fn frozen_only(self) -> PoolMark {
+        PoolMark {
+            len: self.len.min(self.frozen_len),
+            ..self
+        }
+    }
 }
 
 impl TextPool {
@@ -354,6 +377,37 @@ mod tests {
         other.intern(&text("seed"));
         other.freeze();
         assert!(!other.agrees(&frozen));
+    }
+
+    #[test]
+    fn a_mark_narrowed_to_the_frozen_texts_holds_for_every_copy_sharing_them() {
+        let text = |t: &str| Arc::<str>::from(t);
+        let mut pool = TextPool::default();
+        pool.intern(&text("seed"));
+        pool.intern(&text("more"));
+        pool.freeze();
+        let mut a = pool.clone();
+        a.intern(&text("ann"));
+        let mark = a.mark();
+        assert_eq!((mark.frozen_texts(), mark.texts()), (2, 3));
+        // Only the ids past the frozen ones and below the pool's end are
+        // another pool's guess.
+        let unshared: Vec<i64> = (-1..5).filter(|&w| mark.is_unshared(w)).collect();
+        assert_eq!(unshared, [2]);
+        // A copy of another lineage agrees with the narrowed mark only.
+        let mut b = pool.clone();
+        b.intern(&text("bob"));
+        let narrowed = mark.frozen_only();
+        assert_eq!(narrowed.texts(), 2);
+        assert!(!b.agrees(&mark) && b.agrees(&narrowed) && a.agrees(&narrowed));
+        // Forgetting frozen texts, or another frozen part, breaks it.
+        b.truncate(1);
+        assert!(!b.agrees(&narrowed));
+        let mut other = TextPool::default();
+        other.intern(&text("seed"));
+        other.intern(&text("more"));
+        other.freeze();
+        assert!(!other.agrees(&narrowed));
     }
 
     #[test]

@@ -148,6 +148,15 @@ impl crate::jit::JitSite {
     pub fn page_reads_forms_apart(&self, page: PageId) -> Option<&FormsApart> {
         self.page_reads.forms_apart(page)
     }
+
+    /// One past the largest text id `page`'s code holds as a constant (0
+    /// for none; `None` for a page not compiled): a render reads the pool
+    /// at those ids besides the ids its words hold.
+    pub(crate) fn page_texts_end(&self, page: PageId) -> Option<usize> {
+        let native = self.page(page)?.status.as_ref().ok()?;
+        let ends = native.texts.iter().map(|&(id, _)| id as usize + 1);
+        Some(ends.max().unwrap_or(0))
+    }
 }
 
 fn ranges(

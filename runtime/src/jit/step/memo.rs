@@ -108,11 +108,10 @@ fn changed<'s>(
     (!same_bytes(now, then)).then_some(now)
 }
 
-/// Appends word `j`, holding `bytes`, to a key.
-fn push_word(key: &mut Vec<u8>, j: usize, bytes: &[u8]) {
-    key.extend_from_slice(&(j as u64).to_le_bytes());
-    key.extend_from_slice(bytes);
-}
+/// Bytes of one entry of a key: a word's index (or a form value's tag),
+/// then the word.
+const ENTRY: usize = 8 + WORD;
+const _: () = assert!(WORD == 8, "a key's words are read back as i64");
 
 /// `a == b`, with a whole word or line compared as a fixed-size array
 /// (inline, where a slice comparison calls `memcmp`).
@@ -194,6 +193,9 @@ pub struct RenderMemo {
     seen: Vec<u64>,
     /// The key of the state last looked up, and its hash.
     key: Vec<u8>,
+    /// Whether every entry of `key` holds a whole word (one clipped by the
+    /// identity region's end, or by a short state, does not).
+    whole: bool,
     family: u64,
     hash: u64,
     counts: MemoCounts,
@@ -277,7 +279,7 @@ impl RenderMemo {
         (family, written, state): (&Family, &Lines, &[u8]),
         reads: &ReadWords,
     ) -> u64 {
-        self.key.clear();
+        self.clear_key();
         let identity = self.identity.clone();
         for (_, line) in Lines::each([written, &family.differs]) {
             let at = line.start / WORD;
@@ -292,7 +294,7 @@ impl RenderMemo {
             for j in (0..8).filter(|i| read & (1 << i) != 0).map(|i| at + i) {
                 let word = j * WORD..(j + 1) * WORD;
                 if let Some(now) = changed(state, &family.first, word, &identity) {
-                    push_word(&mut self.key, j, now);
+                    self.push_word(j, now);
                 }
             }
         }
@@ -303,14 +305,39 @@ impl RenderMemo {
     /// words `differs` (in index order) of `state`: those rendering its
     /// page can read (`reads`). The memory must serve one root only.
     fn key_differing(&mut self, (differs, state): (&[usize], &[u8]), reads: &ReadWords) -> u64 {
-        self.key.clear();
+        self.clear_key();
         // The page is read: keys of two pages differ (or both pages are
         // the root's, and so is every word either reads).
         for &j in differs.iter().filter(|&&j| reads.contains(j)) {
             let word = state.get(j * WORD..(j + 1) * WORD).unwrap_or_default();
-            push_word(&mut self.key, j, word);
+            self.push_word(j, word);
         }
         SEARCH
+    }
+
+    fn clear_key(&mut self) {
+        self.key.clear();
+        self.whole = true;
+    }
+
+    /// Appends word `j`, holding `bytes`, to the key.
+    fn push_word(&mut self, j: usize, bytes: &[u8]) {
+        self.whole &= bytes.len() == WORD;
+        self.key.extend_from_slice(&(j as u64).to_le_bytes());
+        self.key.extend_from_slice(bytes);
+    }
+
+    /// The words of the key just built (`None` when an entry is not a
+    /// whole word): a text among them is an id of the pool the state was
+    /// encoded with.
+    fn key_words(&self) -> Option<impl Iterator<Item = i64> + '_> {
+        let word = |entry: &[u8]| {
+            let bytes = entry
+                .get(8..ENTRY)
+                .and_then(|w| <[u8; 8]>::try_from(w).ok());
+            i64::from_le_bytes(bytes.unwrap_or_default())
+        };
+        self.whole.then(|| self.key.chunks_exact(ENTRY).map(word))
     }
 
     /// Adds to the key the agent's value `entry` for form element
@@ -499,6 +526,43 @@ impl FlatEnv<'_> {
         self.site.refill_forms(&self.state, &mut self.structure)?;
         Ok((Some(memo), Some(Found { version: None })))
     }
+
+    /// The pool mark to remember the page just rendered under, `mark`
+    /// taken before the render (which added no text): narrowed to the
+    /// frozen texts when the render read and holds none past them, so that
+    /// every environment whose pool shares those finds it, not only this
+    /// one until its pool forgets a text.
+    ///
+    /// The render read the pool at the ids its code holds as constants and
+    /// at the text ids of the words it read. Of those words, the key holds
+    /// the ones that differ from the family's first instance's initial
+    /// bytes; the others are those bytes, whose ids are below
+    /// `first_texts`. The structure holds words as handle values, loop
+    /// paths and form values. None may name a text past the frozen ones
+    /// (a word is taken for a text id whatever its type, on the safe side).
+    /// A search's memory (keyed from its root's bytes) keeps `mark`.
+    pub(super) fn mark_to_keep(
+        &self,
+        page: crate::ir::PageId,
+        mark: PoolMark,
+        memo: &RenderMemo,
+    ) -> PoolMark {
+        let frozen = mark.frozen_texts();
+        let family = self.start.family.get();
+        let first_shared = family.is_some_and(|f| f.id == memo.family && f.first_texts <= frozen);
+        let code_shared = self
+            .site
+            .page_texts_end(page)
+            .is_some_and(|end| end <= frozen);
+        let (Some(mut key), true, true) = (memo.key_words(), first_shared, code_shared) else {
+            return mark;
+        };
+        let unshared = |w: i64| mark.is_unshared(w);
+        if key.any(unshared) || self.structure.held_words().any(unshared) {
+            return mark;
+        }
+        mark.frozen_only()
+    }
 }
 
 #[cfg(test)]
@@ -537,8 +601,8 @@ mod tests {
             let mut memo = RenderMemo::of_identity(0..0, 4, at_first);
             let mut missed = 0;
             for _ in 0..3 {
-                memo.key.clear();
-                push_word(&mut memo.key, 7, &[1; WORD]);
+                memo.clear_key();
+                memo.push_word(7, &[1; WORD]);
                 if memo
                     .find(SEARCH, RenderMode::STRUCTURE, &pool, &mut out)
                     .is_none()

@@ -88,6 +88,7 @@ fn prepare(site: &JitSite, env: &Env<'_>, pool: &mut TextPool) -> R<Arc<FlatStar
         instruction: env.instruction().to_string(),
         instruction_words: crate::words::hashes(env.instruction()),
         initial,
+        texts: pool.len(),
         goal_depends: depends.goal.clone(),
         progress_depends: depends.progress.clone(),
         family: std::sync::OnceLock::new(),

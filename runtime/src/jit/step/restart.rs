@@ -103,8 +103,10 @@ impl Lines {
 pub(super) struct Family {
     pub(super) id: u64,
     pub(super) differs: Lines,
-    /// The family's first instance's initial bytes.
+    /// The family's first instance's initial bytes, and the texts its pool
+    /// held once they were encoded (every text id in them is below).
     pub(super) first: Arc<[u8]>,
+    pub(super) first_texts: usize,
 }
 
 impl FlatStart {
@@ -122,8 +124,13 @@ impl FlatStart {
         for start in starts {
             if start.initial.len() == first.initial.len() {
                 let differs = Lines::differing(&first.initial, &start.initial);
-                let first = bytes.clone();
-                let _ = start.family.set(Family { id, differs, first });
+                let family = Family {
+                    id,
+                    differs,
+                    first: bytes.clone(),
+                    first_texts: first.texts,
+                };
+                let _ = start.family.set(family);
             }
         }
     }
