@@ -607,7 +607,9 @@ impl<'s> FlatEnv<'s> {
             if let Some(memo) = memo.filter(|_| pool.len() == mark.texts()) {
                 if memo.met_before() {
                     let kept = self.mark_to_keep(page, mark, memo);
-                    memo.remember(mode, kept, &self.structure);
+                    // This page is the remembered one: the rows written
+                    // from it are kept for the steps that find it.
+                    self.version = memo.remember(mode, kept, &self.structure);
                 }
             }
         }
