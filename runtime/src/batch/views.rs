@@ -3,9 +3,11 @@
 //! of a remembered page and the class of instances that offer the same
 //! candidates on it), the rows the writer made from it are kept, and the
 //! next observation with the same name is copied from them instead of
-//! being tokenized again: the elements' roles, flags, text, value and
-//! context ids and sibling places, and the action table with its
-//! candidate indices and the cuts it made. Everything else in an
+//! being tokenized again. The element rows (roles, flags, text, value and
+//! context ids, sibling places) depend on the page alone, so they are kept
+//! by its version, and found again by an environment whose instance offers
+//! other candidates on the page; the action table (with its candidate
+//! indices) is kept by the version and the class. Everything else in an
 //! observation (the instruction, page label, alert, steps, history) is
 //! written every step.
 //!
@@ -17,12 +19,12 @@
 //! compared.
 
 use super::buffers::Rows;
-use super::ObsSpec;
+use super::{ObsSpec, CUT_ACTIONS, CUT_ELEMENTS};
 
-/// One observation's element and action rows, as the writer left them.
+/// A page's element rows, as the writer left them.
 #[derive(Clone, Debug, Default)]
-struct View {
-    key: (u64, usize),
+struct Elements {
+    version: u64,
     element_count: u32,
     /// Element rows written (the rows past them were zero).
     elements: usize,
@@ -32,109 +34,145 @@ struct View {
     text: Vec<u32>,
     value: Vec<u32>,
     context: Vec<u32>,
+    /// Whether the page had more elements than rows.
+    cut: bool,
+}
+
+/// A page's action table for one class of instances.
+#[derive(Clone, Debug, Default)]
+struct Actions {
+    key: (u64, usize),
     /// Row of the action table → candidate index.
     table: Vec<usize>,
     kind: Vec<u8>,
     element: Vec<i32>,
-    action_text: Vec<u32>,
-    /// The `overflow` bits for elements and actions.
-    cut: u8,
+    text: Vec<u32>,
+    /// Whether candidates were cut.
+    cut: bool,
 }
 
 /// The rows of the last observations written, direct-mapped by key.
 #[derive(Debug, Default)]
 pub(super) struct ViewMemo {
-    /// A power of two many (none: remember nothing).
-    slots: Vec<Option<Box<View>>>,
-    /// Observations written from remembered rows.
+    /// A power of two many of each (none: remember nothing).
+    elements: Vec<Option<Box<Elements>>>,
+    actions: Vec<Option<Box<Actions>>>,
+    /// Observations whose element and action rows were both copied.
     pub(super) copied: u64,
 }
 
 impl ViewMemo {
-    /// A memory of `capacity` views (rounded up to a power of two; 0
-    /// remembers nothing).
+    /// A memory of `capacity` pages' element rows and as many action
+    /// tables (rounded up to a power of two; 0 remembers nothing).
     pub(super) fn new(capacity: usize) -> ViewMemo {
         let slots = crate::jit::memo_slots(capacity);
         ViewMemo {
-            slots: (0..slots).map(|_| None).collect(),
+            elements: (0..slots).map(|_| None).collect(),
+            actions: (0..slots).map(|_| None).collect(),
             copied: 0,
         }
     }
 
     fn slot(&self, key: (u64, usize)) -> usize {
         let mixed = key.0 ^ (key.1 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (mixed as usize) & self.slots.len().saturating_sub(1)
+        (mixed as usize) & self.elements.len().saturating_sub(1)
     }
 
-    /// Writes the rows remembered for `key` over the start of `rows` (and
-    /// `table`, the candidate index of each action row): the element and
-    /// action rows written and the cut bits, or `None` (nothing written)
-    /// when none are remembered. The rows past them are the caller's.
-    pub(super) fn recall(
-        &mut self,
+    /// Writes the element rows remembered for page `version` over the start
+    /// of `rows`, with the element count: the rows written and the
+    /// `overflow` bit for elements, or `None` (nothing written) when none
+    /// are remembered. The rows past them are the caller's.
+    pub(super) fn recall_elements(&self, version: u64, rows: &mut Rows<'_>) -> Option<(usize, u8)> {
+        let kept = self.elements.get(self.slot((version, 0)))?.as_deref()?;
+        if kept.version != version {
+            return None;
+        }
+        *rows.element_count = kept.element_count;
+        put(rows.role, &kept.role);
+        put(rows.flags, &kept.flags);
+        put(rows.sibling, &kept.sibling);
+        put(rows.text, &kept.text);
+        put(rows.value, &kept.value);
+        put(rows.context, &kept.context);
+        Some((kept.elements, if kept.cut { CUT_ELEMENTS } else { 0 }))
+    }
+
+    /// Writes the action table remembered for `key` over the start of
+    /// `rows` (and `table`, the candidate index of each action row): the
+    /// rows written and the `overflow` bit for actions, or `None` (nothing
+    /// written) when none is remembered. The rows past them are the
+    /// caller's.
+    pub(super) fn recall_actions(
+        &self,
         key: (u64, usize),
         rows: &mut Rows<'_>,
         table: &mut Vec<usize>,
-    ) -> Option<(usize, usize, u8)> {
-        let view = self.slots.get(self.slot(key))?.as_deref()?;
-        if view.key != key {
+    ) -> Option<(usize, u8)> {
+        let kept = self.actions.get(self.slot(key))?.as_deref()?;
+        if kept.key != key {
             return None;
         }
-        let n = view.elements;
-        *rows.element_count = view.element_count;
-        put(rows.role, &view.role);
-        put(rows.flags, &view.flags);
-        put(rows.sibling, &view.sibling);
-        put(rows.text, &view.text);
-        put(rows.value, &view.value);
-        put(rows.context, &view.context);
-        table.clone_from(&view.table);
-        put(rows.action_kind, &view.kind);
-        put(rows.action_element, &view.element);
-        put(rows.action_text, &view.action_text);
-        let got = (n, view.table.len(), view.cut);
-        self.copied += 1;
-        Some(got)
+        table.clone_from(&kept.table);
+        put(rows.action_kind, &kept.kind);
+        put(rows.action_element, &kept.element);
+        put(rows.action_text, &kept.text);
+        Some((kept.table.len(), if kept.cut { CUT_ACTIONS } else { 0 }))
     }
 
-    /// Remembers the rows just written for `key`: `elements` element rows
-    /// and the action rows of `table`.
-    pub(super) fn remember(
+    /// Remembers the element rows just written for page `version`: the
+    /// first `elements`, and the `overflow` bits `cut`.
+    pub(super) fn remember_elements(
         &mut self,
-        key: (u64, usize),
+        version: u64,
         rows: &Rows<'_>,
         (spec, elements, cut): (&ObsSpec, usize, u8),
-        table: &[usize],
     ) {
-        let at = self.slot(key);
-        let Some(slot) = self.slots.get_mut(at) else {
+        let at = self.slot((version, 0));
+        let Some(slot) = self.elements.get_mut(at) else {
             return;
         };
-        let view = slot.get_or_insert_with(Box::default);
-        let actions = table.len();
-        view.key = key;
-        view.element_count = *rows.element_count;
-        view.elements = elements;
-        keep(&mut view.role, rows.role, elements);
-        keep(&mut view.flags, rows.flags, elements);
-        keep(&mut view.sibling, rows.sibling, elements);
-        keep(&mut view.text, rows.text, elements * spec.text_tokens);
-        keep(&mut view.value, rows.value, elements * spec.value_tokens);
+        let kept = slot.get_or_insert_with(Box::default);
+        kept.version = version;
+        kept.element_count = *rows.element_count;
+        kept.elements = elements;
+        keep(&mut kept.role, rows.role, elements);
+        keep(&mut kept.flags, rows.flags, elements);
+        keep(&mut kept.sibling, rows.sibling, elements);
+        keep(&mut kept.text, rows.text, elements * spec.text_tokens);
+        keep(&mut kept.value, rows.value, elements * spec.value_tokens);
         keep(
-            &mut view.context,
+            &mut kept.context,
             rows.context,
             elements * spec.context_tokens,
         );
-        view.table.clear();
-        view.table.extend_from_slice(table);
-        keep(&mut view.kind, rows.action_kind, actions);
-        keep(&mut view.element, rows.action_element, actions);
+        kept.cut = cut & CUT_ELEMENTS != 0;
+    }
+
+    /// Remembers the action table just written for `key`: the rows of
+    /// `table`, and the `overflow` bits `cut`.
+    pub(super) fn remember_actions(
+        &mut self,
+        key: (u64, usize),
+        rows: &Rows<'_>,
+        (spec, table, cut): (&ObsSpec, &[usize], u8),
+    ) {
+        let at = self.slot(key);
+        let Some(slot) = self.actions.get_mut(at) else {
+            return;
+        };
+        let kept = slot.get_or_insert_with(Box::default);
+        let actions = table.len();
+        kept.key = key;
+        kept.table.clear();
+        kept.table.extend_from_slice(table);
+        keep(&mut kept.kind, rows.action_kind, actions);
+        keep(&mut kept.element, rows.action_element, actions);
         keep(
-            &mut view.action_text,
+            &mut kept.text,
             rows.action_text,
             actions * spec.action_tokens,
         );
-        view.cut = cut;
+        kept.cut = cut & CUT_ACTIONS != 0;
     }
 }
 

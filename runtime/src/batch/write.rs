@@ -166,51 +166,66 @@ pub(super) fn write_observation<E: Engine>(
             return;
         }
     };
-    if let Some((elements, actions, shown_cut)) = views.recall(key, &mut rows, &mut slot.table) {
-        clear_past(slot, &mut rows, spec, (elements, actions));
-        *rows.overflow = cut | shown_cut;
-        return;
-    }
-    let shown_cut = write_shown(slot, &mut rows, spec);
-    let written = (spec, slot.written.elements, shown_cut);
-    views.remember(key, &rows, written, &slot.table);
-    *rows.overflow = cut | shown_cut;
+    let (elements, copied) = match views.recall_elements(key.0, &mut rows) {
+        Some((elements, cut)) => {
+            clear_elements_past(slot, &mut rows, spec, elements);
+            (cut, true)
+        }
+        None => {
+            let cut = write_element_rows(slot, &mut rows, spec);
+            views.remember_elements(key.0, &rows, (spec, slot.written.elements, cut));
+            (cut, false)
+        }
+    };
+    let actions = match views.recall_actions(key, &mut rows, &mut slot.table) {
+        Some((actions, cut)) => {
+            clear_actions_past(slot, &mut rows, spec, actions);
+            views.copied += u64::from(copied);
+            cut
+        }
+        None => {
+            let cut = write_action_rows(slot, &mut rows, spec);
+            views.remember_actions(key, &rows, (spec, &slot.table, cut));
+            cut
+        }
+    };
+    *rows.overflow = cut | elements | actions;
 }
 
-/// Zeroes the element and action rows past the first `elements` and
-/// `actions` that the last observation filled, and sets the counts and the
-/// action mask, after remembered rows were copied over the first ones.
-fn clear_past<E: Engine>(
+/// Zeroes the element rows past the first `elements`, which remembered
+/// rows were copied over, that the last observation filled.
+fn clear_elements_past<E: Engine>(
     slot: &mut Slot<E>,
     rows: &mut Rows<'_>,
     spec: &ObsSpec,
-    (elements, actions): (usize, usize),
+    elements: usize,
 ) {
-    let stale = slot.written;
+    let stale = slot.written.elements;
     for flags in [&mut *rows.role, &mut *rows.flags, &mut *rows.sibling] {
         if let Some(past) = flags.get_mut(elements..) {
             past.fill(0);
         }
     }
-    fill_rows(rows.text, spec.text_tokens, elements, stale.elements, 0);
-    fill_rows(rows.value, spec.value_tokens, elements, stale.elements, 0);
-    fill_rows(
-        rows.context,
-        spec.context_tokens,
-        elements,
-        stale.elements,
-        0,
-    );
-    fill_rows(rows.action_kind, 1, actions, stale.actions, 0);
-    fill_rows(rows.action_element, 1, actions, stale.actions, -1);
-    fill_rows(
-        rows.action_text,
-        spec.action_tokens,
-        actions,
-        stale.actions,
-        0,
-    );
-    (slot.written.elements, slot.written.actions) = (elements, actions);
+    fill_rows(rows.text, spec.text_tokens, elements, stale, 0);
+    fill_rows(rows.value, spec.value_tokens, elements, stale, 0);
+    fill_rows(rows.context, spec.context_tokens, elements, stale, 0);
+    slot.written.elements = elements;
+}
+
+/// Zeroes the action rows past the first `actions`, which a remembered
+/// table was copied over, that the last observation filled, and sets the
+/// table's length and mask.
+fn clear_actions_past<E: Engine>(
+    slot: &mut Slot<E>,
+    rows: &mut Rows<'_>,
+    spec: &ObsSpec,
+    actions: usize,
+) {
+    let stale = slot.written.actions;
+    fill_rows(rows.action_kind, 1, actions, stale, 0);
+    fill_rows(rows.action_element, 1, actions, stale, -1);
+    fill_rows(rows.action_text, spec.action_tokens, actions, stale, 0);
+    slot.written.actions = actions;
     set_action_count(rows, actions);
 }
 
@@ -227,12 +242,14 @@ fn set_action_count(rows: &mut Rows<'_>, n: usize) {
 /// Writes the element rows and the action table from the engine; the
 /// `overflow` bits for elements and actions.
 fn write_shown<E: Engine>(slot: &mut Slot<E>, rows: &mut Rows<'_>, spec: &ObsSpec) -> u8 {
-    let mut cut = 0u8;
+    write_element_rows(slot, rows, spec) | write_action_rows(slot, rows, spec)
+}
+
+/// Writes the element rows and their count from the engine; the
+/// `overflow` bit for elements.
+fn write_element_rows<E: Engine>(slot: &mut Slot<E>, rows: &mut Rows<'_>, spec: &ObsSpec) -> u8 {
     let count = slot.engine.element_count();
     let shown = count.min(spec.max_elements);
-    if shown < count {
-        cut |= CUT_ELEMENTS;
-    }
     *rows.element_count = u32::try_from(shown).unwrap_or(u32::MAX);
     let elements = ElementRows {
         role: &mut *rows.role,
@@ -243,6 +260,18 @@ fn write_shown<E: Engine>(slot: &mut Slot<E>, rows: &mut Rows<'_>, spec: &ObsSpe
         sibling: &mut *rows.sibling,
     };
     write_elements(slot, elements, spec, shown);
+    if shown < count {
+        CUT_ELEMENTS
+    } else {
+        0
+    }
+}
+
+/// Writes the action table, its length and mask from the engine, for the
+/// elements `rows` count as shown; the `overflow` bit for actions.
+fn write_action_rows<E: Engine>(slot: &mut Slot<E>, rows: &mut Rows<'_>, spec: &ObsSpec) -> u8 {
+    let mut cut = 0u8;
+    let shown = usize::try_from(*rows.element_count).unwrap_or(usize::MAX);
     let actions = ActionRows {
         kind: &mut *rows.action_kind,
         element: &mut *rows.action_element,
