@@ -344,6 +344,13 @@ impl<'s> FlatEnv<'s> {
         RenderMemo::new(self.layout, capacity)
     }
 
+    /// [`FlatEnv::render_memo`], remembering a render the first time its
+    /// state is met: a batch's, whose environments find each other's pages
+    /// (so a state met once by one is often met next by another).
+    pub fn render_memo_at_first(&self, capacity: usize) -> RenderMemo {
+        RenderMemo::remembering_at_first(self.layout, capacity)
+    }
+
     /// The compiled site this engine plays on.
     pub fn site(&self) -> &'s JitSite {
         self.site
