@@ -46,6 +46,9 @@ pub struct FormsApart {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadWords {
     bits: Box<[u64]>,
+    /// The 64-byte lines holding a word of the set (line `l` is words
+    /// `8l..8l+8`), 64 to an item, as `step::restart::Lines` lays them.
+    lines: Box<[u64]>,
 }
 
 impl ReadWords {
@@ -59,7 +62,22 @@ impl ReadWords {
                 }
             }
         }
-        ReadWords { bits: bits.into() }
+        let mut lines = vec![0u64; bits.len().div_ceil(8)];
+        for (k, &b) in bits.iter().enumerate() {
+            for i in (0..8).filter(|i| (b >> (8 * i)) & 0xff != 0) {
+                let line = 8 * k + i;
+                lines[line / 64] |= 1 << (line % 64);
+            }
+        }
+        ReadWords {
+            bits: bits.into(),
+            lines: lines.into(),
+        }
+    }
+
+    /// The lines holding a word of the set, 64 to an item.
+    pub(crate) fn lines(&self) -> &[u64] {
+        &self.lines
     }
 
     /// Words `j..j + 8` as bits, word `j + i` at bit `i`, for `j` a

@@ -290,7 +290,7 @@ impl RenderMemo {
     ) -> u64 {
         self.clear_key();
         let identity = self.identity.clone();
-        for (_, line) in Lines::each([written, &family.differs]) {
+        for (_, line) in Lines::each([written, &family.differs], reads.lines()) {
             let at = line.start / WORD;
             let read = reads.eight_from(at);
             if read == 0 || changed(state, &family.first, line, &identity).is_none() {

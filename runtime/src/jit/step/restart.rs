@@ -61,15 +61,20 @@ impl Lines {
         self.bits.fill(0);
     }
 
-    /// Each line in either of `sets`, in order, with the bytes it covers.
-    pub(super) fn each(sets: [&Lines; 2]) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+    /// Each line in either of `sets` and in `mask` (lines as `bits` lays
+    /// them: a page's read lines), in order, with the bytes it covers.
+    pub(super) fn each<'a>(
+        sets: [&'a Lines; 2],
+        mask: &'a [u64],
+    ) -> impl Iterator<Item = (usize, Range<usize>)> + 'a {
         let [a, b] = sets;
         a.bits
             .iter()
             .zip(&b.bits)
+            .zip(mask)
             .enumerate()
-            .flat_map(|(w, (&x, &y))| {
-                let mut rest = x | y;
+            .flat_map(|(w, ((&x, &y), &m))| {
+                let mut rest = (x | y) & m;
                 std::iter::from_fn(move || {
                     (rest != 0).then(|| {
                         let line = w * 64 + rest.trailing_zeros() as usize;
