@@ -600,7 +600,7 @@ impl<'s> FlatEnv<'s> {
         let mode = self.render_mode();
         self.structure.set_mode(mode);
         let page = self.page()?;
-        let (memo, recalled) = self.recall(page, mode, pool, memo)?;
+        let (mut memo, recalled) = self.recall(page, mode, pool, memo)?;
         self.version = recalled.and_then(|found| found.version);
         if recalled.is_some() {
             if cfg!(debug_assertions) {
@@ -611,6 +611,7 @@ impl<'s> FlatEnv<'s> {
             self.site
                 .render_structure(page, &self.state, pool, &mut self.structure)?;
             // A render that added texts made ids the pool may later forget.
+            let memo = memo.as_deref_mut();
             if let Some(memo) = memo.filter(|_| pool.len() == mark.texts()) {
                 if memo.met_before() {
                     let kept = self.mark_to_keep(page, mark, memo);
@@ -623,6 +624,43 @@ impl<'s> FlatEnv<'s> {
         if self.done() {
             return Ok(());
         }
+        self.offer(memo)?;
+        if self.task.answer.is_some() {
+            self.list_answers();
+        }
+        Ok(())
+    }
+
+    /// Lists the candidates of the page shown: those `memo` kept with the
+    /// page's version, when it did (a debug build lists them again and
+    /// demands the same), and it keeps them otherwise.
+    fn offer(&mut self, memo: Option<&mut RenderMemo>) -> R<()> {
+        let typeable = self.start.typeable.len();
+        let (Some(version), Some(memo)) = (self.version, memo) else {
+            self.list_actions();
+            return Ok(());
+        };
+        match memo.actions_of(version, typeable) {
+            Some(kept) => {
+                self.actions.extend_from_slice(kept);
+                if cfg!(debug_assertions) {
+                    let kept = std::mem::take(&mut self.actions);
+                    self.list_actions();
+                    if kept != self.actions {
+                        return Err(FlatError::Unfaithful("remembered candidates differ"));
+                    }
+                }
+            }
+            None => {
+                self.list_actions();
+                memo.keep_actions(version, typeable, &self.actions);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lists the candidates of the page's elements (§5.2 order).
+    fn list_actions(&mut self) {
         for (i, el) in self.structure.elements.iter().enumerate() {
             let element = i + 1;
             let act = |kind, arg| FlatAction { kind, element, arg };
@@ -648,10 +686,6 @@ impl<'s> FlatEnv<'s> {
                 }
             }
         }
-        if self.task.answer.is_some() {
-            self.list_answers();
-        }
-        Ok(())
     }
 
     /// Takes candidate `index`. An `Err` before the action is applied (an

@@ -182,6 +182,10 @@ struct Remembered {
     mode: RenderMode,
     pool: PoolMark,
     page: PageStructure,
+    /// The page's candidates for an instance of this many typeable values
+    /// (`None`: not listed yet), which depend on nothing else.
+    actions: Vec<FlatAction>,
+    actions_for: Option<usize>,
 }
 
 /// The family keys made of a search's differing words are named with
@@ -396,6 +400,30 @@ impl RenderMemo {
         version
     }
 
+    /// The entry of the last lookup's slot, if it holds page `version`.
+    fn holding(&mut self, version: u64) -> Option<&mut Remembered> {
+        let at = self.slot();
+        let r = self.slots.get_mut(at)?.as_deref_mut()?;
+        (r.version == version).then_some(r)
+    }
+
+    /// The candidates kept with page `version` (the last found or
+    /// remembered) for an instance of `typeable` values, if any.
+    pub(super) fn actions_of(&mut self, version: u64, typeable: usize) -> Option<&[FlatAction]> {
+        let r = self.holding(version)?;
+        (r.actions_for == Some(typeable)).then_some(r.actions.as_slice())
+    }
+
+    /// Keeps `actions`, listed on page `version` (the last found or
+    /// remembered) for an instance of `typeable` values.
+    pub(super) fn keep_actions(&mut self, version: u64, typeable: usize, actions: &[FlatAction]) {
+        if let Some(r) = self.holding(version) {
+            r.actions.clear();
+            r.actions.extend_from_slice(actions);
+            r.actions_for = Some(typeable);
+        }
+    }
+
     /// Whether the key the last lookup missed was met
     /// before, since its slot of `seen` last held another; it is noted as
     /// met either way.
@@ -435,6 +463,7 @@ impl RenderMemo {
                 r.mode = mode;
                 r.pool = pool;
                 r.page.copy_from(page);
+                r.actions_for = None;
             }
             None => {
                 // Copied, not cloned: a clone would take the render's
@@ -449,6 +478,8 @@ impl RenderMemo {
                     mode,
                     pool,
                     page: copy,
+                    actions: Vec::new(),
+                    actions_for: None,
                 }));
             }
         }
