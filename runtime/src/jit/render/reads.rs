@@ -47,8 +47,10 @@ pub struct FormsApart {
 pub struct ReadWords {
     bits: Box<[u64]>,
     /// The 64-byte lines holding a word of the set (line `l` is words
-    /// `8l..8l+8`), 64 to an item, as `step::restart::Lines` lays them.
-    lines: Box<[u64]>,
+    /// `8l..8l+8`), 64 to an item as `step::restart::Lines` lays them: the
+    /// items that hold one, each with its index (a page reads a few
+    /// stretches of a large state).
+    lines: Box<[(usize, u64)]>,
 }
 
 impl ReadWords {
@@ -69,14 +71,18 @@ impl ReadWords {
                 lines[line / 64] |= 1 << (line % 64);
             }
         }
+        let lines = (lines.into_iter().enumerate())
+            .filter(|&(_, l)| l != 0)
+            .collect();
         ReadWords {
             bits: bits.into(),
-            lines: lines.into(),
+            lines,
         }
     }
 
-    /// The lines holding a word of the set, 64 to an item.
-    pub(crate) fn lines(&self) -> &[u64] {
+    /// The lines holding a word of the set, 64 to an item: the items that
+    /// hold one, with their indices, in order.
+    pub(crate) fn lines(&self) -> &[(usize, u64)] {
         &self.lines
     }
 

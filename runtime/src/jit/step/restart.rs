@@ -61,28 +61,25 @@ impl Lines {
         self.bits.fill(0);
     }
 
-    /// Each line in either of `sets` and in `mask` (lines as `bits` lays
-    /// them: a page's read lines), in order, with the bytes it covers.
+    /// Each line in either of `sets` and in `mask`, in order, with the
+    /// bytes it covers. `mask` lists the items of `bits` to look at, each
+    /// with its index and the lines to keep (a page's read lines).
     pub(super) fn each<'a>(
         sets: [&'a Lines; 2],
-        mask: &'a [u64],
+        mask: &'a [(usize, u64)],
     ) -> impl Iterator<Item = (usize, Range<usize>)> + 'a {
         let [a, b] = sets;
-        a.bits
-            .iter()
-            .zip(&b.bits)
-            .zip(mask)
-            .enumerate()
-            .flat_map(|(w, ((&x, &y), &m))| {
-                let mut rest = (x | y) & m;
-                std::iter::from_fn(move || {
-                    (rest != 0).then(|| {
-                        let line = w * 64 + rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        (line, line * LINE..(line + 1) * LINE)
-                    })
+        mask.iter().flat_map(|&(w, m)| {
+            let item = |l: &Lines| l.bits.get(w).copied().unwrap_or(0);
+            let mut rest = (item(a) | item(b)) & m;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let line = w * 64 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    (line, line * LINE..(line + 1) * LINE)
                 })
             })
+        })
     }
 
     /// Copies from `src` into `dst` every line in any of `sets`.
