@@ -369,8 +369,8 @@ impl<E: Engine> BatchEnv<E> {
             autoreset: Autoreset::default(),
         };
         batch.set_render_memo(DEFAULT_RENDER_MEMO);
-        for (slot, rows) in batch.slots.iter_mut().zip(batch.buffers.rows(&spec)) {
-            write_observation(slot, rows, &spec, &batch.labels, None);
+        for (slot, mut rows) in batch.slots.iter_mut().zip(batch.buffers.rows(&spec)) {
+            write_observation(slot, &mut rows, &spec, &batch.labels, None);
         }
         Ok(batch)
     }
@@ -481,7 +481,7 @@ impl<E: Engine> BatchEnv<E> {
         let n = self.slots.len();
         let spec = self.spec;
         let labels = &self.labels[..];
-        let (Some(slot), Some(rows)) = (
+        let (Some(slot), Some(mut rows)) = (
             self.slots.get_mut(i),
             self.buffers.rows(&spec).into_iter().nth(i),
         ) else {
@@ -491,7 +491,7 @@ impl<E: Engine> BatchEnv<E> {
             slot.rng = slot_rng(seed, i);
         }
         let next = instance.unwrap_or_else(|| draw(&mut slot.rng, count));
-        restart(slot, rows, (&spec, labels), next, None).map_err(|e| e.in_env(i))
+        restart(slot, &mut rows, (&spec, labels), next, None).map_err(|e| e.in_env(i))
     }
 
     /// The row of environment `i`'s action table that offers its engine's
@@ -597,10 +597,11 @@ struct Shared<'a> {
 /// Steps one thread's environments; the errors met, each naming its
 /// environment.
 fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchError> {
-    let (first, slots, rows, actions, memo) = job;
+    let (first, slots, mut rows, actions, memo) = job;
+    // Each environment's rows are lent, not moved: a `Rows` is 28 slices.
     slots
         .iter_mut()
-        .zip(rows)
+        .zip(rows.iter_mut())
         .zip(actions)
         .enumerate()
         .filter_map(|(k, ((slot, rows), &a))| {
@@ -615,7 +616,7 @@ fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchErro
 fn step_one<E: Engine>(
     shared: &Shared<'_>,
     slot: &mut Slot<E>,
-    rows: Rows<'_>,
+    rows: &mut Rows<'_>,
     row: u32,
     memo: &mut ThreadMemo<E::Memo>,
 ) -> Result<(), BatchError> {
@@ -686,7 +687,7 @@ fn begin<E: Engine>(slot: &mut Slot<E>, instance: usize) -> Result<(), BatchErro
 /// from `views` when they remember the first page).
 fn restart<E: Engine>(
     slot: &mut Slot<E>,
-    rows: Rows<'_>,
+    rows: &mut Rows<'_>,
     (spec, labels): (&ObsSpec, &[Vec<u64>]),
     instance: usize,
     views: Option<&mut views::ViewMemo>,

@@ -244,10 +244,10 @@ fn rows_left_from_a_longer_page_are_cleared() {
         batch.step(&[0, 0, 0]).expect("a step");
         let mut fresh = Buffers::new(3, &spec);
         let labels = batch.labels.clone();
-        for (slot, rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
+        for (slot, mut rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
             let kept = slot.written;
             slot.written = Written::ALL;
-            write::write_observation(slot, rows, &spec, &labels, None);
+            write::write_observation(slot, &mut rows, &spec, &labels, None);
             slot.written = kept;
         }
         let b = &batch.buffers;

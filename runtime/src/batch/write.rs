@@ -123,7 +123,7 @@ pub(super) fn describe<E: Engine>(slot: &Slot<E>, index: usize, width: usize, ta
 /// the engine shows, and remembering them there otherwise.
 pub(super) fn write_observation<E: Engine>(
     slot: &mut Slot<E>,
-    mut rows: Rows<'_>,
+    rows: &mut Rows<'_>,
     spec: &ObsSpec,
     labels: &[Vec<u64>],
     views: Option<&mut ViewMemo>,
@@ -162,30 +162,30 @@ pub(super) fn write_observation<E: Engine>(
     let (views, key) = match (views, key) {
         (Some(views), Some(key)) => (views, key),
         _ => {
-            *rows.overflow = cut | write_shown(slot, &mut rows, spec);
+            *rows.overflow = cut | write_shown(slot, rows, spec);
             return;
         }
     };
-    let (elements, copied) = match views.recall_elements(key.0, &mut rows) {
+    let (elements, copied) = match views.recall_elements(key.0, rows) {
         Some((elements, cut)) => {
-            clear_elements_past(slot, &mut rows, spec, elements);
+            clear_elements_past(slot, rows, spec, elements);
             (cut, true)
         }
         None => {
-            let cut = write_element_rows(slot, &mut rows, spec);
-            views.remember_elements(key.0, &rows, (spec, slot.written.elements, cut));
+            let cut = write_element_rows(slot, rows, spec);
+            views.remember_elements(key.0, rows, (spec, slot.written.elements, cut));
             (cut, false)
         }
     };
-    let actions = match views.recall_actions(key, &mut rows, &mut slot.table) {
+    let actions = match views.recall_actions(key, rows, &mut slot.table) {
         Some((actions, cut)) => {
-            clear_actions_past(slot, &mut rows, spec, actions);
+            clear_actions_past(slot, rows, spec, actions);
             views.copied += u64::from(copied);
             cut
         }
         None => {
-            let cut = write_action_rows(slot, &mut rows, spec);
-            views.remember_actions(key, &rows, (spec, &slot.table, cut));
+            let cut = write_action_rows(slot, rows, spec);
+            views.remember_actions(key, rows, (spec, &slot.table, cut));
             cut
         }
     };
