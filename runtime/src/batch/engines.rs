@@ -385,8 +385,15 @@ impl Engine for FlatEngine<'_> {
     }
 
     fn view_key(&self) -> Option<(u64, usize)> {
-        let offers = self.offers.get(self.current)?;
-        Some((self.env.page_version()?, *offers))
+        let version = self.env.page_version()?;
+        // A page where nothing is typed offers alike to every instance
+        // whose task asks for an answer, or to every one whose does not;
+        // those classes are named past any instance's index.
+        let class = match self.env.offers_typing() {
+            true => *self.offers.get(self.current)?,
+            false => usize::MAX - usize::from(self.env.asks_answer()),
+        };
+        Some((version, class))
     }
 
     fn element_path(&self, i: usize) -> &[i64] {

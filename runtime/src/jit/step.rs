@@ -344,6 +344,19 @@ impl<'s> FlatEnv<'s> {
         RenderMemo::new(self.layout, capacity)
     }
 
+    /// Whether the candidates of the page shown depend on the instance
+    /// beyond whether its task asks for an answer: whether one types a
+    /// value (the instance's own values, `FlatStart::offers_as`).
+    pub fn offers_typing(&self) -> bool {
+        self.actions.iter().any(|a| a.kind == ActionKind::Type)
+    }
+
+    /// Whether the task asks for an answer (every page then offers the
+    /// answer candidates it shows).
+    pub fn asks_answer(&self) -> bool {
+        self.task.answer.is_some()
+    }
+
     /// [`FlatEnv::render_memo`], remembering a render the first time its
     /// state is met: a batch's, whose environments find each other's pages
     /// (so a state met once by one is often met next by another).
