@@ -117,6 +117,9 @@ fn changed<'s>(
     (!same_bytes(now, then)).then_some(now)
 }
 
+/// The bytes of one line of the state.
+type Line = [u8; super::restart::LINE];
+
 /// Bytes of one entry of a key: a word's index (or a form value's tag),
 /// then the word.
 const ENTRY: usize = 8 + WORD;
@@ -297,13 +300,25 @@ impl RenderMemo {
         for (_, line) in Lines::each([written, &family.differs], reads.lines()) {
             let at = line.start / WORD;
             let read = reads.eight_from(at);
-            if read == 0 || changed(state, &family.first, line, &identity).is_none() {
+            if read == 0 {
                 continue;
             }
             // A word back to the first's bytes is left out, as an unwritten
             // one is: states equal wherever the page reads have equal keys
             // (the page's own word among them, so two pages' keys differ,
             // as in `recall_differing`).
+            let inside = identity.start <= line.start && line.end <= identity.end;
+            let now = state
+                .get(line.clone())
+                .and_then(|b| <&Line>::try_from(b).ok());
+            let then = (family.first.get(line.clone())).and_then(|b| <&Line>::try_from(b).ok());
+            if let (true, Some(now), Some(then)) = (inside, now, then) {
+                self.push_changed_words(at, read, now, then);
+                continue;
+            }
+            if changed(state, &family.first, line, &identity).is_none() {
+                continue;
+            }
             for j in (0..8).filter(|i| read & (1 << i) != 0).map(|i| at + i) {
                 let word = j * WORD..(j + 1) * WORD;
                 if let Some(now) = changed(state, &family.first, word, &identity) {
@@ -326,6 +341,33 @@ impl RenderMemo {
             self.push_word(j, word);
         }
         SEARCH
+    }
+
+    /// Appends the words of one line of the identity region, words `at..at
+    /// + 8`, that `read` holds and whose bytes in `now` differ from
+    /// `then`'s: what the general loop of [`RenderMemo::key_written`] adds
+    /// for such a line, with no clipping to the region.
+    fn push_changed_words(&mut self, at: usize, read: u8, now: &Line, then: &Line) {
+        if now == then {
+            return;
+        }
+        let word = |line: &Line, i: usize| {
+            let mut w = [0u8; WORD];
+            w.copy_from_slice(&line[i * WORD..(i + 1) * WORD]);
+            w
+        };
+        let mut rest = read;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let w = word(now, i);
+            if w != word(then, i) {
+                let mut entry = [0u8; ENTRY];
+                entry[..8].copy_from_slice(&((at + i) as u64).to_le_bytes());
+                entry[8..].copy_from_slice(&w);
+                self.key.extend_from_slice(&entry);
+            }
+        }
     }
 
     fn clear_key(&mut self) {
