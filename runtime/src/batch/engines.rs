@@ -357,7 +357,7 @@ impl Engine for FlatEngine<'_> {
     type Memo = RenderMemo;
 
     fn memo(&self, capacity: usize) -> RenderMemo {
-        self.env.render_memo_at_first(capacity)
+        self.env.batch_render_memo(capacity)
     }
 
     fn memo_counts(memo: &RenderMemo) -> MemoCounts {

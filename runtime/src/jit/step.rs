@@ -357,11 +357,10 @@ impl<'s> FlatEnv<'s> {
         self.task.answer.is_some()
     }
 
-    /// [`FlatEnv::render_memo`], remembering a render the first time its
-    /// state is met: a batch's, whose environments find each other's pages
-    /// (so a state met once by one is often met next by another).
-    pub fn render_memo_at_first(&self, capacity: usize) -> RenderMemo {
-        RenderMemo::remembering_at_first(self.layout, capacity)
+    /// A batch thread's memory of `capacity` renders
+    /// ([`RenderMemo::for_batch`]).
+    pub fn batch_render_memo(&self, capacity: usize) -> RenderMemo {
+        RenderMemo::for_batch(self.layout, capacity)
     }
 
     /// The compiled site this engine plays on.
