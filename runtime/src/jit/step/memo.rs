@@ -368,10 +368,10 @@ impl RenderMemo {
         SEARCH
     }
 
-    /// Appends the words of one line of the identity region, words `at..at
-    /// + 8`, that `read` holds and whose bytes in `now` differ from
-    /// `then`'s: what the general loop of [`RenderMemo::key_written`] adds
-    /// for such a line, with no clipping to the region.
+    /// Appends the words of one line of the identity region (the eight
+    /// from word `at`) that `read` holds and whose bytes in `now` differ
+    /// from `then`'s: what the general loop of [`RenderMemo::key_written`]
+    /// adds for such a line, with no clipping to the region.
     fn push_changed_words(&mut self, at: usize, read: u8, now: &Line, then: &Line) {
         if now == then {
             return;
