@@ -105,6 +105,21 @@ fn first_start(site: &JitSite, instances: &[TaskInstance], pool: &mut TextPool) 
     start
 }
 
+/// Two engines playing `start`, on pools `a` and `b`, and a memory of
+/// renders for them to share.
+fn two_engines<'s>(
+    site: &'s JitSite,
+    start: Arc<FlatStart>,
+    a: &mut TextPool,
+    b: &mut TextPool,
+) -> (FlatEnv<'s>, FlatEnv<'s>, RenderMemo) {
+    let config = RewardConfig::default();
+    let first = FlatEnv::from_start(site, Arc::clone(&start), config, a).unwrap();
+    let second = FlatEnv::from_start(site, start, config, b).unwrap();
+    let memo = first.render_memo(64);
+    (first, second, memo)
+}
+
 /// Types `value` into the page's input, then clicks its button.
 fn type_and_save(env: &mut FlatEnv<'_>, value: &str, pool: &mut TextPool, memo: &mut RenderMemo) {
     let typing = env
@@ -133,11 +148,8 @@ fn texts(env: &FlatEnv<'_>) -> Vec<String> {
 fn a_text_made_in_one_pool_is_not_shown_for_another() {
     let (site, mut pool, instances) = test_site("greeter");
     let start = first_start(&site, &instances, &mut pool);
-    let config = RewardConfig::default();
     let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
-    let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
-    let mut b = FlatEnv::from_start(&site, start, config, &mut pool_b).unwrap();
-    let mut memo = a.render_memo(64);
+    let (mut a, mut b, mut memo) = two_engines(&site, start, &mut pool_a, &mut pool_b);
 
     // A render is remembered the second time its state is met. Each
     // episode starts from the frozen texts, as a batch's do.
@@ -179,11 +191,8 @@ fn a_text_made_in_one_pool_is_not_shown_for_another() {
 fn a_page_reading_no_text_an_episode_made_is_found_from_another_pool() {
     let (site, mut pool, instances) = test_site("greeter");
     let start = first_start(&site, &instances, &mut pool);
-    let config = RewardConfig::default();
     let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
-    let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
-    let mut b = FlatEnv::from_start(&site, start, config, &mut pool_b).unwrap();
-    let mut memo = a.render_memo(64);
+    let (mut a, mut b, mut memo) = two_engines(&site, start, &mut pool_a, &mut pool_b);
 
     // `a` saves a note, a text its pool alone holds, then meets About
     // twice: the second render is remembered.
@@ -207,15 +216,12 @@ fn a_page_reading_no_text_an_episode_made_is_found_from_another_pool() {
 fn a_page_holding_a_text_an_episode_made_is_not_shared() {
     let (site, mut pool, instances) = test_site("shouter");
     let start = first_start(&site, &instances, &mut pool);
-    let config = RewardConfig::default();
     let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
     // The first id past the frozen texts says something else in `b`'s
     // pool, so `b`'s first render of Home derives `HI` under the next.
     pool_b.intern(&Arc::from("other")).unwrap();
-    let mut a = FlatEnv::from_start(&site, Arc::clone(&start), config, &mut pool_a).unwrap();
-    let mut b = FlatEnv::from_start(&site, start, config, &mut pool_b).unwrap();
+    let (mut a, mut b, mut memo) = two_engines(&site, start, &mut pool_a, &mut pool_b);
     assert_ne!(pool_a.find("HI"), pool_b.find("HI"));
-    let mut memo = a.render_memo(64);
     for label in ["About", "Home", "About", "Home"] {
         click(&mut a, label, &mut pool_a, &mut memo);
     }
