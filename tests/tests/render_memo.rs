@@ -81,6 +81,15 @@ fn compare_with_rendering(
                 wsite_tests::first_difference(a, b)
             );
         }
+        // The states too: a page taken from the memory must leave every
+        // pool as a render would, or later texts get other ids.
+        for i in 0..remembering.len() {
+            let states = [&remembering, &rendering].map(|b| b.flat(i).map(|f| f.state()));
+            assert!(
+                states[0] == states[1],
+                "{name}: step {step}: env {i}: states differ"
+            );
+        }
     }
     assert_eq!(rendering.memo_counts().hits, 0, "{name}");
     remembering.memo_counts()
@@ -239,6 +248,34 @@ fn a_page_holding_a_text_an_episode_made_is_not_shared() {
     assert!(
         matches!(shouted, HandleView::Marker(_, Ok([Some(w)])) if Some(*w) == id),
         "{shouted:?}"
+    );
+}
+
+#[test]
+fn a_page_that_found_a_text_an_episode_made_is_not_shared() {
+    let (site, mut pool, instances) = test_site("shouter");
+    let start = first_start(&site, &instances, &mut pool);
+    let (mut pool_a, mut pool_b) = (pool.clone(), pool.clone());
+    let (mut a, mut b, mut memo) = two_engines(&site, start, &mut pool_a, &mut pool_b);
+    // Loud's first render in `a` makes `PSST`; the later ones find it
+    // past the frozen texts, and the third is remembered (a memory of
+    // renders keeps a page the second time a render that adds no text
+    // meets it), and found by the fourth. Loud shows the text only as
+    // characters, but `b`'s pool lacks it.
+    for label in ["Loud", "Home"].repeat(3) {
+        click(&mut a, label, &mut pool_a, &mut memo);
+    }
+    let hits = memo.counts().hits;
+    click(&mut a, "Loud", &mut pool_a, &mut memo);
+    assert_eq!(memo.counts().hits, hits + 1, "Loud was not remembered");
+    assert!(pool_a.find("PSST").is_some() && pool_b.find("PSST").is_none());
+    let hits = memo.counts().hits;
+    click(&mut b, "Loud", &mut pool_b, &mut memo);
+    assert_eq!(memo.counts().hits, hits, "Loud was shared");
+    assert_eq!(texts(&b), ["PSST", "Home"]);
+    assert!(
+        pool_b.find("PSST").is_some(),
+        "`b` did not make the text a render makes"
     );
 }
 

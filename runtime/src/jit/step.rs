@@ -620,13 +620,15 @@ impl<'s> FlatEnv<'s> {
             }
         } else {
             let mark = pool.mark();
+            pool.take_unshared_reach();
             self.site
                 .render_structure(page, &self.state, pool, &mut self.structure)?;
+            let reached = pool.take_unshared_reach();
             // A render that added texts made ids the pool may later forget.
             let memo = memo.as_deref_mut();
             if let Some(memo) = memo.filter(|_| pool.len() == mark.texts()) {
                 if memo.met_before() {
-                    let kept = self.mark_to_keep(page, mark, memo);
+                    let kept = self.mark_to_keep(page, (mark, reached), memo);
                     // This page is the remembered one: the rows written
                     // from it are kept for the steps that find it.
                     self.version = memo.remember(mode, kept, &self.structure);

@@ -12,7 +12,7 @@ use crate::ir::{self, Value};
 // hasher costs a fraction of SipHash on them, and a typed value is interned
 // on every `type` a search probes.
 use foldhash::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A pool's texts, ids `0..texts.len()`. Copies of a frozen pool share one
@@ -33,6 +33,10 @@ pub struct TextPool {
     /// Each later text's word hashes ([`TextPool::word_hashes`]), by id
     /// past the frozen ones, filled when first asked for.
     word_hashes: Vec<Option<Box<[u64]>>>,
+    /// Whether an id past the frozen ones was found, derived or interned
+    /// since [`TextPool::take_unshared_reach`] last asked (atomic only so
+    /// that `find`, which takes `&self`, can note it).
+    reached: AtomicBool,
 }
 
 /// The read-only part of a pool, its word hashes computed once and laid end
@@ -85,6 +89,7 @@ impl Default for TextPool {
             ids: HashMap::default(),
             derived: HashMap::default(),
             word_hashes: Vec::new(),
+            reached: AtomicBool::new(false),
         }
     }
 }
@@ -100,6 +105,7 @@ impl Clone for TextPool {
             ids: self.ids.clone(),
             derived: self.derived.clone(),
             word_hashes: self.word_hashes.clone(),
+            reached: AtomicBool::new(false),
         }
     }
 }
@@ -244,6 +250,7 @@ impl TextPool {
         let id = u32::try_from(self.len()).ok()?;
         self.texts.push(text.clone());
         self.ids.insert(text.clone(), id);
+        self.note_reach(id);
         Some(id)
     }
 
@@ -251,7 +258,23 @@ impl TextPool {
     pub fn find(&self, text: &str) -> Option<u32> {
         // An unfrozen pool (the prover's) hashes the text once, not twice.
         let frozen = (self.frozen_len() > 0).then(|| self.frozen.ids.get(text));
-        frozen.flatten().or_else(|| self.ids.get(text)).copied()
+        let id = frozen.flatten().or_else(|| self.ids.get(text)).copied();
+        id.inspect(|&id| self.note_reach(id))
+    }
+
+    /// Notes `id` as handed out by a lookup.
+    fn note_reach(&self, id: u32) {
+        if id as usize >= self.frozen_len() {
+            self.reached.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a lookup ([`TextPool::find`], [`TextPool::intern`],
+    /// [`TextPool::derive`]) handed out an id past the frozen ones since
+    /// the last call: a render that did needs texts that a pool sharing
+    /// only the frozen ones may lack, or hold under other ids.
+    pub fn take_unshared_reach(&mut self) -> bool {
+        std::mem::take(self.reached.get_mut())
     }
 
     /// The string with this id.
@@ -301,6 +324,7 @@ impl TextPool {
     pub fn derive(&mut self, how: Derive, id: u32) -> Option<u32> {
         let known = self.frozen.derived.get(&(how, id));
         if let Some(&made) = known.or_else(|| self.derived.get(&(how, id))) {
+            self.note_reach(made);
             return Some(made);
         }
         let text = self.get(id)?;

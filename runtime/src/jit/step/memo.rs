@@ -43,9 +43,10 @@
 //! may mean other texts after the pool forgets them. Each environment of a
 //! batch has a pool of its own, sharing the frozen texts (the seed's, the
 //! session's, the instances') and adding what its episodes make. A render
-//! that read and holds no text id past the frozen ones (its code's
-//! constants, its key's words, the family's first bytes, the words its
-//! structure holds) is kept under a mark narrowed to them
+//! that read, looked up and holds no text id past the frozen ones (its
+//! code's constants, its key's words, the family's first bytes, the ids
+//! its lookups handed out, the words its structure holds) is kept under a
+//! mark narrowed to them
 //! ([`FlatEnv::mark_to_keep`]), so every environment of the batch finds it,
 //! where a full mark served the one pool alone until it forgot a text (on
 //! cascade, 44% of the renders were pages another pool had remembered). A
@@ -640,25 +641,34 @@ impl FlatEnv<'_> {
     }
 
     /// The pool mark to remember the page just rendered under, `mark`
-    /// taken before the render (which added no text): narrowed to the
-    /// frozen texts when the render read and holds none past them, so that
-    /// every environment whose pool shares those finds it, not only this
-    /// one until its pool forgets a text.
+    /// taken before the render (which added no text, and `reached` an id
+    /// past the frozen ones or not): narrowed to the frozen texts when the
+    /// render read, looked up and holds none past them, so that every
+    /// environment whose pool shares those finds it, not only this one
+    /// until its pool forgets a text.
     ///
-    /// The render read the pool at the ids its code holds as constants and
-    /// at the text ids of the words it read. Of those words, the key holds
-    /// the ones that differ from the family's first instance's initial
-    /// bytes; the others are those bytes, whose ids are below
-    /// `first_texts`. The structure holds words as handle values, loop
-    /// paths and form values. None may name a text past the frozen ones
-    /// (a word is taken for a text id whatever its type, on the safe side).
-    /// A search's memory (keyed from its root's bytes) keeps `mark`.
+    /// The render read the pool at the ids its code holds as constants, at
+    /// the text ids of the words it read, and at the ids its lookups handed
+    /// out (derived and interpolated texts; one past the frozen ones would
+    /// be missing from another pool, which rendering would then grow, so
+    /// taking the page would number its later texts otherwise). Of the
+    /// words read, the key holds the ones that differ from the family's
+    /// first instance's initial bytes; the others are those bytes, whose
+    /// ids are below `first_texts` (in a pool grown from the one they were
+    /// encoded with, as `FlatStart` requires). The structure holds words as
+    /// handle values, loop paths and form values. None may name a text
+    /// past the frozen ones (a word is taken for a text id whatever its
+    /// type, on the safe side). A search's memory (keyed from its root's
+    /// bytes) keeps `mark`.
     pub(super) fn mark_to_keep(
         &self,
         page: crate::ir::PageId,
-        mark: PoolMark,
+        (mark, reached): (PoolMark, bool),
         memo: &RenderMemo,
     ) -> PoolMark {
+        if reached {
+            return mark;
+        }
         let frozen = mark.frozen_texts();
         let family = self.start.family.get();
         let first_shared = family.is_some_and(|f| f.id == memo.family && f.first_texts <= frozen);
