@@ -154,6 +154,8 @@ struct PageNative {
     guards: Vec<guard::GuardNode>,
     funcs: Vec<NativeFn>,
     texts: Vec<(u32, Arc<str>)>,
+    /// One past the largest id in `texts` (0 for none).
+    texts_end: usize,
     frame: usize,
     forms_apart: bool,
 }
@@ -620,10 +622,12 @@ impl Definer<'_> {
 pub(crate) fn resolve(module: &JITModule, d: R<DefinedPage>) -> JitPage {
     let status = d.map(|d| {
         let (funcs, texts) = resolve_fns(module, d.funcs);
+        let ends = texts.iter().map(|&(id, _)| id as usize + 1);
         PageNative {
             body: d.body,
             guards: d.guards,
             funcs,
+            texts_end: ends.max().unwrap_or(0),
             texts,
             frame: d.frame,
             forms_apart: d.forms_apart,

@@ -598,7 +598,7 @@ impl<'s> FlatEnv<'s> {
     /// retrieval task (whose answers are texts).
     fn render_mode(&self) -> RenderMode {
         let mut mode = self.mode;
-        mode.texts |= self.task.answer.is_some();
+        mode.texts |= self.asks_answer();
         mode
     }
 
@@ -639,7 +639,7 @@ impl<'s> FlatEnv<'s> {
             return Ok(());
         }
         self.offer(memo)?;
-        if self.task.answer.is_some() {
+        if self.asks_answer() {
             self.list_answers();
         }
         Ok(())

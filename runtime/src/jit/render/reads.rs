@@ -178,8 +178,7 @@ impl crate::jit::JitSite {
     /// at those ids besides the ids its words hold.
     pub(crate) fn page_texts_end(&self, page: PageId) -> Option<usize> {
         let native = self.page(page)?.status.as_ref().ok()?;
-        let ends = native.texts.iter().map(|&(id, _)| id as usize + 1);
-        Some(ends.max().unwrap_or(0))
+        Some(native.texts_end)
     }
 }
 

@@ -388,10 +388,7 @@ impl RenderMemo {
             rest &= rest - 1;
             let w = word(now, i);
             if w != word(then, i) {
-                let mut entry = [0u8; ENTRY];
-                entry[..8].copy_from_slice(&((at + i) as u64).to_le_bytes());
-                entry[8..].copy_from_slice(&w);
-                self.key.extend_from_slice(&entry);
+                self.push_word(at + i, &w);
             }
         }
     }
@@ -401,11 +398,23 @@ impl RenderMemo {
         self.whole = true;
     }
 
-    /// Appends word `j`, holding `bytes`, to the key.
+    /// Appends word `j`, holding `bytes`, to the key: a whole word as
+    /// one entry, in one copy.
     fn push_word(&mut self, j: usize, bytes: &[u8]) {
-        self.whole &= bytes.len() == WORD;
-        self.key.extend_from_slice(&(j as u64).to_le_bytes());
-        self.key.extend_from_slice(bytes);
+        let index = (j as u64).to_le_bytes();
+        match <[u8; WORD]>::try_from(bytes) {
+            Ok(word) => {
+                let mut entry = [0u8; ENTRY];
+                entry[..8].copy_from_slice(&index);
+                entry[8..].copy_from_slice(&word);
+                self.key.extend_from_slice(&entry);
+            }
+            Err(_) => {
+                self.whole = false;
+                self.key.extend_from_slice(&index);
+                self.key.extend_from_slice(bytes);
+            }
+        }
     }
 
     /// The words of the key just built (`None` when an entry is not a
