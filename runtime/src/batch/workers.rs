@@ -22,8 +22,12 @@
 //! than one. So a caller that finishes its share before a worker that was
 //! in its spell has even started its own ([`LATE_GRACE`] after) takes that
 //! as a busy machine: it sleeps until the share is done instead of
-//! spinning, and the next [`BUSY_STEPS`] steps keep no worker awake. Then
-//! the spell is tried again. A worker not kept awake (the first step, a
+//! spinning, and the next steps keep no worker awake (a busy spell). Then
+//! the spell is tried again. A late worker can also be a hiccup of a
+//! virtual machine, and each step of a busy spell pays for waking the
+//! workers, so the first busy spell is short ([`FIRST_BUSY_STEPS`]); a
+//! late worker met within [`STRIKE_WINDOW`] steps of the last busy spell
+//! doubles the next, up to [`BUSY_STEPS`]. A worker not kept awake (the first step, a
 //! step after a longer pause than the spell, the step that ends a busy
 //! spell) is not judged: waking it from sleep takes tens of microseconds
 //! on any machine.
@@ -48,9 +52,20 @@ const CALLER_SPIN: Duration = Duration::from_millis(2);
 /// worker awake takes to see its share, shorter than a scheduler's slice.
 const LATE_GRACE: Duration = Duration::from_micros(50);
 
-/// Steps after a late worker during which no worker is kept awake and the
-/// caller does not spin.
+/// The longest busy spell: steps during which no worker is kept awake and
+/// the caller does not spin.
 const BUSY_STEPS: u32 = 256;
+
+/// The busy spell after a lone late worker. On an idle virtual machine a
+/// worker in its spell starts late about once in thousands of steps (the
+/// host takes its core for a moment), while each step of a busy spell pays
+/// 50–500 µs to wake the workers: a hiccup should cost few of them.
+const FIRST_BUSY_STEPS: u32 = 16;
+
+/// A late worker met within this many steps outside a busy spell after the
+/// last one doubles the next spell: on a busy machine most judged steps
+/// find a late worker, and the spells soon reach [`BUSY_STEPS`].
+const STRIKE_WINDOW: u32 = 64;
 
 /// The caller's thread and, for more than one thread, a pool of the rest.
 pub(super) struct Workers {
@@ -64,6 +79,10 @@ pub(super) struct Workers {
     caller_spin: Duration,
     /// Steps left during which the machine is taken for busy (no spinning).
     busy: AtomicU32,
+    /// How long the last busy spell was.
+    last_busy: AtomicU32,
+    /// Steps outside busy spells since the last late worker (saturating).
+    since_late: AtomicU32,
     /// When the workers' spell after the last step is surely still on
     /// (nanoseconds from `born`; 0: no spell was kept).
     spell_ends: AtomicU64,
@@ -94,6 +113,8 @@ impl Workers {
             warm: if fits { DEFAULT_WARM } else { Duration::ZERO },
             caller_spin: if fits { CALLER_SPIN } else { Duration::ZERO },
             busy: AtomicU32::new(0),
+            last_busy: AtomicU32::new(0),
+            since_late: AtomicU32::new(u32::MAX),
             spell_ends: AtomicU64::new(0),
             born: Instant::now(),
         })
@@ -166,7 +187,7 @@ impl Workers {
                 if !all_started() {
                     // A worker has no core: sleep, so that it may take ours
                     // (its spell, queued above, is its last for a while).
-                    self.busy.store(BUSY_STEPS, Ordering::Relaxed);
+                    self.start_busy_spell();
                     return mine;
                 }
             }
@@ -195,10 +216,26 @@ impl Workers {
                 judge: false,
             };
         }
+        let since = self.since_late.load(Ordering::Relaxed);
+        self.since_late
+            .store(since.saturating_add(1), Ordering::Relaxed);
         Pace {
             quiet: false,
             judge: self.now() < self.spell_ends.load(Ordering::Relaxed),
         }
+    }
+
+    /// Starts a busy spell after a late worker: twice the last one when
+    /// that was lately, [`FIRST_BUSY_STEPS`] otherwise (module docs).
+    fn start_busy_spell(&self) {
+        let since = self.since_late.swap(0, Ordering::Relaxed);
+        let spell = match since <= STRIKE_WINDOW {
+            true => self.last_busy.load(Ordering::Relaxed).saturating_mul(2),
+            false => FIRST_BUSY_STEPS,
+        };
+        let spell = spell.clamp(FIRST_BUSY_STEPS, BUSY_STEPS);
+        self.last_busy.store(spell, Ordering::Relaxed);
+        self.busy.store(spell, Ordering::Relaxed);
     }
 
     /// Notes, after a step, until when its spell is surely on (none when the
@@ -353,25 +390,70 @@ mod tests {
         })
     }
 
-    #[test]
-    fn a_worker_late_to_its_share_in_its_spell_makes_the_next_steps_spin_not() {
-        let workers = Workers::new(2).unwrap();
-        let releaser = hold_the_worker(&workers);
-        // As if the last step had just kept the worker spinning.
+    /// A step whose one worker is in its spell, as far as the caller
+    /// knows, but does not start its share.
+    fn late_step(workers: &Workers, job: usize) {
+        let releaser = hold_the_worker(workers);
         workers
             .spell_ends
             .store(workers.now() + 10_000_000_000, Ordering::Relaxed);
-        assert_eq!(workers.run(vec![1, 2], |j| j * 10), vec![10, 20]);
-        assert_eq!(workers.busy.load(Ordering::Relaxed), BUSY_STEPS);
+        let out = workers.run(vec![job, job + 1], |j| j * 10);
+        assert_eq!(out, vec![job * 10, job * 10 + 10]);
         assert_eq!(
             workers.spell_ends.load(Ordering::Relaxed),
             0,
             "no spell kept"
         );
         releaser.join().unwrap();
-        // The busy steps count down, and still run every share.
-        assert_eq!(workers.run(vec![3, 4], |j| j * 10), vec![30, 40]);
-        assert_eq!(workers.busy.load(Ordering::Relaxed), BUSY_STEPS - 1);
+    }
+
+    /// Steps until the busy spell is over; how many steps it lasted.
+    fn sit_out(workers: &Workers) -> u32 {
+        let mut quiet = 0;
+        while workers.busy.load(Ordering::Relaxed) > 0 {
+            // The busy steps still run every share.
+            assert_eq!(workers.run(vec![3, 4], |j| j * 10), vec![30, 40]);
+            quiet += 1;
+        }
+        quiet
+    }
+
+    #[test]
+    fn late_workers_soon_after_each_other_lengthen_the_busy_spells() {
+        let mut workers = Workers::new(2).unwrap();
+        // No spell between the late steps: only the held worker is judged.
+        workers.set_warm(Duration::ZERO);
+        let mut spells = Vec::new();
+        for k in 0..6 {
+            late_step(&workers, k);
+            spells.push(sit_out(&workers));
+            for _ in 0..3 {
+                assert_eq!(workers.run(vec![5, 6], |j| j * 10), vec![50, 60]);
+            }
+        }
+        let first = FIRST_BUSY_STEPS;
+        let doubled = [
+            first,
+            2 * first,
+            4 * first,
+            8 * first,
+            BUSY_STEPS,
+            BUSY_STEPS,
+        ];
+        assert_eq!(spells, doubled.map(|s| s.min(BUSY_STEPS)));
+    }
+
+    #[test]
+    fn late_workers_far_apart_are_hiccups() {
+        let mut workers = Workers::new(2).unwrap();
+        workers.set_warm(Duration::ZERO);
+        for k in 0..2 {
+            late_step(&workers, k);
+            assert_eq!(sit_out(&workers), FIRST_BUSY_STEPS);
+            for j in 0..STRIKE_WINDOW as usize {
+                assert_eq!(workers.run(vec![j, j], |x| x + 1), vec![j + 1, j + 1]);
+            }
+        }
     }
 
     #[test]
