@@ -121,114 +121,116 @@ impl Buffers {
 
     /// Per-environment mutable views, in order.
     pub(super) fn rows(&mut self, s: &ObsSpec) -> Vec<Rows<'_>> {
-        let n = self.element_count.len();
-        let (e, a, h) = (s.max_elements, s.max_actions, s.history);
-        // `chunks_mut` refuses a zero width; a zero-width field gets empty
-        // slices all the same.
-        fn per<T>(v: &mut [T], width: usize) -> std::slice::ChunksMut<'_, T> {
-            v.chunks_mut(width.max(1))
-        }
-        let mut instruction = per(&mut self.instruction, s.instruction_tokens);
-        let mut page = per(&mut self.page, s.page_tokens);
-        let mut alert = per(&mut self.alert, s.alert_tokens);
-        let mut role = per(&mut self.role, e);
-        let mut flags = per(&mut self.flags, e);
-        let mut text = per(&mut self.text, e * s.text_tokens);
-        let mut value = per(&mut self.value, e * s.value_tokens);
-        let mut context = per(&mut self.context, e * s.context_tokens);
-        let mut sibling = per(&mut self.sibling, e);
-        let mut kind = per(&mut self.action_kind, a);
-        let mut element = per(&mut self.action_element, a);
-        let mut atext = per(&mut self.action_text, a * s.action_tokens);
-        let mut mask = per(&mut self.action_mask, a);
-        let mut hkind = per(&mut self.history_kind, h);
-        let mut htext = per(&mut self.history_text, h * s.history_tokens);
-        let mut steps = self.steps.iter_mut();
-        let mut ec = self.element_count.iter_mut();
-        let mut ac = self.action_count.iter_mut();
-        let mut rw = self.reward.iter_mut();
-        let mut dn = self.done.iter_mut();
-        let mut tr = self.truncated.iter_mut();
-        let mut sc = self.success.iter_mut();
-        let mut pg = self.progress.iter_mut();
-        let mut ra = self.r_acc.iter_mut();
-        let mut af = self.answer_f1.iter_mut();
-        let mut er = self.episode_return.iter_mut();
-        let mut el = self.episode_length.iter_mut();
-        let mut ov = self.overflow.iter_mut();
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let row = (|| {
-                Some(Rows {
-                    instruction: instruction.next()?,
-                    page: page.next()?,
-                    alert: alert.next()?,
-                    steps: steps.next()?,
-                    element_count: ec.next()?,
-                    role: role.next()?,
-                    flags: flags.next()?,
-                    text: text.next()?,
-                    value: value.next()?,
-                    context: context.next()?,
-                    sibling: sibling.next()?,
-                    action_count: ac.next()?,
-                    action_kind: kind.next()?,
-                    action_element: element.next()?,
-                    action_text: atext.next()?,
-                    action_mask: mask.next()?,
-                    history_kind: hkind.next()?,
-                    history_text: htext.next()?,
-                    reward: rw.next()?,
-                    done: dn.next()?,
-                    truncated: tr.next()?,
-                    success: sc.next()?,
-                    progress: pg.next()?,
-                    r_acc: ra.next()?,
-                    answer_f1: af.next()?,
-                    episode_return: er.next()?,
-                    episode_length: el.next()?,
-                    overflow: ov.next()?,
-                })
-            })();
-            match row {
-                Some(r) => out.push(r),
-                None => break,
-            }
-        }
-        out
+        self.span().rows(s).collect()
     }
 }
 
-/// One environment's part of every buffer.
-pub(super) struct Rows<'b> {
-    pub instruction: &'b mut [u32],
-    pub page: &'b mut [u32],
-    pub alert: &'b mut [u32],
-    pub steps: &'b mut u32,
-    pub element_count: &'b mut u32,
-    pub role: &'b mut [u8],
-    pub flags: &'b mut [u8],
-    pub text: &'b mut [u32],
-    pub value: &'b mut [u32],
-    pub context: &'b mut [u32],
-    pub sibling: &'b mut [u8],
-    pub action_count: &'b mut u32,
-    pub action_kind: &'b mut [u8],
-    pub action_element: &'b mut [i32],
-    pub action_text: &'b mut [u32],
-    pub action_mask: &'b mut [u8],
-    pub history_kind: &'b mut [u8],
-    pub history_text: &'b mut [u32],
-    pub reward: &'b mut f32,
-    pub done: &'b mut u8,
-    pub truncated: &'b mut u8,
-    pub success: &'b mut u8,
-    pub progress: &'b mut f32,
-    pub r_acc: &'b mut u8,
-    pub answer_f1: &'b mut f32,
-    pub episode_return: &'b mut f32,
-    pub episode_length: &'b mut u32,
-    pub overflow: &'b mut u8,
+/// Names every field once, with its element type and, for the fields of
+/// several values per environment, its width: the per-environment view
+/// ([`Rows`]), the whole buffers' view ([`Span`]) and the splitting of
+/// one into the other all follow from this list.
+macro_rules! row_fields {
+    (
+        slices { $($s:ident: $st:ty = $w:expr,)* }
+        scalars { $($c:ident: $ct:ty,)* }
+    ) => {
+        /// One environment's part of every buffer.
+        pub(super) struct Rows<'b> {
+            $(pub $s: &'b mut [$st],)*
+            $(pub $c: &'b mut $ct,)*
+        }
+
+        /// Consecutive environments' parts of every buffer: a share of a
+        /// batch, which it splits into [`Rows`] as it steps them.
+        pub(super) struct Span<'b> {
+            $($s: &'b mut [$st],)*
+            $($c: &'b mut [$ct],)*
+        }
+
+        impl Buffers {
+            /// Every environment's part of every buffer.
+            pub(super) fn span(&mut self) -> Span<'_> {
+                Span {
+                    $($s: &mut self.$s,)*
+                    $($c: &mut self.$c,)*
+                }
+            }
+        }
+
+        impl<'b> Span<'b> {
+            /// The first `n` environments' parts (fewer when fewer are
+            /// left), taken off the front.
+            pub(super) fn take_front(&mut self, n: usize, s: &ObsSpec) -> Span<'b> {
+                Span {
+                    $($s: {
+                        let width: fn(&ObsSpec) -> usize = $w;
+                        take_front(&mut self.$s, n * width(s))
+                    },)*
+                    $($c: take_front(&mut self.$c, n),)*
+                }
+            }
+
+            /// Each environment's rows, in order.
+            pub(super) fn rows(self, s: &ObsSpec) -> impl Iterator<Item = Rows<'b>> {
+                // `chunks_mut` refuses a zero width; the spec's widths are
+                // at least 1 (`ObsSpec::at_least_one`).
+                $(let mut $s = self.$s.chunks_mut({
+                    let width: fn(&ObsSpec) -> usize = $w;
+                    width(s).max(1)
+                });)*
+                $(let mut $c = self.$c.iter_mut();)*
+                std::iter::from_fn(move || {
+                    Some(Rows {
+                        $($s: $s.next()?,)*
+                        $($c: $c.next()?,)*
+                    })
+                })
+            }
+        }
+    };
+}
+
+row_fields! {
+    slices {
+        instruction: u32 = |s| s.instruction_tokens,
+        page: u32 = |s| s.page_tokens,
+        alert: u32 = |s| s.alert_tokens,
+        role: u8 = |s| s.max_elements,
+        flags: u8 = |s| s.max_elements,
+        text: u32 = |s| s.max_elements * s.text_tokens,
+        value: u32 = |s| s.max_elements * s.value_tokens,
+        context: u32 = |s| s.max_elements * s.context_tokens,
+        sibling: u8 = |s| s.max_elements,
+        action_kind: u8 = |s| s.max_actions,
+        action_element: i32 = |s| s.max_actions,
+        action_text: u32 = |s| s.max_actions * s.action_tokens,
+        action_mask: u8 = |s| s.max_actions,
+        history_kind: u8 = |s| s.history,
+        history_text: u32 = |s| s.history * s.history_tokens,
+    }
+    scalars {
+        steps: u32,
+        element_count: u32,
+        action_count: u32,
+        reward: f32,
+        done: u8,
+        truncated: u8,
+        success: u8,
+        progress: f32,
+        r_acc: u8,
+        answer_f1: f32,
+        episode_return: f32,
+        episode_length: u32,
+        overflow: u8,
+    }
+}
+
+/// The first `n` values of `*slice` (all when fewer), leaving the rest.
+fn take_front<'b, T>(slice: &mut &'b mut [T], n: usize) -> &'b mut [T] {
+    let whole = std::mem::take(slice);
+    let (front, rest) = whole.split_at_mut(n.min(whole.len()));
+    *slice = rest;
+    front
 }
 
 /// The element type of a buffer.

@@ -42,7 +42,7 @@ use crate::env::{ActionKind, RewardConfig, SharedWriter, TaskInstance, ROLES};
 use crate::ir;
 use crate::jit::{FlatStart, JitSite, MemoCounts, DEFAULT_RENDER_MEMO};
 use crate::layout::TextPool;
-use buffers::Rows;
+use buffers::{Rows, Span};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
@@ -550,7 +550,9 @@ impl<E: Engine> BatchEnv<E> {
         // One memory per share (`set_render_memo` makes one per thread):
         // the zip below must not drop a share.
         debug_assert!(self.memos.len() >= self.slots.len().div_ceil(per));
-        let mut rows = self.buffers.rows(&spec).into_iter();
+        // Each share takes its stretch of the buffers whole and splits it
+        // into rows on its own thread.
+        let mut span = self.buffers.span();
         let jobs: Vec<Job<'_, '_, E>> = self
             .slots
             .chunks_mut(per)
@@ -558,7 +560,7 @@ impl<E: Engine> BatchEnv<E> {
             .zip(self.memos.iter_mut())
             .enumerate()
             .map(|(k, ((slots, actions), memo))| {
-                let rows: Vec<Rows<'_>> = rows.by_ref().take(slots.len()).collect();
+                let rows = span.take_front(slots.len(), &spec);
                 (k * per, slots, rows, actions, memo)
             })
             .collect();
@@ -577,11 +579,12 @@ impl<E: Engine> BatchEnv<E> {
 }
 
 /// One worker's share of a step: the index of its first environment, its
-/// environments, their rows, their actions, and the memory they share.
+/// environments, their stretch of the buffers, their actions, and the
+/// memory they share.
 type Job<'s, 'b, E> = (
     usize,
     &'s mut [Slot<E>],
-    Vec<Rows<'b>>,
+    Span<'b>,
     &'s [u32],
     &'s mut ThreadMemo<<E as Engine>::Memo>,
 );
@@ -597,15 +600,15 @@ struct Shared<'a> {
 /// Steps one thread's environments; the errors met, each naming its
 /// environment.
 fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchError> {
-    let (first, slots, mut rows, actions, memo) = job;
+    let (first, slots, span, actions, memo) = job;
     // Each environment's rows are lent, not moved: a `Rows` is 28 slices.
     slots
         .iter_mut()
-        .zip(rows.iter_mut())
+        .zip(span.rows(shared.spec))
         .zip(actions)
         .enumerate()
-        .filter_map(|(k, ((slot, rows), &a))| {
-            step_one(shared, slot, rows, a, memo)
+        .filter_map(|(k, ((slot, mut rows), &a))| {
+            step_one(shared, slot, &mut rows, a, memo)
                 .err()
                 .map(|e| e.in_env(first + k))
         })
