@@ -265,3 +265,93 @@ fn rows_left_from_a_longer_page_are_cleared() {
     }
     assert!(shrank > 100, "pages shrank {shrank} times");
 }
+
+/// One page, of one version for every instance, whose action table has
+/// `1 + 2 × instance` answer rows: what instances of two classes see on a
+/// page they share. Every step ends the episode.
+struct Classed {
+    current: usize,
+}
+
+impl Engine for Classed {
+    type Memo = ();
+
+    fn memo(&self, _: usize) {}
+
+    fn instruction(&self) -> &str {
+        "answer"
+    }
+    fn page(&self) -> Option<usize> {
+        None
+    }
+    fn alert(&self) -> Option<&str> {
+        None
+    }
+    fn steps(&self) -> u32 {
+        0
+    }
+    fn element_count(&self) -> usize {
+        0
+    }
+    fn element_path(&self, _: usize) -> &[i64] {
+        &[]
+    }
+    fn element(&self, _: usize) -> Option<ElementView<'_>> {
+        None
+    }
+    fn action_count(&self) -> usize {
+        1 + 2 * self.current
+    }
+    fn action(&self, i: usize) -> Option<ActionView<'_>> {
+        (i < self.action_count()).then_some(ActionView {
+            kind: ActionKind::Answer,
+            element: None,
+            text: Some("x"),
+            words: None,
+        })
+    }
+    fn view_key(&self) -> Option<(u64, usize)> {
+        Some((7, self.current))
+    }
+    fn take(&mut self, _: usize, _: &mut ()) -> Result<StepResult, BatchError> {
+        Ok(StepResult {
+            reward: 0.0,
+            done: true,
+            success: false,
+            epsilon: 0,
+            progress: 0.0,
+            judgement: None,
+        })
+    }
+    fn begin(&mut self, instance: usize) -> Result<(), BatchError> {
+        self.current = instance;
+        Ok(())
+    }
+}
+
+#[test]
+fn rows_held_for_one_class_are_not_kept_for_another_on_the_same_page() {
+    // Consecutive episodes of other instances show the same page version:
+    // the rows are kept from one step to the next only for the same class.
+    let mut batch = BatchEnv::build(2, 2, ObsSpec::default(), 5, 1, Arc::from([]), |_| {
+        Ok(Classed { current: 0 })
+    })
+    .expect("the pages start");
+    let mut switched = 0;
+    let mut last = batch.buffers.action_count.clone();
+    for _ in 0..200 {
+        batch.step(&[0, 0]).expect("a step");
+        for (slot, &count) in batch.slots.iter().zip(&batch.buffers.action_count) {
+            let want = slot.engine.action_count();
+            assert_eq!(usize::try_from(count).ok(), Some(want));
+            assert_eq!(slot.table.len(), want);
+        }
+        let now = &batch.buffers.action_count;
+        switched += last.iter().zip(now).filter(|(a, b)| a != b).count();
+        last.clone_from(now);
+    }
+    assert!(
+        switched > 20,
+        "the instances took turns ({switched} switches)"
+    );
+}
