@@ -27,10 +27,10 @@
 //! virtual machine, and each step of a busy spell pays for waking the
 //! workers, so the first busy spell is short ([`FIRST_BUSY_STEPS`]); a
 //! late worker met within [`STRIKE_WINDOW`] steps of the last busy spell
-//! doubles the next, up to [`BUSY_STEPS`]. A worker not kept awake (the first step, a
-//! step after a longer pause than the spell, the step that ends a busy
-//! spell) is not judged: waking it from sleep takes tens of microseconds
-//! on any machine.
+//! doubles the next, up to [`BUSY_STEPS`]. A worker not kept awake (the
+//! first step, a step after a longer pause than the spell, the step that
+//! ends a busy spell) is not judged: waking it from sleep takes tens of
+//! microseconds on any machine.
 
 use super::BatchError;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
