@@ -601,7 +601,8 @@ struct Shared<'a> {
 /// environment.
 fn run_job<E: Engine>(job: Job<'_, '_, E>, shared: &Shared<'_>) -> Vec<BatchError> {
     let (first, slots, span, actions, memo) = job;
-    // Each environment's rows are lent, not moved: a `Rows` is 28 slices.
+    // Each environment's rows are made on this thread and lent to its
+    // step (a `Rows` is 28 slices).
     slots
         .iter_mut()
         .zip(span.rows(shared.spec))

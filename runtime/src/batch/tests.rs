@@ -266,14 +266,30 @@ fn rows_left_from_a_longer_page_are_cleared() {
     assert!(shrank > 100, "pages shrank {shrank} times");
 }
 
-/// One page, of one version for every instance, whose action table has
-/// `1 + 2 × instance` answer rows: what instances of two classes see on a
-/// page they share. Every step ends the episode.
-struct Classed {
+/// A page whose version changes every third step and whose elements
+/// depend on the version alone, while its action table has one answer row
+/// per element plus `2 × instance`: what instances of two classes see on a
+/// page they share. Every fifth step ends the episode, and the next draws
+/// an instance.
+struct Versioned {
     current: usize,
+    step: u64,
+    texts: Vec<String>,
 }
 
-impl Engine for Classed {
+impl Versioned {
+    fn version(&self) -> u64 {
+        self.step / 3
+    }
+
+    fn draw(&mut self) {
+        let v = self.version();
+        let n = 1 + usize::try_from(v % 5).unwrap_or(0);
+        self.texts = (0..n).map(|i| format!("row {i} of page {v}")).collect();
+    }
+}
+
+impl Engine for Versioned {
     type Memo = ();
 
     fn memo(&self, _: usize) {}
@@ -291,16 +307,17 @@ impl Engine for Classed {
         0
     }
     fn element_count(&self) -> usize {
-        0
+        self.texts.len()
     }
     fn element_path(&self, _: usize) -> &[i64] {
         &[]
     }
-    fn element(&self, _: usize) -> Option<ElementView<'_>> {
-        None
+    fn element(&self, i: usize) -> Option<ElementView<'_>> {
+        let text = self.texts.get(i)?;
+        Some(ElementView::of_texts("button", text, None, false))
     }
     fn action_count(&self) -> usize {
-        1 + 2 * self.current
+        self.texts.len() + 2 * self.current
     }
     fn action(&self, i: usize) -> Option<ActionView<'_>> {
         (i < self.action_count()).then_some(ActionView {
@@ -311,12 +328,14 @@ impl Engine for Classed {
         })
     }
     fn view_key(&self) -> Option<(u64, usize)> {
-        Some((7, self.current))
+        Some((self.version(), self.current))
     }
     fn take(&mut self, _: usize, _: &mut ()) -> Result<StepResult, BatchError> {
+        self.step += 1;
+        self.draw();
         Ok(StepResult {
             reward: 0.0,
-            done: true,
+            done: self.step.is_multiple_of(5),
             success: false,
             epsilon: 0,
             progress: 0.0,
@@ -330,28 +349,52 @@ impl Engine for Classed {
 }
 
 #[test]
-fn rows_held_for_one_class_are_not_kept_for_another_on_the_same_page() {
-    // Consecutive episodes of other instances show the same page version:
-    // the rows are kept from one step to the next only for the same class.
-    let mut batch = BatchEnv::build(2, 2, ObsSpec::default(), 5, 1, Arc::from([]), |_| {
-        Ok(Classed { current: 0 })
+fn rows_kept_in_place_are_the_ones_a_fresh_write_makes() {
+    // The writer leaves rows that hold the shown page's view as they are.
+    // After every step each environment's rows must equal its observation
+    // written afresh, also when a new episode's instance of another class
+    // shows a page of the same version.
+    let mut made = 0;
+    let mut batch = BatchEnv::build(2, 3, ObsSpec::default(), 5, 1, Arc::from([]), |_| {
+        made += 1;
+        let mut page = Versioned {
+            current: 0,
+            step: made,
+            texts: Vec::new(),
+        };
+        page.draw();
+        Ok(page)
     })
     .expect("the pages start");
+    let spec = batch.spec;
     let mut switched = 0;
     let mut last = batch.buffers.action_count.clone();
-    for _ in 0..200 {
-        batch.step(&[0, 0]).expect("a step");
-        for (slot, &count) in batch.slots.iter().zip(&batch.buffers.action_count) {
-            let want = slot.engine.action_count();
-            assert_eq!(usize::try_from(count).ok(), Some(want));
-            assert_eq!(slot.table.len(), want);
+    for _ in 0..300 {
+        batch.step(&[0, 0, 0]).expect("a step");
+        let mut fresh = Buffers::new(3, &spec);
+        let labels = batch.labels.clone();
+        for (slot, mut rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
+            let (kept, table) = (slot.written, slot.table.clone());
+            slot.written = Written::ALL;
+            write::write_observation(slot, &mut rows, &spec, &labels, None);
+            assert_eq!(slot.table, table);
+            slot.written = kept;
         }
-        let now = &batch.buffers.action_count;
+        let b = &batch.buffers;
+        assert_eq!(b.element_count, fresh.element_count);
+        assert_eq!(b.role, fresh.role);
+        assert_eq!(b.text, fresh.text);
+        assert_eq!(b.action_count, fresh.action_count);
+        assert_eq!(b.action_mask, fresh.action_mask);
+        assert_eq!(b.action_kind, fresh.action_kind);
+        assert_eq!(b.action_text, fresh.action_text);
+        assert_eq!(b.overflow, fresh.overflow);
+        let now = &b.action_count;
         switched += last.iter().zip(now).filter(|(a, b)| a != b).count();
         last.clone_from(now);
     }
     assert!(
-        switched > 20,
-        "the instances took turns ({switched} switches)"
+        switched > 50,
+        "the pages and instances changed ({switched} times)"
     );
 }
