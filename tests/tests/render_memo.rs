@@ -125,7 +125,11 @@ fn two_engines<'s>(
     let config = RewardConfig::default();
     let first = FlatEnv::from_start(site, Arc::clone(&start), config, a).unwrap();
     let second = FlatEnv::from_start(site, start, config, b).unwrap();
-    let memo = first.render_memo(64);
+    // Large, so that two pages the tests tell apart land in one slot (or
+    // one `seen` entry) only once in tens of thousands of runs: a page's
+    // slot follows its family's id, which a process-wide counter hands
+    // out in whatever order the tests run.
+    let memo = first.render_memo(1 << 16);
     (first, second, memo)
 }
 
@@ -294,7 +298,8 @@ fn a_page_is_found_again_after_writes_it_does_not_read() {
     let (site, mut pool, instances) = test_site("tally");
     let start = first_start(&site, &instances, &mut pool);
     let mut env = FlatEnv::from_start(&site, start, RewardConfig::default(), &mut pool).unwrap();
-    let mut memo = env.render_memo(64);
+    // Large, for the reason `two_engines` gives.
+    let mut memo = env.render_memo(1 << 16);
 
     // A render is remembered the second time its state is met, and taken
     // from the memory the third.
