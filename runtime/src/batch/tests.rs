@@ -126,17 +126,37 @@ fn an_environment_that_cannot_start_names_its_index() {
     assert_eq!(err.to_string(), "environment 1: no task #9");
 }
 
-/// A page whose size changes on every step: 1 to 80 elements (past the
-/// rows' 64) with texts and values, and a candidate per element plus a few
-/// answers, drawn from the step count.
+/// A page whose size changes every `hold` steps: 1 to 80 elements (past
+/// the rows' 64) with texts and values, and a candidate per element plus a
+/// few answers, drawn from the page's version (the step count over
+/// `hold`). Held longer than a step, the page names its view (its version
+/// and the playing instance, which adds `2 × instance` answers: instances
+/// of two classes on one page), and every fifth step ends the episode.
 struct Shifting {
     step: u64,
+    hold: u64,
+    current: usize,
     texts: Vec<String>,
 }
 
 impl Shifting {
+    fn new(step: u64, hold: u64) -> Shifting {
+        let mut page = Shifting {
+            step,
+            hold,
+            current: 0,
+            texts: Vec::new(),
+        };
+        page.draw();
+        page
+    }
+
+    fn version(&self) -> u64 {
+        self.step / self.hold.max(1)
+    }
+
     fn draw(&mut self) {
-        let mut x = self.step.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut x = self.version().wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         x ^= x >> 29;
         let n = 1 + usize::try_from(x % 80).unwrap_or(0);
         self.texts = (0..n)
@@ -185,7 +205,7 @@ impl Engine for Shifting {
         ))
     }
     fn action_count(&self) -> usize {
-        self.texts.len() + self.texts.len() % 5
+        self.texts.len() + self.texts.len() % 5 + 2 * self.current
     }
     fn action(&self, i: usize) -> Option<ActionView<'_>> {
         let n = self.texts.len();
@@ -204,21 +224,60 @@ impl Engine for Shifting {
             },
         })
     }
+    fn view_key(&self) -> Option<(u64, usize)> {
+        (self.hold > 1).then_some((self.version(), self.current))
+    }
     fn take(&mut self, _: usize, _: &mut ()) -> Result<StepResult, BatchError> {
         self.step += 1;
         self.draw();
         Ok(StepResult {
             reward: 0.0,
-            done: false,
+            done: self.hold > 1 && self.step.is_multiple_of(5),
             success: false,
             epsilon: 0,
             progress: 0.0,
             judgement: None,
         })
     }
-    fn begin(&mut self, _: usize) -> Result<(), BatchError> {
+    fn begin(&mut self, instance: usize) -> Result<(), BatchError> {
+        self.current = instance;
         Ok(())
     }
+}
+
+/// Three environments of [`Shifting`] pages held `hold` steps, playing
+/// `instances` instances, the `k`-th starting at step `k × first`.
+fn shifting_batch(instances: usize, first: u64, hold: u64) -> BatchEnv<Shifting> {
+    let mut made = 0;
+    BatchEnv::build(
+        instances,
+        3,
+        ObsSpec::default(),
+        5,
+        1,
+        Arc::from([]),
+        |_| {
+            made += 1;
+            Ok(Shifting::new(made * first, hold))
+        },
+    )
+    .expect("the pages start")
+}
+
+/// Each environment's observation written afresh into zeroed buffers; the
+/// candidate tables must come out as they were.
+fn fresh_write(batch: &mut BatchEnv<Shifting>) -> Buffers {
+    let spec = batch.spec;
+    let mut fresh = Buffers::new(batch.len(), &spec);
+    let labels = batch.labels.clone();
+    for (slot, mut rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
+        let (kept, table) = (slot.written, slot.table.clone());
+        slot.written = Written::ALL;
+        write::write_observation(slot, &mut rows, &spec, &labels, None);
+        assert_eq!(slot.table, table);
+        slot.written = kept;
+    }
+    fresh
 }
 
 #[test]
@@ -226,30 +285,12 @@ fn rows_left_from_a_longer_page_are_cleared() {
     // The writer zeroes only the rows the last observation filled and this
     // one does not; after every step each environment's rows must equal its
     // observation written afresh into zeroed buffers.
-    let mut made = 0u64;
-    let mut batch = BatchEnv::build(1, 3, ObsSpec::default(), 5, 1, Arc::from([]), |_| {
-        made += 1;
-        let mut page = Shifting {
-            step: made * 1000,
-            texts: Vec::new(),
-        };
-        page.draw();
-        Ok(page)
-    })
-    .expect("the pages start");
-    let spec = batch.spec;
+    let mut batch = shifting_batch(1, 1000, 1);
     let mut shrank = 0;
     let mut previous = [0u32; 3];
     for _ in 0..300 {
         batch.step(&[0, 0, 0]).expect("a step");
-        let mut fresh = Buffers::new(3, &spec);
-        let labels = batch.labels.clone();
-        for (slot, mut rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
-            let kept = slot.written;
-            slot.written = Written::ALL;
-            write::write_observation(slot, &mut rows, &spec, &labels, None);
-            slot.written = kept;
-        }
+        let fresh = fresh_write(&mut batch);
         let b = &batch.buffers;
         assert_eq!(b.text, fresh.text);
         assert_eq!(b.value, fresh.value);
@@ -266,120 +307,18 @@ fn rows_left_from_a_longer_page_are_cleared() {
     assert!(shrank > 100, "pages shrank {shrank} times");
 }
 
-/// A page whose version changes every third step and whose elements
-/// depend on the version alone, while its action table has one answer row
-/// per element plus `2 × instance`: what instances of two classes see on a
-/// page they share. Every fifth step ends the episode, and the next draws
-/// an instance.
-struct Versioned {
-    current: usize,
-    step: u64,
-    texts: Vec<String>,
-}
-
-impl Versioned {
-    fn version(&self) -> u64 {
-        self.step / 3
-    }
-
-    fn draw(&mut self) {
-        let v = self.version();
-        let n = 1 + usize::try_from(v % 5).unwrap_or(0);
-        self.texts = (0..n).map(|i| format!("row {i} of page {v}")).collect();
-    }
-}
-
-impl Engine for Versioned {
-    type Memo = ();
-
-    fn memo(&self, _: usize) {}
-
-    fn instruction(&self) -> &str {
-        "answer"
-    }
-    fn page(&self) -> Option<usize> {
-        None
-    }
-    fn alert(&self) -> Option<&str> {
-        None
-    }
-    fn steps(&self) -> u32 {
-        0
-    }
-    fn element_count(&self) -> usize {
-        self.texts.len()
-    }
-    fn element_path(&self, _: usize) -> &[i64] {
-        &[]
-    }
-    fn element(&self, i: usize) -> Option<ElementView<'_>> {
-        let text = self.texts.get(i)?;
-        Some(ElementView::of_texts("button", text, None, false))
-    }
-    fn action_count(&self) -> usize {
-        self.texts.len() + 2 * self.current
-    }
-    fn action(&self, i: usize) -> Option<ActionView<'_>> {
-        (i < self.action_count()).then_some(ActionView {
-            kind: ActionKind::Answer,
-            element: None,
-            text: Some("x"),
-            words: None,
-        })
-    }
-    fn view_key(&self) -> Option<(u64, usize)> {
-        Some((self.version(), self.current))
-    }
-    fn take(&mut self, _: usize, _: &mut ()) -> Result<StepResult, BatchError> {
-        self.step += 1;
-        self.draw();
-        Ok(StepResult {
-            reward: 0.0,
-            done: self.step.is_multiple_of(5),
-            success: false,
-            epsilon: 0,
-            progress: 0.0,
-            judgement: None,
-        })
-    }
-    fn begin(&mut self, instance: usize) -> Result<(), BatchError> {
-        self.current = instance;
-        Ok(())
-    }
-}
-
 #[test]
 fn rows_kept_in_place_are_the_ones_a_fresh_write_makes() {
     // The writer leaves rows that hold the shown page's view as they are.
     // After every step each environment's rows must equal its observation
     // written afresh, also when a new episode's instance of another class
     // shows a page of the same version.
-    let mut made = 0;
-    let mut batch = BatchEnv::build(2, 3, ObsSpec::default(), 5, 1, Arc::from([]), |_| {
-        made += 1;
-        let mut page = Versioned {
-            current: 0,
-            step: made,
-            texts: Vec::new(),
-        };
-        page.draw();
-        Ok(page)
-    })
-    .expect("the pages start");
-    let spec = batch.spec;
+    let mut batch = shifting_batch(2, 1, 3);
     let mut switched = 0;
     let mut last = batch.buffers.action_count.clone();
     for _ in 0..300 {
         batch.step(&[0, 0, 0]).expect("a step");
-        let mut fresh = Buffers::new(3, &spec);
-        let labels = batch.labels.clone();
-        for (slot, mut rows) in batch.slots.iter_mut().zip(fresh.rows(&spec)) {
-            let (kept, table) = (slot.written, slot.table.clone());
-            slot.written = Written::ALL;
-            write::write_observation(slot, &mut rows, &spec, &labels, None);
-            assert_eq!(slot.table, table);
-            slot.written = kept;
-        }
+        let fresh = fresh_write(&mut batch);
         let b = &batch.buffers;
         assert_eq!(b.element_count, fresh.element_count);
         assert_eq!(b.role, fresh.role);
