@@ -164,7 +164,7 @@ macro_rules! row_fields {
                 Span {
                     $($s: {
                         let width: fn(&ObsSpec) -> usize = $w;
-                        take_front(&mut self.$s, n * width(s))
+                        take_front(&mut self.$s, n.saturating_mul(width(s)))
                     },)*
                     $($c: take_front(&mut self.$c, n),)*
                 }

@@ -481,9 +481,11 @@ impl<E: Engine> BatchEnv<E> {
         let n = self.slots.len();
         let spec = self.spec;
         let labels = &self.labels[..];
+        let mut span = self.buffers.span();
+        span.take_front(i, &spec);
         let (Some(slot), Some(mut rows)) = (
             self.slots.get_mut(i),
-            self.buffers.rows(&spec).into_iter().nth(i),
+            span.take_front(1, &spec).rows(&spec).next(),
         ) else {
             return Err(BatchError::NoEnvironment { env: i, count: n });
         };

@@ -337,3 +337,15 @@ fn rows_kept_in_place_are_the_ones_a_fresh_write_makes() {
         "the pages and instances changed ({switched} times)"
     );
 }
+
+#[test]
+fn resetting_an_environment_past_the_batch_is_an_error() {
+    let mut batch = stubs(2, 1, 9).expect("the stubs start");
+    assert!(batch.reset(1, None, Some(0)).is_ok());
+    for i in [2, usize::MAX / 2, usize::MAX] {
+        let err = batch
+            .reset(i, None, Some(0))
+            .expect_err("no such environment");
+        assert!(matches!(err, BatchError::NoEnvironment { env, count: 2 } if env == i));
+    }
+}
