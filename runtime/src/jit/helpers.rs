@@ -12,7 +12,9 @@
 //! in the pool, or a pool that is full, is reported with an out-of-range
 //! result the generated code turns into a fault.
 
+use super::code;
 use super::text::Template;
+use crate::interp::eval::Fault;
 use crate::layout::{Derive, TextPool};
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -42,6 +44,23 @@ impl JitCtx {
             body,
             out: 0,
         }
+    }
+
+    /// The interpreter's fault for fault code `r` of compiled code (a
+    /// missing row's table and id read from this context), if `r` is one.
+    pub(crate) fn fault(&self, r: i64) -> Option<Fault> {
+        Some(match r {
+            code::DIVISION_BY_ZERO => Fault::DivisionByZero,
+            code::NONE_VALUE => Fault::NoneValue,
+            code::MISSING_ROW => Fault::MissingRow {
+                table: u32::try_from(self.missing_table).unwrap_or(u32::MAX),
+                id: self.missing_id,
+            },
+            code::OVERFLOW => Fault::Overflow,
+            code::OUT_OF_RANGE => Fault::OutOfRange,
+            code::TEXT => Fault::TypeConfusion("a text id is not in the pool"),
+            _ => return None,
+        })
     }
 }
 

@@ -11,7 +11,6 @@
 
 use super::helpers::JitCtx;
 use super::label_words::{run_plan, word_plan, Piece, ValueTo, WordOp};
-use super::marker::fault_of;
 use super::text::TextCtx;
 use super::{JitFault, PredFn, Tag};
 use crate::interp::eval::Fault;
@@ -139,7 +138,7 @@ impl Calls<'_> {
     }
 
     fn fault(r: i64, ctx: &JitCtx) -> Fault {
-        fault_of(r, ctx).unwrap_or(Fault::TypeConfusion(
+        ctx.fault(r).unwrap_or(Fault::TypeConfusion(
             "compiled code returned an unknown code",
         ))
     }

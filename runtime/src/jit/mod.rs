@@ -359,7 +359,7 @@ impl JitPredicate {
         match r {
             0 => Ok(false),
             1 => Ok(true),
-            r => Err(JitFault::Fault(marker::fault_of(r, &ctx).unwrap_or(
+            r => Err(JitFault::Fault(ctx.fault(r).unwrap_or(
                 Fault::TypeConfusion("compiled code returned an unknown code"),
             ))),
         }

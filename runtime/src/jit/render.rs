@@ -22,7 +22,6 @@ mod walk;
 
 use super::label::resolve_fns;
 pub(super) use super::label::{Calls, DefinedFn, FnKind, Label, NativeFn, Part, F};
-use super::marker::pool_has;
 use super::text::{i64_at, u32_at, Templates, TextCtx};
 use super::{codegen, JitError, JitFault, Tag};
 use crate::interp::eval::Fault;

@@ -645,63 +645,6 @@ impl<'s> FlatEnv<'s> {
         Ok(())
     }
 
-    /// Lists the candidates of the page shown: those `memo` kept with the
-    /// page's version, when it did (a debug build lists them again and
-    /// demands the same), and it keeps them otherwise.
-    fn offer(&mut self, memo: Option<&mut RenderMemo>) -> R<()> {
-        let typeable = self.start.typeable.len();
-        let (Some(version), Some(memo)) = (self.version, memo) else {
-            self.list_actions();
-            return Ok(());
-        };
-        match memo.actions_of(version, typeable) {
-            Some(kept) => {
-                self.actions.extend_from_slice(kept);
-                if cfg!(debug_assertions) {
-                    let kept = std::mem::take(&mut self.actions);
-                    self.list_actions();
-                    if kept != self.actions {
-                        return Err(FlatError::Unfaithful("remembered candidates differ"));
-                    }
-                }
-            }
-            None => {
-                self.list_actions();
-                memo.keep_actions(version, typeable, &self.actions);
-            }
-        }
-        Ok(())
-    }
-
-    /// Lists the candidates of the page's elements (§5.2 order).
-    fn list_actions(&mut self) {
-        for (i, el) in self.structure.elements.iter().enumerate() {
-            let element = i + 1;
-            let act = |kind, arg| FlatAction { kind, element, arg };
-            match &el.handle {
-                HandleWords::Inert => {}
-                HandleWords::Go(_) | HandleWords::Marker(..) | HandleWords::Checkbox { .. } => {
-                    self.actions.push(act(ActionKind::Click, 0));
-                }
-                HandleWords::Input { .. } => {
-                    for arg in 0..=self.start.typeable.len() {
-                        self.actions.push(act(ActionKind::Type, arg));
-                    }
-                }
-                HandleWords::Select { .. } => {
-                    // One choice per distinct option text, the first kept
-                    // (as `env::actions` offers them).
-                    let texts = self.structure.options_of(el);
-                    for (arg, t) in texts.clone().enumerate() {
-                        if !texts.clone().take(arg).any(|before| before == t) {
-                            self.actions.push(act(ActionKind::Select, arg));
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// Takes candidate `index`. An `Err` before the action is applied (an
     /// episode already over, no such candidate, a marker the compiled runner
     /// refuses as input) changes nothing; one after it (the state does not

@@ -286,6 +286,15 @@ impl TextPool {
         }
     }
 
+    /// Whether every `(id, text)` of `texts` (kept with compiled code or a
+    /// page) names that text in this pool.
+    pub fn holds_all(&self, texts: &[(u32, Arc<str>)]) -> bool {
+        texts.iter().all(|(id, text)| {
+            self.get(*id)
+                .is_some_and(|s| Arc::ptr_eq(s, text) || **s == **text)
+        })
+    }
+
     /// The texts added after the first `len`, in id order.
     pub fn since(&self, len: usize) -> Vec<Arc<str>> {
         let frozen = self.frozen.texts.get(len..).unwrap_or_default();
@@ -369,6 +378,19 @@ impl TextPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pool_holds_kept_texts_only_under_their_own_ids() {
+        let text = |t: &str| Arc::<str>::from(t);
+        let mut pool = TextPool::default();
+        let (a, b) = (text("alpha"), text("beta"));
+        let (ia, ib) = (pool.intern(&a).unwrap(), pool.intern(&b).unwrap());
+        assert!(pool.holds_all(&[]));
+        // An equal string in another allocation is held too.
+        assert!(pool.holds_all(&[(ia, a.clone()), (ib, text("beta"))]));
+        assert!(!pool.holds_all(&[(ia, b.clone())]), "another id's text");
+        assert!(!pool.holds_all(&[(ib + 1, a)]), "an id past the pool");
+    }
 
     #[test]
     fn a_mark_holds_while_its_ids_mean_what_they_meant() {

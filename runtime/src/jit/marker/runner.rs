@@ -5,22 +5,6 @@
 
 use super::*;
 
-/// A fault code of compiled code as the interpreter's fault.
-pub(crate) fn fault_of(r: i64, ctx: &JitCtx) -> Option<Fault> {
-    Some(match r {
-        code::DIVISION_BY_ZERO => Fault::DivisionByZero,
-        code::NONE_VALUE => Fault::NoneValue,
-        code::MISSING_ROW => Fault::MissingRow {
-            table: u32::try_from(ctx.missing_table).unwrap_or(u32::MAX),
-            id: ctx.missing_id,
-        },
-        code::OVERFLOW => Fault::Overflow,
-        code::OUT_OF_RANGE => Fault::OutOfRange,
-        code::TEXT => Fault::TypeConfusion("a text id is not in the pool"),
-        _ => return None,
-    })
-}
-
 /// The value a compiled value of kind `tag` stands for.
 pub(crate) fn value_of(tag: Tag, word: i64, present: bool, pool: &TextPool) -> Option<Value> {
     if !present {
@@ -39,13 +23,6 @@ pub(crate) fn value_of(tag: Tag, word: i64, present: bool, pool: &TextPool) -> O
         }),
         Tag::Enum => Value::Enum(u32::try_from(word).ok()?),
         Tag::Row => Value::Row(word),
-    })
-}
-
-pub(crate) fn pool_has(pool: &TextPool, texts: &[(u32, Arc<str>)]) -> bool {
-    texts.iter().all(|(id, text)| {
-        pool.get(*id)
-            .is_some_and(|s| Arc::ptr_eq(s, text) || **s == **text)
     })
 }
 
@@ -266,9 +243,9 @@ impl JitSite {
             }
         }
         check_enum_args(program, def, args)?;
-        let texts_ok = pool_has(pool, &native.texts)
-            && pool_has(pool, &native.messages.texts)
-            && native.gos.iter().all(|g| pool_has(pool, &g.texts));
+        let texts_ok = pool.holds_all(&native.texts)
+            && pool.holds_all(&native.messages.texts)
+            && native.gos.iter().all(|g| pool.holds_all(&g.texts));
         if !texts_ok {
             return Err(JitFault::Input(
                 "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
@@ -336,7 +313,7 @@ impl JitSite {
             // not touched otherwise until the call returns, and reach `pool`
             // and `bctx` through `ctx`, both borrowed for the call alone.
             let r = unsafe { (native.body)(ptr, frame.cells.as_ptr(), &mut ctx) };
-            let fault = fault_of(r, &ctx);
+            let fault = ctx.fault(r);
             let stop = (bctx.reject, bctx.full);
             (r, bctx.delta, bctx.go, fault, stop)
         };
@@ -492,7 +469,7 @@ impl JitSite {
         // for the call alone.
         let r = unsafe { (go.func)(ptr, cells.as_ptr(), &mut ctx) };
         if r != 1 {
-            return if let Some(f) = fault_of(r, &ctx) {
+            return if let Some(f) = ctx.fault(r) {
                 Ok(Err(f))
             } else {
                 Err(JitFault::Input(format!("a compiled `go` returned {r}")))

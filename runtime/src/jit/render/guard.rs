@@ -82,7 +82,7 @@ impl JitSite {
         if native.guards.is_empty() {
             return Ok(None);
         }
-        if !super::pool_has(pool, &native.texts) {
+        if !pool.holds_all(&native.texts) {
             return Err(JitFault::Input(
                 "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
             ));

@@ -726,7 +726,7 @@ impl JitSite {
         if u32_at(state, layout.page) != Some(page) {
             return Err(JitFault::Input(format!("the state is not on page #{page}")));
         }
-        if !pool_has(pool, &native.texts) {
+        if !pool.holds_all(&native.texts) {
             return Err(JitFault::Input(
                 "the text pool lacks the code's text constants (use the pool the site was compiled with)".into(),
             ));

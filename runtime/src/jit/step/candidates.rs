@@ -3,6 +3,8 @@
 //! where they are known without hashing that text, its words' hashes; and
 //! the answer candidates of a retrieval task, as `env::actions` lists them
 //! (the values shown, then the elements' texts, non-empty and each once).
+//! It also lists a page's candidates (§5.2 order), or takes the list a
+//! memory of renders kept with the page.
 
 use super::*;
 
@@ -23,6 +25,63 @@ fn candidate_element(page: &PageStructure, i: u32) -> Option<&ElementInstance> {
 }
 
 impl FlatEnv<'_> {
+    /// Lists the candidates of the page shown: those `memo` kept with the
+    /// page's version, when it did (a debug build lists them again and
+    /// demands the same), and it keeps them otherwise.
+    pub(super) fn offer(&mut self, memo: Option<&mut RenderMemo>) -> R<()> {
+        let typeable = self.start.typeable.len();
+        let (Some(version), Some(memo)) = (self.version, memo) else {
+            self.list_actions();
+            return Ok(());
+        };
+        match memo.actions_of(version, typeable) {
+            Some(kept) => {
+                self.actions.extend_from_slice(kept);
+                if cfg!(debug_assertions) {
+                    let kept = std::mem::take(&mut self.actions);
+                    self.list_actions();
+                    if kept != self.actions {
+                        return Err(FlatError::Unfaithful("remembered candidates differ"));
+                    }
+                }
+            }
+            None => {
+                self.list_actions();
+                memo.keep_actions(version, typeable, &self.actions);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lists the candidates of the page's elements (§5.2 order).
+    pub(super) fn list_actions(&mut self) {
+        for (i, el) in self.structure.elements.iter().enumerate() {
+            let element = i + 1;
+            let act = |kind, arg| FlatAction { kind, element, arg };
+            match &el.handle {
+                HandleWords::Inert => {}
+                HandleWords::Go(_) | HandleWords::Marker(..) | HandleWords::Checkbox { .. } => {
+                    self.actions.push(act(ActionKind::Click, 0));
+                }
+                HandleWords::Input { .. } => {
+                    for arg in 0..=self.start.typeable.len() {
+                        self.actions.push(act(ActionKind::Type, arg));
+                    }
+                }
+                HandleWords::Select { .. } => {
+                    // One choice per distinct option text, the first kept
+                    // (as `env::actions` offers them).
+                    let texts = self.structure.options_of(el);
+                    for (arg, t) in texts.clone().enumerate() {
+                        if !texts.clone().take(arg).any(|before| before == t) {
+                            self.actions.push(act(ActionKind::Select, arg));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The element `action` acts on (`None` for an answer, or an element
     /// the page lacks).
     pub(super) fn element_of(&self, action: &FlatAction) -> Option<&ElementInstance> {
