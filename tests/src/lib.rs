@@ -60,6 +60,28 @@ pub fn repo_root() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// Every file below `dir` whose name ends with `ending`, sorted, entering
+/// only the folders `enter` accepts (by name).
+pub fn files_below(dir: &Path, ending: &str, enter: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if p.is_dir() {
+            if enter(name) {
+                out.extend(files_below(&p, ending, enter));
+            }
+        } else if name.ends_with(ending) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// Every `tests/ui/*.wsite`, sorted by name.
 pub fn fixtures() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(ui_dir())

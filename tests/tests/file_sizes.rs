@@ -3,7 +3,7 @@
 //! by what it owns. `cargo test -p wsite-tests --test file_sizes --
 //! --nocapture` prints the largest files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The folders holding the workspace's Rust sources.
 const FOLDERS: [&str; 6] = ["compiler", "runtime", "serve", "tests", "python", "fuzz"];
@@ -12,11 +12,12 @@ const MOST_LINES: usize = 800;
 
 #[test]
 fn no_source_file_is_past_800_lines() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    for folder in FOLDERS {
-        sources(&root.join(folder), &mut files);
-    }
+    let root = wsite_tests::repo_root();
+    let enter = |name: &str| name != "target" && !name.starts_with('.');
+    let files: Vec<PathBuf> = FOLDERS
+        .iter()
+        .flat_map(|folder| wsite_tests::files_below(&root.join(folder), ".rs", &enter))
+        .collect();
     assert!(files.len() > 300, "only {} files read", files.len());
     let mut sized: Vec<(usize, PathBuf)> = files
         .into_iter()
@@ -34,19 +35,4 @@ fn no_source_file_is_past_800_lines() {
     }
     let long: Vec<_> = sized.iter().filter(|(n, _)| *n > MOST_LINES).collect();
     assert!(long.is_empty(), "past {MOST_LINES} lines: {long:?}");
-}
-
-/// Every `.rs` file below `dir`, build output and hidden folders left out.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for p in entries.flatten().map(|e| e.path()) {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if p.is_dir() && name != "target" && !name.starts_with('.') {
-            sources(&p, out);
-        } else if name.ends_with(".rs") {
-            out.push(p);
-        }
-    }
 }

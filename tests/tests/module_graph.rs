@@ -25,10 +25,8 @@ const CRATES: [&str; 4] = ["runtime/src", "compiler/src", "serve/src", "tests/sr
 #[test]
 fn no_crate_has_a_module_cycle() {
     // Another checkout can be measured: `WSITE_MODULE_ROOT=DIR`.
-    let root = std::env::var_os("WSITE_MODULE_ROOT").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
-        PathBuf::from,
-    );
+    let root =
+        std::env::var_os("WSITE_MODULE_ROOT").map_or_else(wsite_tests::repo_root, PathBuf::from);
     let mut found = Vec::new();
     for krate in CRATES {
         let whole = Graph::read(&root.join(krate));
@@ -109,9 +107,16 @@ struct Graph {
 }
 
 impl Graph {
+    /// The graph of the crate whose sources are below `src`, `tests.rs`
+    /// files and `tests` folders left out.
     fn read(src: &Path) -> Graph {
-        let mut files = Vec::new();
-        collect(src, src, &mut files);
+        let files = wsite_tests::files_below(src, ".rs", &|name| name != "tests")
+            .into_iter()
+            .filter(|p| !p.ends_with("tests.rs"))
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                (p.strip_prefix(src).unwrap_or(&p).to_path_buf(), text)
+            });
         Graph::from_files(files)
     }
 
@@ -223,25 +228,6 @@ impl Tarjan {
     }
 }
 
-/// Every `.rs` file below `dir`, as its path from `src` and its text,
-/// `tests.rs` files and `tests` folders left out.
-fn collect(src: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if p.is_dir() && name != "tests" {
-            collect(src, &p, out);
-        } else if name.ends_with(".rs") && name != "tests.rs" {
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
-            out.push((p.strip_prefix(src).unwrap_or(&p).to_path_buf(), text));
-        }
-    }
-}
-
 /// `a/b.rs` and `a/b/mod.rs` are `a::b`; `lib.rs` and `main.rs` the root.
 fn module_of(file: &Path) -> Module {
     let mut m: Module = file
@@ -320,16 +306,14 @@ fn literal_end(c: &[char], i: usize) -> usize {
         ('"', _) => quoted_end(c, i + 1),
         ('r', '"' | '#') if i == 0 || !is_ident(at(i - 1)) => {
             let hashes = (i + 1..c.len()).take_while(|&k| c[k] == '#').count();
-            if at(i + 1 + hashes) != '"' {
+            let body = i + 2 + hashes;
+            if at(body - 1) != '"' {
                 return i;
             }
-            let close: String = std::iter::once('"')
-                .chain(std::iter::repeat_n('#', hashes))
-                .collect();
-            let body: String = c[i + 2 + hashes..].iter().collect();
-            body.find(&close).map_or(c.len(), |k| {
-                i + 2 + hashes + body[..k].chars().count() + close.len()
-            })
+            // The closing quote followed by as many `#`.
+            (body..c.len())
+                .find(|&k| c[k] == '"' && (1..=hashes).all(|h| at(k + h) == '#'))
+                .map_or(c.len(), |k| k + 1 + hashes)
         }
         ('\'', '\\') => (i + 2..c.len())
             .find(|&k| c[k] == '\'')

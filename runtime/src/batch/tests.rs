@@ -264,6 +264,14 @@ fn shifting_batch(instances: usize, first: u64, hold: u64) -> BatchEnv<Shifting>
     .expect("the pages start")
 }
 
+/// Demands that buffers `$a` and `$b` hold the same values in each field
+/// named.
+macro_rules! assert_same_rows {
+    ($a:expr, $b:expr, $($field:ident),+) => {
+        $(assert_eq!($a.$field, $b.$field, stringify!($field));)+
+    };
+}
+
 /// Each environment's observation written afresh into zeroed buffers; the
 /// candidate tables must come out as they were.
 fn fresh_write(batch: &mut BatchEnv<Shifting>) -> Buffers {
@@ -292,13 +300,8 @@ fn rows_left_from_a_longer_page_are_cleared() {
         batch.step(&[0, 0, 0]).expect("a step");
         let fresh = fresh_write(&mut batch);
         let b = &batch.buffers;
-        assert_eq!(b.text, fresh.text);
-        assert_eq!(b.value, fresh.value);
-        assert_eq!(b.context, fresh.context);
-        assert_eq!(b.action_kind, fresh.action_kind);
-        assert_eq!(b.action_element, fresh.action_element);
-        assert_eq!(b.action_text, fresh.action_text);
-        assert_eq!(b.element_count, fresh.element_count);
+        assert_same_rows!(b, fresh, text, value, context, action_kind, action_element);
+        assert_same_rows!(b, fresh, action_text, element_count);
         for (p, &now) in previous.iter_mut().zip(&b.element_count) {
             shrank += usize::from(now < *p);
             *p = now;
@@ -320,14 +323,8 @@ fn rows_kept_in_place_are_the_ones_a_fresh_write_makes() {
         batch.step(&[0, 0, 0]).expect("a step");
         let fresh = fresh_write(&mut batch);
         let b = &batch.buffers;
-        assert_eq!(b.element_count, fresh.element_count);
-        assert_eq!(b.role, fresh.role);
-        assert_eq!(b.text, fresh.text);
-        assert_eq!(b.action_count, fresh.action_count);
-        assert_eq!(b.action_mask, fresh.action_mask);
-        assert_eq!(b.action_kind, fresh.action_kind);
-        assert_eq!(b.action_text, fresh.action_text);
-        assert_eq!(b.overflow, fresh.overflow);
+        assert_same_rows!(b, fresh, element_count, role, text, action_count);
+        assert_same_rows!(b, fresh, action_mask, action_kind, action_text, overflow);
         let now = &b.action_count;
         switched += last.iter().zip(now).filter(|(a, b)| a != b).count();
         last.clone_from(now);

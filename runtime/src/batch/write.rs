@@ -181,47 +181,64 @@ pub(super) fn write_observation<E: Engine>(
     };
     // Rows that already hold what is shown (the step changed nothing the
     // page shows) are left as they are.
-    let (elements, copied) = match slot.written.elements_of {
+    let (elements, elements_kept) = match slot.written.elements_of {
         Some((version, cut)) if version == key.0 => (cut, true),
-        _ => {
-            let (cut, copied) = match views.recall_elements(key.0, rows) {
-                Some((elements, cut)) => {
-                    clear_elements_past(slot, rows, spec, elements);
-                    (cut, true)
-                }
-                None => {
-                    let cut = write_element_rows(slot, rows, spec);
-                    views.remember_elements(key.0, rows, (spec, slot.written.elements, cut));
-                    (cut, false)
-                }
-            };
-            slot.written.elements_of = Some((key.0, cut));
-            (cut, copied)
-        }
+        _ => element_rows_through(views, key.0, slot, rows, spec),
     };
-    let actions = match slot.written.actions_of {
-        Some((held, cut)) if held == key => {
-            views.copied += u64::from(copied);
-            cut
-        }
-        _ => {
-            let cut = match views.recall_actions(key, rows, &mut slot.table) {
-                Some((actions, cut)) => {
-                    clear_actions_past(slot, rows, spec, actions);
-                    views.copied += u64::from(copied);
-                    cut
-                }
-                None => {
-                    let cut = write_action_rows(slot, rows, spec);
-                    views.remember_actions(key, rows, (spec, &slot.table, cut));
-                    cut
-                }
-            };
-            slot.written.actions_of = Some((key, cut));
-            cut
-        }
+    let (actions, actions_kept) = match slot.written.actions_of {
+        Some((held, cut)) if held == key => (cut, true),
+        _ => action_rows_through(views, key, slot, rows, spec),
     };
+    views.copied += u64::from(elements_kept && actions_kept);
     *rows.overflow = cut | elements | actions;
+}
+
+/// Writes the element rows of the page of version `version` through the
+/// view memory, copying them when it holds them; the `overflow` bit of the
+/// rows, and whether they were copied.
+fn element_rows_through<E: Engine>(
+    views: &mut ViewMemo,
+    version: u64,
+    slot: &mut Slot<E>,
+    rows: &mut Rows<'_>,
+    spec: &ObsSpec,
+) -> (u8, bool) {
+    let (cut, copied) = match views.recall_elements(version, rows) {
+        Some((elements, cut)) => {
+            clear_elements_past(slot, rows, spec, elements);
+            (cut, true)
+        }
+        None => {
+            let cut = write_element_rows(slot, rows, spec);
+            views.remember_elements(version, rows, (spec, slot.written.elements, cut));
+            (cut, false)
+        }
+    };
+    slot.written.elements_of = Some((version, cut));
+    (cut, copied)
+}
+
+/// [`element_rows_through`] for the action table of view `key`.
+fn action_rows_through<E: Engine>(
+    views: &mut ViewMemo,
+    key: (u64, usize),
+    slot: &mut Slot<E>,
+    rows: &mut Rows<'_>,
+    spec: &ObsSpec,
+) -> (u8, bool) {
+    let (cut, copied) = match views.recall_actions(key, rows, &mut slot.table) {
+        Some((actions, cut)) => {
+            clear_actions_past(slot, rows, spec, actions);
+            (cut, true)
+        }
+        None => {
+            let cut = write_action_rows(slot, rows, spec);
+            views.remember_actions(key, rows, (spec, &slot.table, cut));
+            (cut, false)
+        }
+    };
+    slot.written.actions_of = Some((key, cut));
+    (cut, copied)
 }
 
 /// Zeroes the element rows past the first `elements`, which remembered
